@@ -1,0 +1,242 @@
+"""The ``battleship`` command line."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from battleship import generators, notation
+from battleship import rules as rules_mod
+from battleship.errors import BattleshipError
+from battleship.game import play as play_game
+from battleship.layout import Layout
+from battleship.render import grid_text
+from battleship.rules import Rules
+from battleship.shooters import SHOOTERS, make
+
+app = typer.Typer(
+    help="Battleship: rules engine, shooters, exact inference and a simulation lab.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err = Console(stderr=True)
+
+RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or rules TOML file.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+SeedOpt = Annotated[
+    int, typer.Option("--seed", "-s", help="Seed: the same seed gives the same result.")
+]
+
+
+def friendly(func):
+    """Turn user errors into a one-line message and exit code 2, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except BattleshipError as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(2) from None
+        except BrokenPipeError:
+            raise typer.Exit(0) from None
+
+    return wrapper
+
+
+def emit_json(data: object) -> None:
+    """One JSON document on stdout."""
+    sys.stdout.write(json.dumps(data, indent=2) + "\n")
+
+
+def rules_json(r: Rules) -> dict:
+    """Rules as plain data."""
+    return {
+        "name": r.name,
+        "rows": r.rows,
+        "cols": r.cols,
+        "spacing": r.spacing.value,
+        "sinks": r.sinks.value,
+        "reflections": r.reflections,
+        "fleet": [
+            {
+                "name": s.name,
+                "symbol": s.symbol,
+                "size": s.size,
+                "cells": [list(c) for c in s.cells],
+            }
+            for s in r.fleet
+        ],
+    }
+
+
+def read_layout(text: str, r: Rules) -> Layout:
+    """A layout from notation text or a file holding it (layout format or 001's grid)."""
+    path = Path(text)
+    if "/" not in text.strip() or path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise BattleshipError(f"cannot read layout file {path}: {exc.strerror}") from None
+    if text.lstrip().startswith("["):
+        return notation.read_grid(text, r)
+    return notation.parse_layout(text, r)
+
+
+@app.command("rules")
+@friendly
+def rules_cmd(
+    name: Annotated[str | None, typer.Argument(help="A preset or rules file to show.")] = None,
+    toml: Annotated[bool, typer.Option("--toml", help="Print the rules as TOML.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the rule presets, or show one (as a table, TOML or JSON)."""
+    if name is None:
+        if as_json:
+            emit_json(
+                [
+                    {"name": k, "description": d, **rules_json(r)}
+                    for k, (d, r) in rules_mod.PRESETS.items()
+                ]
+            )
+            return
+        table = Table(
+            "preset", "board", "fleet", "spacing", "sinks", "what it is", title="Rule presets"
+        )
+        for key, (desc, r) in rules_mod.PRESETS.items():
+            fleet = " ".join(f"{s.symbol}{s.size}" for s in r.fleet)
+            table.add_row(key, f"{r.rows}x{r.cols}", fleet, r.spacing.value, r.sinks.value, desc)
+        console.print(table)
+        return
+    r = rules_mod.load(name)
+    if toml:
+        sys.stdout.write(r.to_toml())
+    elif as_json:
+        emit_json(rules_json(r))
+    else:
+        table = Table("ship", "symbol", "size", "shape", "placements", title=r.describe())
+        for ship, ms in zip(r.fleet, r.placements, strict=True):
+            table.add_row(
+                ship.name,
+                ship.symbol,
+                str(ship.size),
+                "/".join(
+                    "".join(
+                        "#" if (y, x) in ship.cells else "."
+                        for x in range(max(c for _, c in ship.cells) + 1)
+                    )
+                    for y in range(max(rr for rr, _ in ship.cells) + 1)
+                ),
+                str(len(ms)),
+            )
+        console.print(table)
+
+
+@app.command("layout")
+@friendly
+def layout_cmd(
+    rules: RulesOpt = "standard",
+    generator: Annotated[
+        str, typer.Option("--generator", "-g", help="uniform | sequential | r-blog")
+    ] = "uniform",
+    seed: SeedOpt = 0,
+    count: Annotated[
+        int | None, typer.Option("--count", "-n", help="Print N layouts, one a line.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Draw seeded layouts: one as a grid, or N one per line in the layout format."""
+    r = rules_mod.load(rules)
+    if count is not None and count < 0:
+        raise BattleshipError("--count must be at least 0")
+    n = 1 if count is None else count
+    indices = generators.draw(r, generator, seed, n)
+    if as_json:
+        lines = generators.format_lines(r, indices).decode().split()
+        emit_json({"rules": r.name, "generator": generator, "seed": seed, "layouts": lines})
+    elif count is None:
+        layout = generators.to_layout(r, indices[0])
+        console.print(grid_text(layout.grid(), r.symbols))
+        console.print(notation.format_layout(layout), highlight=False, soft_wrap=True)
+    else:
+        out = sys.stdout.buffer
+        chunk = 65536
+        for first in range(0, n, chunk):
+            out.write(generators.format_lines(r, indices[first : first + chunk]))
+        out.flush()
+
+
+@app.command("play")
+@friendly
+def play_cmd(
+    shooter: Annotated[
+        str, typer.Option("--shooter", help=f"One of: {', '.join(SHOOTERS)}.")
+    ] = "random",
+    rules: RulesOpt = "standard",
+    seed: SeedOpt = 0,
+    generator: Annotated[
+        str, typer.Option("--generator", "-g", help="Layout generator.")
+    ] = "uniform",
+    layout: Annotated[
+        str | None, typer.Option("--layout", help="Target layout: notation text or a file.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Play one game and print it in 001's game notation, with the board at the end."""
+    r = rules_mod.load(rules)
+    target = read_layout(layout, r) if layout else generators.generate(r, generator, seed, 1)[0]
+    player = make(shooter)
+    record = play_game(player, target, np.random.default_rng([seed, 1]))
+    game_text = notation.write_game(notation.from_record(record))
+    board = notation.format_board(record.observation)
+    if as_json:
+        emit_json(
+            {
+                "rules": r.name,
+                "shooter": shooter,
+                "seed": seed,
+                "shots": len(record.shots),
+                "layout": notation.format_layout(target),
+                "board": board,
+                "moves": record.observation.moves(),
+                "notation": game_text,
+            }
+        )
+        return
+    sys.stdout.write(game_text)
+    console.print(f"\n{shooter} sank the fleet in {len(record.shots)} shots:", highlight=False)
+    console.print(grid_text(notation.board_state(record.observation).grid(), r.symbols))
+    console.print(board, highlight=False, soft_wrap=True)
+
+
+@app.command("demo")
+@friendly
+def demo_cmd(seed: SeedOpt = 2026) -> None:
+    """The main job of `make run`: one game of each shooter on the standard rules, with its board."""
+    r = rules_mod.preset("standard")
+    target = generators.generate(r, "uniform", seed, 1)[0]
+    console.print(f"[bold]{r.describe()}[/]\nHidden layout (seed {seed}):", highlight=False)
+    console.print(grid_text(target.grid(), r.symbols))
+    for name in SHOOTERS:
+        record = play_game(make(name), target, np.random.default_rng([seed, 1]))
+        console.print(f"\n[bold]{name}[/]: {len(record.shots)} shots", highlight=False)
+        console.print(grid_text(notation.board_state(record.observation).grid(), r.symbols))
+
+
+def main() -> None:
+    """Console entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

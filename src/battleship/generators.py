@@ -1,0 +1,256 @@
+"""Layout generators, selectable by name and seeded.
+
+- ``uniform``: every valid layout equally likely. Each ship takes a uniformly random placement; if any
+  two clash the whole layout is thrown away and drawn again. Accepted layouts are then exactly
+  uniform over valid layouts (ships are labelled: the two 3-ships are different ships).
+- ``sequential``: what most programs do: ship by ship, a random orientation and then a random
+  position, retrying only that ship on a clash. Biased: ships placed later are pushed into the gaps.
+- ``r-blog``: 004's ``popGrid`` as written: a random direction, row and column over the whole board,
+  kept only if ``col + size < ncol`` (or ``row + size < nrow``) and the cells are free. That test is
+  two short of the board edge, so horizontal ships never use the last two columns and vertical ships
+  never the last two rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numba import njit, prange
+
+from battleship import shapes
+from battleship.errors import RulesError
+from battleship.layout import Layout
+from battleship.rng import below, seed_words, stream
+from battleship.rules import Rules, Spacing
+from battleship.tables import Tables, tables
+
+GENERATORS = {
+    "uniform": "every valid layout equally likely (whole-layout rejection)",
+    "sequential": "ship by ship: random orientation, random position, retry the ship on a clash (biased)",
+    "r-blog": "004's popGrid as written, with its edge off-by-one (biased)",
+}
+
+_MAX_TRIES = 100_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """How one generator draws each ship: a list of groups per ship, a group then a member."""
+
+    ship_groups: np.ndarray  # (S+1,) offsets into the group arrays
+    group_start: np.ndarray  # (G,) offsets into members
+    group_count: np.ndarray  # (G,)
+    members: np.ndarray  # placement indices (may repeat, to weight a placement)
+    restart_on_clash: bool
+
+
+def _plan(groups_per_ship: list[list[list[int]]], restart: bool) -> Plan:
+    ship_groups, group_start, group_count, members = [0], [], [], []
+    for groups in groups_per_ship:
+        for group in groups:
+            group_start.append(len(members))
+            group_count.append(len(group))
+            members.extend(group)
+        ship_groups.append(len(group_start))
+    as_int = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
+    return Plan(
+        as_int(ship_groups), as_int(group_start), as_int(group_count), as_int(members), restart
+    )
+
+
+@lru_cache(maxsize=64)
+def plan(rules: Rules, generator: str) -> Plan:
+    """The draw plan of a named generator for these rules."""
+    t = tables(rules)
+    starts = [int(s) for s in t.start]
+    if generator == "uniform":
+        return _plan(
+            [[list(range(s, s + int(c)))] for s, c in zip(starts, t.count, strict=True)], True
+        )
+    if generator == "sequential":
+        groups = []
+        for s, ship in enumerate(rules.fleet):
+            index = {m: starts[s] + i for i, m in enumerate(rules.placements[s])}
+            per_orientation = [
+                [index[m] for m in shapes.translations(shape, rules.rows, rules.cols)]
+                for shape in shapes.orientations(ship.cells, rules.reflections)
+            ]
+            groups.append([g for g in per_orientation if g])
+        return _plan(groups, False)
+    if generator == "r-blog":
+        return _plan(_r_blog_groups(rules), False)
+    raise RulesError(
+        f"no layout generator named {generator!r}; choose one of {', '.join(GENERATORS)}"
+    )
+
+
+def _r_blog_groups(rules: Rules) -> list[list[list[int]]]:
+    """Every (direction, row, col) that 004's test accepts, as placements, one group per ship."""
+    if rules.spacing is not Spacing.TOUCH:
+        raise RulesError(
+            "the r-blog generator lets ships touch; it cannot place ships under spacing "
+            + rules.spacing.value
+        )
+    t = tables(rules)
+    out = []
+    for s, ship in enumerate(rules.fleet):
+        if not ship.is_straight:
+            raise RulesError(
+                f"the r-blog generator places straight ships only; {ship.name} is not straight"
+            )
+        index = {m: int(t.start[s]) + i for i, m in enumerate(rules.placements[s])}
+        size, group = ship.size, []
+        for row in range(rules.rows):
+            for col in range(rules.cols):
+                if col + 1 + size < rules.cols:  # R: col+ship.sizes[k] < ncol(grid), 1-based col
+                    group.append(index[sum(1 << (row * rules.cols + col + i) for i in range(size))])
+                if row + 1 + size < rules.rows:  # R: row+ship.sizes[k] < nrow(grid)
+                    group.append(
+                        index[sum(1 << ((row + i) * rules.cols + col) for i in range(size))]
+                    )
+        if not group:
+            raise RulesError(
+                f"004's placement test never accepts {ship.name} (size {size}) on a "
+                f"{rules.rows}x{rules.cols} board: it needs size + 2 cells of room"
+            )
+        out.append([group])
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _clashes(cells: np.ndarray, p: int, blocked: np.ndarray) -> bool:
+    for w in range(blocked.shape[0]):
+        if cells[p, w] & blocked[w]:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def draw_into(
+    state, cells, halos, ship_groups, group_start, group_count, members, restart, out_row, blocked
+) -> int:
+    """Draw one layout into ``out_row`` (placement indices); returns tries used, or -1."""
+    nships = ship_groups.shape[0] - 1
+    tries = 0
+    while tries < _MAX_TRIES:
+        blocked[:] = 0
+        ok = True
+        for s in range(nships):
+            placed = False
+            ship_tries = 0
+            while not placed:
+                tries += 1
+                g = ship_groups[s] + below(state, ship_groups[s + 1] - ship_groups[s])
+                p = members[group_start[g] + below(state, group_count[g])]
+                if not _clashes(cells, p, blocked):
+                    placed = True
+                    out_row[s] = p
+                    for w in range(blocked.shape[0]):
+                        blocked[w] |= halos[p, w]
+                elif restart:
+                    break
+                else:
+                    ship_tries += 1
+                    if ship_tries > 100_000:  # boxed in by earlier ships: start the layout again
+                        break
+            if not placed:
+                ok = False
+                break
+        if ok:
+            return tries
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def _draw_batch(
+    seed, first, n, nwords, cells, halos, ship_groups, group_start, group_count, members, restart
+):
+    nships = ship_groups.shape[0] - 1
+    out = np.empty((n, nships), dtype=np.int64)
+    for i in prange(n):
+        state = stream(seed, first + i)
+        blocked = np.zeros(nwords, dtype=np.uint64)
+        if (
+            draw_into(
+                state,
+                cells,
+                halos,
+                ship_groups,
+                group_start,
+                group_count,
+                members,
+                restart,
+                out[i],
+                blocked,
+            )
+            < 0
+        ):
+            out[i, 0] = -1
+    return out
+
+
+def draw(rules: Rules, generator: str, seed: int, count: int, first: int = 0) -> np.ndarray:
+    """``count`` layouts as rows of placement indices; layout ``i`` comes from stream ``first + i``."""
+    t, p = tables(rules), plan(rules, generator)
+    out = _draw_batch(
+        np.uint64(seed_words(seed)),
+        np.uint64(first),
+        int(count),
+        t.nwords,
+        t.cells,
+        t.halos,
+        p.ship_groups,
+        p.group_start,
+        p.group_count,
+        p.members,
+        p.restart_on_clash,
+    )
+    if count and (out[:, 0] < 0).any():
+        raise RulesError(
+            f"the {generator} generator found no layout within {_MAX_TRIES:,} tries: the fleet is packed "
+            "too tightly for rejection sampling on this board"
+        )
+    return out
+
+
+def to_layout(rules: Rules, row: np.ndarray) -> Layout:
+    """A row of placement indices as a :class:`Layout`."""
+    masks = tables(rules).masks
+    return Layout(rules, tuple(masks[int(p)] for p in row))
+
+
+def generate(
+    rules: Rules, generator: str = "uniform", seed: int = 0, count: int = 1
+) -> list[Layout]:
+    """``count`` seeded layouts from a named generator."""
+    return [to_layout(rules, row) for row in draw(rules, generator, seed, count)]
+
+
+@njit(cache=True, nogil=True)
+def _format(indices, cell_list, size, ship_of, symbols, rows, cols):
+    width = rows * cols + rows  # cells, a '/' between rows, and the newline
+    out = np.empty(indices.shape[0] * width, dtype=np.uint8)
+    for i in range(indices.shape[0]):
+        base = i * width
+        for r in range(rows):
+            for c in range(cols):
+                out[base + r * (cols + 1) + c] = 46  # '.'
+            out[base + r * (cols + 1) + cols] = 47  # '/'
+        out[base + width - 1] = 10  # '\n'
+        for s in range(indices.shape[1]):
+            p = indices[i, s]
+            ship = ship_of[p]
+            for k in range(size[ship]):
+                cell = cell_list[p, k]
+                out[base + (cell // cols) * (cols + 1) + cell % cols] = symbols[ship]
+    return out
+
+
+def format_lines(rules: Rules, indices: np.ndarray) -> bytes:
+    """Layouts (rows of placement indices) in the one-line layout format, one per line."""
+    t: Tables = tables(rules)
+    return _format(
+        indices, t.cell_list, t.size, t.ship_of, t.symbols, rules.rows, rules.cols
+    ).tobytes()

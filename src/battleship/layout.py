@@ -1,0 +1,87 @@
+"""A layout: where every ship of the fleet lies. Validated on construction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from battleship.cells import cell_name, iter_cells
+from battleship.errors import LayoutError
+from battleship.rules import Rules, Spacing
+
+
+@lru_cache(maxsize=256)
+def _placement_sets(rules: Rules) -> tuple[frozenset[int], ...]:
+    return tuple(frozenset(ms) for ms in rules.placements)
+
+
+def _names(mask: int, cols: int) -> str:
+    return ", ".join(cell_name(c, cols) for c in iter_cells(mask))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One bitboard per ship, in fleet order. Building one checks shape, overlap and spacing."""
+
+    rules: Rules
+    masks: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "masks", tuple(int(m) for m in self.masks))
+        check(self.rules, self.masks)
+
+    @property
+    def occupied(self) -> int:
+        """Bitboard of every ship cell."""
+        out = 0
+        for mask in self.masks:
+            out |= mask
+        return out
+
+    def ship_at(self, cell: int) -> int | None:
+        """Fleet index of the ship on ``cell``, or None for water."""
+        for i, mask in enumerate(self.masks):
+            if mask >> cell & 1:
+                return i
+        return None
+
+    def grid(self) -> list[list[str]]:
+        """Rows of one-character strings: ``.`` water or the ship's symbol."""
+        rules = self.rules
+        out = [["."] * rules.cols for _ in range(rules.rows)]
+        for ship, mask in zip(rules.fleet, self.masks, strict=True):
+            for cell in iter_cells(mask):
+                out[cell // rules.cols][cell % rules.cols] = ship.symbol
+        return out
+
+
+def check(rules: Rules, masks: tuple[int, ...]) -> None:
+    """Raise :class:`LayoutError` naming the ships and cells when a layout breaks the rules."""
+    if len(masks) != len(rules.fleet):
+        raise LayoutError(
+            f"the layout places {len(masks)} ships but the fleet has {len(rules.fleet)}"
+        )
+    valid = _placement_sets(rules)
+    for ship, mask, allowed in zip(rules.fleet, masks, valid, strict=True):
+        if mask < 0 or mask >> rules.cells:
+            raise LayoutError(f"{ship.name} lies off the {rules.rows}x{rules.cols} board")
+        if mask not in allowed:
+            found = _names(mask, rules.cols) or "no cells"
+            raise LayoutError(
+                f"{ship.name} ({ship.symbol}) at {found} is not a {ship.size}-cell {ship.name} placement"
+                + (" (straight, horizontal or vertical)" if ship.is_straight else "")
+            )
+    for i, a in enumerate(masks):
+        for j in range(i + 1, len(masks)):
+            b = masks[j]
+            first, second = rules.fleet[i], rules.fleet[j]
+            if a & b:
+                raise LayoutError(
+                    f"{first.name} and {second.name} overlap at {_names(a & b, rules.cols)}"
+                )
+            if rules.spacing is not Spacing.TOUCH and a & rules.halo(b):
+                what = "share an edge" if rules.spacing is Spacing.NO_EDGE else "touch"
+                raise LayoutError(
+                    f"{first.name} at {_names(a, rules.cols)} and {second.name} at {_names(b, rules.cols)} "
+                    f"{what}, which spacing {rules.spacing.value} forbids"
+                )

@@ -1,0 +1,388 @@
+"""Text formats: layouts and board states (one line, like chess's FEN), and 001's notation.
+
+Layout: rows top to bottom joined by ``/``, one character per cell: ``.`` water or a ship's letter.
+Board state (what a shooter has seen): ``.`` unknown, ``o`` miss, ``x`` hit, and for a sunk ship
+its letter (``named`` rules: only on the cell whose shot sank it; ``revealed``: on all its cells)
+or ``#`` under ``sunk`` rules, where no name is given. Either may be spread over several lines, one
+row a line.
+
+001's notation: a grid is rows of ``[]`` (water) and ``[n]`` (ship number n, from 0 in fleet order),
+top row first; a move is ``<player>: (x, y)`` with ``(1, 1)`` the bottom-left cell; a game is
+``[<player>]`` and that player's grid for each player, then the moves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from battleship.cells import from_xy, iter_cells, to_xy
+from battleship.errors import BattleshipError, IllegalShot, NotationError
+from battleship.game import Game, Observation, Outcome, Record, Shot
+from battleship.layout import Layout
+from battleship.rules import Rules, Sinks
+
+# --- rows of one character per cell ------------------------------------------------------------
+
+
+def _rows(text: str, rules: Rules, what: str) -> list[tuple[str, int, int]]:
+    """Split text into ``(row, line, column of its first cell)``, checking the board's shape.
+
+    One line holds every row joined by ``/``; several lines hold one row each.
+    """
+    lines = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+    rows: list[tuple[str, int, int]] = []
+    if len(lines) == 1:
+        n, line = lines[0]
+        col = len(line) - len(line.lstrip()) + 1
+        body = line.strip()
+        for part in body[:-1].split("/") if body.endswith("/") else body.split("/"):
+            rows.append((part, n, col))
+            col += len(part) + 1
+    else:
+        for n, line in lines:
+            body = line.strip()
+            rows.append(
+                (body[:-1] if body.endswith("/") else body, n, len(line) - len(line.lstrip()) + 1)
+            )
+    if len(rows) != rules.rows:
+        raise NotationError(
+            f"{what} has {len(rows)} rows, expected {rules.rows} for a {rules.rows}x{rules.cols} board",
+            rows[-1][1] if rows else 1,
+        )
+    for i, (row, line, col) in enumerate(rows):
+        if len(row) != rules.cols:
+            raise NotationError(
+                f"row {i + 1} of the {what} has {len(row)} cells, expected {rules.cols}", line, col
+            )
+    return rows
+
+
+def parse_layout(text: str, rules: Rules) -> Layout:
+    """Read a layout in the one-line (or one-row-a-line) format."""
+    rows = _rows(text, rules, "layout")
+    masks = [0] * len(rules.fleet)
+    for r, (row, line, col) in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch == ".":
+                continue
+            idx = rules.symbols.find(ch)
+            if idx < 0 or ch == "":
+                raise NotationError(
+                    f"{ch!r} is not '.' (water) or a ship letter of {rules.symbols}", line, col + c
+                )
+            masks[idx] |= 1 << (r * rules.cols + c)
+    for ship, mask in zip(rules.fleet, masks, strict=True):
+        if not mask:
+            raise NotationError(f"the layout has no {ship.name} ({ship.symbol})")
+    return Layout(rules, tuple(masks))
+
+
+def format_layout(layout: Layout, multiline: bool = False) -> str:
+    """A layout in the one-line format (or one row a line)."""
+    return ("\n" if multiline else "/").join("".join(row) for row in layout.grid())
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """What a player has seen of a board, read from a board-state text (order of shots unknown)."""
+
+    rules: Rules
+    misses: int
+    hits: int  # every cell known to hold a ship, sunk or not
+    sunk_at: tuple[tuple[int, int | None], ...]  # (sinking cell, ship index or None under `sunk`)
+    revealed: tuple[tuple[int, int], ...] = ()  # (ship index, its cells) under `revealed`
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sunk_at", tuple(sorted(self.sunk_at)))
+        object.__setattr__(self, "revealed", tuple(sorted(self.revealed)))
+
+    def grid(self) -> list[list[str]]:
+        """Rows of one-character strings in the board-state alphabet."""
+        rules = self.rules
+        out = [["."] * rules.cols for _ in range(rules.rows)]
+        for mask, ch in ((self.misses, "o"), (self.hits, "x")):
+            for cell in iter_cells(mask):
+                out[cell // rules.cols][cell % rules.cols] = ch
+        for cell, ship in self.sunk_at:
+            out[cell // rules.cols][cell % rules.cols] = (
+                "#" if ship is None else rules.fleet[ship].symbol
+            )
+        for ship, mask in self.revealed:
+            for cell in iter_cells(mask):
+                out[cell // rules.cols][cell % rules.cols] = rules.fleet[ship].symbol
+        return out
+
+    def text(self, multiline: bool = False) -> str:
+        """The board state in its text format."""
+        return ("\n" if multiline else "/").join("".join(row) for row in self.grid())
+
+
+def board_state(observation: Observation) -> BoardState:
+    """The board state that an observation shows (the order of shots is dropped)."""
+    rules = observation.rules
+    sunk_at, revealed = [], []
+    for _, shot in observation.sinks:
+        if rules.sinks is Sinks.REVEALED:
+            revealed.append((shot.ship, shot.cells))
+        else:
+            sunk_at.append((shot.cell, shot.ship))
+    return BoardState(
+        rules, observation.miss_mask, observation.hit_mask, tuple(sunk_at), tuple(revealed)
+    )
+
+
+def format_board(observation: Observation, multiline: bool = False) -> str:
+    """An observation in the board-state format."""
+    return board_state(observation).text(multiline)
+
+
+def parse_board(text: str, rules: Rules) -> BoardState:
+    """Read a board state, checking its letters against the rules' sink announcements."""
+    rows = _rows(text, rules, "board")
+    misses = hits = 0
+    sunk_at: list[tuple[int, int | None]] = []
+    letters: dict[int, int] = {}
+    where: dict[int, tuple[int, int]] = {}
+    allowed = {
+        Sinks.NONE: "'.', 'o' or 'x' (no sinks are announced under these rules)",
+        Sinks.SUNK: "'.', 'o', 'x' or '#' (a sunk ship, unnamed under these rules)",
+        Sinks.NAMED: f"'.', 'o', 'x' or a ship letter of {rules.symbols}",
+        Sinks.REVEALED: f"'.', 'o', 'x' or a ship letter of {rules.symbols}",
+    }[rules.sinks]
+    for r, (row, line, col) in enumerate(rows):
+        for c, ch in enumerate(row):
+            cell = r * rules.cols + c
+            if ch == ".":
+                continue
+            if ch == "o":
+                misses |= 1 << cell
+                continue
+            hits |= 1 << cell
+            if ch == "x":
+                continue
+            if ch == "#" and rules.sinks is Sinks.SUNK:
+                sunk_at.append((cell, None))
+                continue
+            idx = rules.symbols.find(ch) if ch.isupper() else -1
+            if rules.sinks not in (Sinks.NAMED, Sinks.REVEALED) or idx < 0:
+                raise NotationError(
+                    f"{ch!r} is not allowed here: expected {allowed}", line, col + c
+                )
+            if rules.sinks is Sinks.NAMED:
+                if idx in letters:
+                    raise NotationError(
+                        f"{rules.fleet[idx].name} ({ch}) is marked sunk twice; under named rules its "
+                        "letter marks only the cell whose shot sank it",
+                        line,
+                        col + c,
+                    )
+                sunk_at.append((cell, idx))
+            letters[idx] = letters.get(idx, 0) | 1 << cell
+            where.setdefault(idx, (line, col + c))
+    if rules.sinks is Sinks.SUNK and len(sunk_at) > len(rules.fleet):
+        raise NotationError(
+            f"{len(sunk_at)} ships are marked sunk but the fleet has {len(rules.fleet)}"
+        )
+    revealed = []
+    if rules.sinks is Sinks.REVEALED:
+        for idx, mask in sorted(letters.items()):
+            if mask not in rules.placements[idx]:
+                line, col = where[idx]
+                raise NotationError(
+                    f"the cells marked {rules.fleet[idx].symbol} are not one {rules.fleet[idx].name} "
+                    f"placement (a sunk ship is shown on all {rules.fleet[idx].size} of its cells)",
+                    line,
+                    col,
+                )
+            revealed.append((idx, mask))
+    return BoardState(rules, misses, hits, tuple(sunk_at), tuple(revealed))
+
+
+# --- 001's grid, move and game notation ---------------------------------------------------------
+
+_CELL = re.compile(r"\s*\[\s*(\d*)\s*\]")
+_MOVE = re.compile(r"\s*([^\[\]:\n]+?)\s*:\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+_PLAYER = re.compile(r"^\s*\[([^\[\]]+)\]\s*$")
+
+
+def write_grid(layout: Layout) -> str:
+    """001's grid notation: ``[n]`` for ship number n (from 0), ``[]`` for water, top row first."""
+    rules = layout.rules
+    ids = [[""] * rules.cols for _ in range(rules.rows)]
+    for i, mask in enumerate(layout.masks):
+        for cell in iter_cells(mask):
+            ids[cell // rules.cols][cell % rules.cols] = str(i)
+    return "\n".join("".join(f"[{v}]" for v in row) for row in ids)
+
+
+def read_grid(text: str, rules: Rules, first_line: int = 1) -> Layout:
+    """Read 001's grid notation (rows of ``[]`` and ``[n]``, top row first)."""
+    lines = [(n, line) for n, line in enumerate(text.split("\n"), first_line) if line.strip()]
+    if len(lines) != rules.rows:
+        raise NotationError(
+            f"the grid has {len(lines)} rows, expected {rules.rows}",
+            lines[-1][0] if lines else first_line,
+        )
+    masks = [0] * len(rules.fleet)
+    for r, (n, line) in enumerate(lines):
+        pos, c = 0, 0
+        while pos < len(line.rstrip()):
+            match = _CELL.match(line, pos)
+            if not match:
+                raise NotationError(
+                    "expected a cell, '[]' for water or '[n]' for ship n", n, pos + 1
+                )
+            if c >= rules.cols:
+                raise NotationError(f"row has more than {rules.cols} cells", n, pos + 1)
+            if match.group(1):
+                ship = int(match.group(1))
+                if ship >= len(rules.fleet):
+                    raise NotationError(
+                        f"ship number {ship} does not exist: the fleet has ships 0..{len(rules.fleet) - 1}",
+                        n,
+                        match.start(1) + 1,
+                    )
+                masks[ship] |= 1 << (r * rules.cols + c)
+            pos, c = match.end(), c + 1
+        if c != rules.cols:
+            raise NotationError(f"row has {c} cells, expected {rules.cols}", n, 1)
+    for i, (ship, mask) in enumerate(zip(rules.fleet, masks, strict=True)):
+        if not mask:
+            raise NotationError(f"the grid has no ship {i} ({ship.name})", lines[0][0])
+    return Layout(rules, tuple(masks))
+
+
+def write_move(player: str, cell: int, rules: Rules) -> str:
+    """001's move notation: ``Player 1: (3, 7)``."""
+    x, y = to_xy(cell, rules.rows, rules.cols)
+    return f"{player}: ({x}, {y})"
+
+
+def read_moves(text: str, rules: Rules, first_line: int = 1) -> list[tuple[str, int]]:
+    """Read moves (any number on a line) as ``(player, cell)``."""
+    moves = []
+    for n, line in enumerate(text.split("\n"), first_line):
+        pos = 0
+        while pos < len(line.rstrip()):
+            match = _MOVE.match(line, pos)
+            if not match:
+                raise NotationError("expected a move like 'Player 1: (3, 7)'", n, pos + 1)
+            x, y = int(match.group(2)), int(match.group(3))
+            try:
+                cell = from_xy(x, y, rules.rows, rules.cols)
+            except BattleshipError as exc:
+                raise NotationError(str(exc), n, match.start(2) + 1) from None
+            moves.append((match.group(1), cell))
+            pos = match.end()
+    return moves
+
+
+@dataclass(frozen=True)
+class PaperGame:
+    """A game in 001's notation: players with their grids (None for a player who only shoots)."""
+
+    rules: Rules
+    players: tuple[tuple[str, Layout | None], ...]
+    moves: tuple[tuple[str, int], ...]
+
+    def records(self) -> dict[str, Record]:
+        """Replay the moves: for each player who shot, the record of their shots at the other."""
+        names = [p for p, _ in self.players]
+        games = {}
+        for me, _ in self.players:
+            other = self.players[1 - names.index(me)][1]
+            games[me] = Game(other) if other is not None else None
+        for number, (player, cell) in enumerate(self.moves, 1):
+            game = games[player]
+            if game is None:
+                raise NotationError(
+                    f"move {number}: {player} fires but the other player has no grid"
+                )
+            try:
+                game.fire(cell)
+            except IllegalShot as exc:
+                raise NotationError(
+                    f"move {number} ({write_move(player, cell, self.rules)}): {exc}"
+                ) from None
+        return {
+            name: Record(self.players[1 - names.index(name)][1], name, game.observation.shots)
+            for name, game in games.items()
+            if game is not None and game.observation.shots
+        }
+
+
+def from_record(record: Record, target: str = "target") -> PaperGame:
+    """A one-sided game: the shooter (no grid) and the target's layout."""
+    rules = record.layout.rules
+    return PaperGame(
+        rules,
+        ((record.shooter, None), (target, record.layout)),
+        tuple((record.shooter, s.cell) for s in record.shots),
+    )
+
+
+def write_game(game: PaperGame) -> str:
+    """001's game notation: each player's name and grid, then the moves, one a line."""
+    parts = []
+    for name, layout in game.players:
+        parts.append(f"[{name}]")
+        if layout is not None:
+            parts.append(write_grid(layout))
+    parts += [write_move(p, c, game.rules) for p, c in game.moves]
+    return "\n".join(parts) + "\n"
+
+
+def read_game(text: str, rules: Rules) -> PaperGame:
+    """Read 001's game notation and check every move by replaying it."""
+    lines = text.split("\n")
+    players: list[tuple[str, Layout | None]] = []
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    while i < len(lines) and len(players) < 2:
+        match = _PLAYER.match(lines[i])
+        if not match:
+            raise NotationError("expected a player's name in brackets, like '[Player 1]'", i + 1, 1)
+        name, start = match.group(1).strip(), i + 1
+        if ":" in name:
+            raise NotationError(f"player name {name!r} may not contain ':'", i + 1, 2)
+        i += 1
+        while i < len(lines) and lines[i].strip().startswith("[") and not _PLAYER.match(lines[i]):
+            i += 1
+        grid = "\n".join(lines[start:i])
+        players.append((name, read_grid(grid, rules, start + 1) if grid.strip() else None))
+    if len(players) != 2:
+        raise NotationError(f"a game needs two players, found {len(players)}", len(lines))
+    if players[0][0] == players[1][0]:
+        raise NotationError(f"both players are named {players[0][0]!r}")
+    moves = read_moves("\n".join(lines[i:]), rules, i + 1)
+    names = {p for p, _ in players}
+    for player, _cell in moves:
+        if player not in names:
+            raise NotationError(
+                f"move by {player!r}, who is not a player ({' or '.join(sorted(names))})"
+            )
+    game = PaperGame(rules, tuple(players), tuple(moves))
+    game.records()  # replays every move: refuses repeats and shots after the end
+    return game
+
+
+__all__ = [
+    "BoardState",
+    "Outcome",
+    "PaperGame",
+    "Shot",
+    "board_state",
+    "format_board",
+    "format_layout",
+    "from_record",
+    "parse_board",
+    "parse_layout",
+    "read_game",
+    "read_grid",
+    "read_moves",
+    "write_game",
+    "write_grid",
+    "write_move",
+]

@@ -1,0 +1,411 @@
+"""The rules of a game: board, fleet, spacing between ships, and what a sinking shot reveals."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+from pathlib import Path
+
+from battleship import shapes
+from battleship.cells import grow
+from battleship.errors import RulesError
+
+MAX_SIDE = 64
+SHIP_SYMBOLS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+class Spacing(str, Enum):
+    """How close two ships may lie."""
+
+    TOUCH = "touch"  # ships may share edges and corners (the official rules)
+    NO_EDGE = "no-edge"  # ships may meet at a corner but not along an edge
+    NO_CONTACT = "no-contact"  # a margin of one cell all round, corners included (003)
+
+
+class Sinks(str, Enum):
+    """What the referee says when a shot completes a ship."""
+
+    NONE = "none"  # only hit or miss (003)
+    SUNK = "sunk"  # "you sank a ship", no name
+    NAMED = "named"  # "you sank my Cruiser" (the official rules)
+    REVEALED = "revealed"  # named, and the sunk ship's cells are shown (000's diagrams)
+
+
+@dataclass(frozen=True)
+class Ship:
+    """A named ship with a one-letter symbol and a shape (a polyomino, straight by default)."""
+
+    name: str
+    symbol: str
+    cells: shapes.Cells
+
+    @classmethod
+    def line(cls, name: str, symbol: str, length: int) -> Ship:
+        """A straight ship of ``length`` cells."""
+        if length < 1:
+            raise RulesError(f"ship {name!r}: length must be at least 1, not {length}")
+        return cls(name, symbol, shapes.line(length))
+
+    def __post_init__(self) -> None:
+        if not self.name.strip():
+            raise RulesError("a ship needs a name")
+        if len(self.symbol) != 1 or self.symbol not in SHIP_SYMBOLS:
+            raise RulesError(
+                f"ship {self.name!r}: symbol must be one capital letter A-Z, not {self.symbol!r}"
+            )
+        if not self.cells:
+            raise RulesError(f"ship {self.name!r} has no cells")
+        object.__setattr__(self, "cells", shapes.normalise(tuple(tuple(c) for c in self.cells)))
+        if len(set(self.cells)) != len(self.cells):
+            raise RulesError(f"ship {self.name!r} lists a cell twice")
+        if not shapes.is_connected(self.cells):
+            raise RulesError(
+                f"ship {self.name!r}: its cells {shapes.render(self.cells)} are not joined edge to edge"
+            )
+
+    @property
+    def size(self) -> int:
+        """Number of cells."""
+        return len(self.cells)
+
+    @property
+    def is_straight(self) -> bool:
+        """True for a 1 x L line."""
+        return min(shapes.extent(self.cells)) == 1
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Board size, fleet, spacing rule and sink announcements. Always playable once built."""
+
+    rows: int = 10
+    cols: int = 10
+    fleet: tuple[Ship, ...] = ()
+    spacing: Spacing = Spacing.TOUCH
+    sinks: Sinks = Sinks.NAMED
+    reflections: bool = False
+    name: str = field(default="custom", compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fleet", tuple(self.fleet))
+        object.__setattr__(self, "spacing", Spacing(self.spacing))
+        object.__setattr__(self, "sinks", Sinks(self.sinks))
+        _check(self)
+
+    # --- derived facts -------------------------------------------------------------------
+    @property
+    def cells(self) -> int:
+        """Number of cells on the board."""
+        return self.rows * self.cols
+
+    @property
+    def full(self) -> int:
+        """Bitboard of the whole board."""
+        return (1 << self.cells) - 1
+
+    @property
+    def ship_cells(self) -> int:
+        """Total number of cells the fleet covers."""
+        return sum(ship.size for ship in self.fleet)
+
+    @property
+    def symbols(self) -> str:
+        """Ship symbols in fleet order."""
+        return "".join(ship.symbol for ship in self.fleet)
+
+    def ship_index(self, symbol: str) -> int:
+        """Fleet index of the ship with this symbol."""
+        idx = self.symbols.find(symbol)
+        if idx < 0 or not symbol:
+            raise RulesError(f"no ship has symbol {symbol!r}; the fleet is {self.symbols}")
+        return idx
+
+    @cached_property
+    def placements(self) -> tuple[tuple[int, ...], ...]:
+        """Per ship, the bitboards of all its placements."""
+        return tuple(
+            shapes.placements(ship.cells, self.rows, self.cols, self.reflections)
+            for ship in self.fleet
+        )
+
+    def halo(self, mask: int) -> int:
+        """Cells another ship may not use once a ship lies on ``mask`` (spacing rule)."""
+        if self.spacing is Spacing.TOUCH:
+            return mask
+        return grow(mask, self.rows, self.cols, diagonal=self.spacing is Spacing.NO_CONTACT)
+
+    @cached_property
+    def halos(self) -> tuple[tuple[int, ...], ...]:
+        """Per ship, the halo of each placement, aligned with ``placements``."""
+        return tuple(tuple(self.halo(m) for m in ms) for ms in self.placements)
+
+    def describe(self) -> str:
+        """One line summary."""
+        fleet = ", ".join(f"{s.name} {s.symbol} {s.size}" for s in self.fleet)
+        return (
+            f"{self.name}: {self.rows}x{self.cols}, fleet [{fleet}], spacing {self.spacing.value}, "
+            f"sinks {self.sinks.value}"
+        )
+
+    # --- TOML ----------------------------------------------------------------------------
+    def to_toml(self) -> str:
+        """The rules as a small TOML document that :func:`from_toml` reads back."""
+        lines = [
+            f'name = "{self.name}"',
+            f"rows = {self.rows}",
+            f"cols = {self.cols}",
+            f'spacing = "{self.spacing.value}"  # touch | no-edge | no-contact',
+            f'sinks = "{self.sinks.value}"  # none | sunk | named | revealed',
+            f"reflections = {'true' if self.reflections else 'false'}",
+        ]
+        for ship in self.fleet:
+            lines += ["", "[[ship]]", f'name = "{ship.name}"', f'symbol = "{ship.symbol}"']
+            if ship.cells == shapes.line(ship.size):
+                lines.append(f"length = {ship.size}")
+            else:
+                lines.append(f'shape = "{shapes.render(ship.cells)}"')
+        return "\n".join(lines) + "\n"
+
+
+def from_toml(text: str, source: str = "rules") -> Rules:
+    """Read rules from TOML text (see :meth:`Rules.to_toml` for the format)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{source}: not valid TOML: {exc}") from None
+    known = {"name", "rows", "cols", "spacing", "sinks", "reflections", "ship"}
+    unknown = set(data) - known
+    if unknown:
+        raise RulesError(
+            f"{source}: unknown key {sorted(unknown)[0]!r}; expected {', '.join(sorted(known))}"
+        )
+    ships = []
+    for i, entry in enumerate(data.get("ship", []), 1):
+        where = f"{source}: ship #{i}"
+        if not isinstance(entry, dict):
+            raise RulesError(f"{where}: expected a [[ship]] table")
+        extra = set(entry) - {"name", "symbol", "length", "shape", "cells"}
+        if extra:
+            raise RulesError(f"{where}: unknown key {sorted(extra)[0]!r}")
+        name, symbol = entry.get("name"), entry.get("symbol")
+        if not isinstance(name, str) or not isinstance(symbol, str):
+            raise RulesError(f"{where}: needs name and symbol strings")
+        given = [k for k in ("length", "shape", "cells") if k in entry]
+        if len(given) != 1:
+            raise RulesError(f"{where} ({name}): give exactly one of length, shape or cells")
+        try:
+            if "length" in entry:
+                length = entry["length"]
+                if not isinstance(length, int) or isinstance(length, bool):
+                    raise RulesError(f"{where} ({name}): length must be a whole number")
+                ships.append(Ship.line(name, symbol, length))
+            elif "shape" in entry:
+                ships.append(Ship(name, symbol, shapes.parse(str(entry["shape"]))))
+            else:
+                cells = tuple((int(r), int(c)) for r, c in entry["cells"])
+                ships.append(Ship(name, symbol, cells))
+        except (ValueError, TypeError) as exc:
+            if isinstance(exc, RulesError):
+                raise RulesError(f"{source}: {exc}") from None
+            raise RulesError(f"{where} ({name}): {exc}") from None
+    for key, kind in (("rows", int), ("cols", int), ("reflections", bool), ("name", str)):
+        if key in data and not isinstance(data[key], kind):
+            raise RulesError(f"{source}: {key} must be a {kind.__name__}")
+    try:
+        return Rules(
+            rows=data.get("rows", 10),
+            cols=data.get("cols", 10),
+            fleet=tuple(ships),
+            spacing=_enum(Spacing, data.get("spacing", "touch"), source),
+            sinks=_enum(Sinks, data.get("sinks", "named"), source),
+            reflections=data.get("reflections", False),
+            name=data.get("name", Path(source).stem),
+        )
+    except RulesError as exc:
+        raise RulesError(f"{source}: {exc}") from None
+
+
+def _enum(kind: type[Enum], value: object, source: str):
+    try:
+        return kind(value)
+    except ValueError:
+        choices = " | ".join(v.value for v in kind)
+        raise RulesError(
+            f"{source}: {kind.__name__.lower()} {value!r} is not one of {choices}"
+        ) from None
+
+
+# --- presets -------------------------------------------------------------------------------
+def _standard_fleet() -> tuple[Ship, ...]:
+    return (
+        Ship.line("Carrier", "C", 5),
+        Ship.line("Battleship", "B", 4),
+        Ship.line("Destroyer", "D", 3),
+        Ship.line("Submarine", "S", 3),
+        Ship.line("Patrol Boat", "P", 2),
+    )
+
+
+def _presets() -> dict[str, tuple[str, Rules]]:
+    out = {
+        "standard": (
+            "1990 Milton Bradley rules (001): 10x10, ships may touch, sunk ships are named",
+            Rules(10, 10, _standard_fleet(), Spacing.TOUCH, Sinks.NAMED, name="standard"),
+        ),
+        "datagenetics": (
+            "000's analysis: its ship names, sunk ships shown on the board",
+            Rules(
+                10,
+                10,
+                (
+                    Ship.line("Aircraft Carrier", "A", 5),
+                    Ship.line("Battleship", "B", 4),
+                    Ship.line("Submarine", "S", 3),
+                    Ship.line("Cruiser", "C", 3),
+                    Ship.line("Destroyer", "D", 2),
+                ),
+                Spacing.TOUCH,
+                Sinks.REVEALED,
+                name="datagenetics",
+            ),
+        ),
+        "pirates": (
+            "003's C# Pirates contest: a one-cell margin round every ship, no sink announcements",
+            Rules(10, 10, _standard_fleet(), Spacing.NO_CONTACT, Sinks.NONE, name="pirates"),
+        ),
+        "r-blog": (
+            "004's R study: its ship names, ships may touch, sunk ships are named",
+            Rules(
+                10,
+                10,
+                (
+                    Ship.line("Carrier", "C", 5),
+                    Ship.line("Battleship", "B", 4),
+                    Ship.line("Submarine", "S", 3),
+                    Ship.line("Cruiser", "R", 3),
+                    Ship.line("Patrol", "P", 2),
+                ),
+                Spacing.TOUCH,
+                Sinks.NAMED,
+                name="r-blog",
+            ),
+        ),
+    }
+    for n in range(6, 16):
+        out[f"square-{n}"] = (f"001's board of side {n} with the standard fleet", square(n))
+    return out
+
+
+def square(n: int) -> Rules:
+    """The standard fleet on an n x n board (001's section 7 uses n = 6..15)."""
+    return Rules(n, n, _standard_fleet(), Spacing.TOUCH, Sinks.NAMED, name=f"square-{n}")
+
+
+def preset(name: str) -> Rules:
+    """A preset by name (``standard``, ``datagenetics``, ``pirates``, ``r-blog``, ``square-N``)."""
+    if name in PRESETS:
+        return PRESETS[name][1]
+    if name.startswith("square-") and name[7:].isdigit():
+        return square(int(name[7:]))
+    raise RulesError(
+        f"no preset named {name!r}; choose one of {', '.join(PRESETS)} or give a rules file"
+    )
+
+
+def load(spec: str | Path) -> Rules:
+    """Rules from a preset name or a TOML file path."""
+    text = str(spec)
+    path = Path(text)
+    if text.endswith(".toml") or path.is_file():
+        try:
+            return from_toml(path.read_text(encoding="utf-8"), source=text)
+        except OSError as exc:
+            raise RulesError(f"cannot read rules file {text}: {exc.strerror}") from None
+    return preset(text)
+
+
+# --- feasibility -----------------------------------------------------------------------------
+def _check(rules: Rules) -> None:
+    """Refuse rules that cannot hold their fleet, saying why."""
+    for side, value in (("rows", rules.rows), ("cols", rules.cols)):
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_SIDE:
+            raise RulesError(f"{side} must be a whole number from 1 to {MAX_SIDE}, not {value!r}")
+    if not rules.fleet:
+        raise RulesError("the fleet is empty: give at least one ship")
+    names = [s.name for s in rules.fleet]
+    symbols = [s.symbol for s in rules.fleet]
+    for label, values in (("name", names), ("symbol", symbols)):
+        dup = {v for v in values if values.count(v) > 1}
+        if dup:
+            raise RulesError(f"two ships share the {label} {sorted(dup)[0]!r}")
+    for ship in rules.fleet:
+        if not shapes.placements(ship.cells, rules.rows, rules.cols, rules.reflections):
+            h, w = shapes.extent(ship.cells)
+            raise RulesError(
+                f"ship {ship.name} ({h}x{w}) does not fit on a {rules.rows}x{rules.cols} board"
+            )
+    if rules.ship_cells > rules.cells:
+        raise RulesError(
+            f"the fleet has {rules.ship_cells} cells but the {rules.rows}x{rules.cols} board has only {rules.cells}"
+        )
+    _check_packing(rules)
+    if not _has_layout(rules):
+        raise RulesError(
+            f"no layout of the fleet fits on a {rules.rows}x{rules.cols} board with spacing "
+            f"{rules.spacing.value} (searched every arrangement)"
+        )
+
+
+def _check_packing(rules: Rules) -> None:
+    """Counting bounds: with a margin rule each ship claims more room than its own cells."""
+    if rules.spacing is Spacing.TOUCH:
+        return
+    if rules.spacing is Spacing.NO_CONTACT:
+        block = ((0, 0), (0, 1), (1, 0), (1, 1))
+        need = sum(shapes.minkowski_size(s.cells, block) for s in rules.fleet)
+        room = (rules.rows + 1) * (rules.cols + 1)
+    else:
+
+        def least(ship: Ship) -> int:
+            return min(
+                shapes.minkowski_size(o, ((0, 0), (0, 1)))
+                for o in shapes.orientations(ship.cells, rules.reflections)
+            )
+
+        need = sum(least(s) for s in rules.fleet)
+        room = rules.rows * (rules.cols + 1)
+    if need > room:
+        raise RulesError(
+            f"the fleet cannot fit under spacing {rules.spacing.value}: with its margins it needs "
+            f"{need} cells of an extended board that has {room}"
+        )
+
+
+_NODE_BUDGET = 200_000
+
+
+def _has_layout(rules: Rules) -> bool:
+    """Depth-first search for one valid layout; gives up (saying yes) after a node budget."""
+    order = sorted(range(len(rules.fleet)), key=lambda i: -rules.fleet[i].size)
+    placements = [rules.placements[i] for i in order]
+    halos = [rules.halos[i] for i in order]
+    nodes = 0
+
+    def search(depth: int, blocked: int) -> bool:
+        nonlocal nodes
+        if depth == len(order):
+            return True
+        for mask, halo in zip(placements[depth], halos[depth], strict=True):
+            nodes += 1
+            if nodes > _NODE_BUDGET:
+                return True  # not proven impossible; the generators will report if they fail
+            if not mask & blocked and search(depth + 1, blocked | halo):
+                return True
+        return False
+
+    return search(0, 0)
+
+
+PRESETS: dict[str, tuple[str, Rules]] = _presets()
