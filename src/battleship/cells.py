@@ -78,9 +78,7 @@ def to_xy(cell: int, rows: int, cols: int) -> tuple[int, int]:
 def from_xy(x: int, y: int, rows: int, cols: int) -> int:
     """The cell at the paper's ``(x, y)``."""
     if not (1 <= x <= cols and 1 <= y <= rows):
-        raise BattleshipError(
-            f"({x}, {y}) is off the {cols}x{rows} board (x in 1..{cols}, y in 1..{rows})"
-        )
+        raise BattleshipError(f"({x}, {y}) is off the {cols}x{rows} board (x in 1..{cols}, y in 1..{rows})")
     return (rows - y) * cols + x - 1
 
 
@@ -90,11 +88,7 @@ def neighbours(cell: int, rows: int, cols: int, diagonal: bool = False) -> list[
     steps = [(-1, 0), (1, 0), (0, 1), (0, -1)]
     if diagonal:
         steps += [(-1, -1), (-1, 1), (1, -1), (1, 1)]
-    return [
-        (row + dr) * cols + col + dc
-        for dr, dc in steps
-        if 0 <= row + dr < rows and 0 <= col + dc < cols
-    ]
+    return [(row + dr) * cols + col + dc for dr, dc in steps if 0 <= row + dr < rows and 0 <= col + dc < cols]
 
 
 def grow(mask: int, rows: int, cols: int, diagonal: bool) -> int:

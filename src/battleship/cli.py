@@ -33,9 +33,7 @@ err = Console(stderr=True)
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or rules TOML file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
-SeedOpt = Annotated[
-    int, typer.Option("--seed", "-s", help="Seed: the same seed gives the same result.")
-]
+SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed: the same seed gives the same result.")]
 
 
 def friendly(func):
@@ -104,15 +102,10 @@ def rules_cmd(
     if name is None:
         if as_json:
             emit_json(
-                [
-                    {"name": k, "description": d, **rules_json(r)}
-                    for k, (d, r) in rules_mod.PRESETS.items()
-                ]
+                [{"name": k, "description": d, **rules_json(r)} for k, (d, r) in rules_mod.PRESETS.items()]
             )
             return
-        table = Table(
-            "preset", "board", "fleet", "spacing", "sinks", "what it is", title="Rule presets"
-        )
+        table = Table("preset", "board", "fleet", "spacing", "sinks", "what it is", title="Rule presets")
         for key, (desc, r) in rules_mod.PRESETS.items():
             fleet = " ".join(f"{s.symbol}{s.size}" for s in r.fleet)
             table.add_row(key, f"{r.rows}x{r.cols}", fleet, r.spacing.value, r.sinks.value, desc)
@@ -132,8 +125,7 @@ def rules_cmd(
                 str(ship.size),
                 "/".join(
                     "".join(
-                        "#" if (y, x) in ship.cells else "."
-                        for x in range(max(c for _, c in ship.cells) + 1)
+                        "#" if (y, x) in ship.cells else "." for x in range(max(c for _, c in ship.cells) + 1)
                     )
                     for y in range(max(rr for rr, _ in ship.cells) + 1)
                 ),
@@ -150,9 +142,7 @@ def layout_cmd(
         str, typer.Option("--generator", "-g", help="uniform | sequential | r-blog")
     ] = "uniform",
     seed: SeedOpt = 0,
-    count: Annotated[
-        int | None, typer.Option("--count", "-n", help="Print N layouts, one a line.")
-    ] = None,
+    count: Annotated[int | None, typer.Option("--count", "-n", help="Print N layouts, one a line.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Draw seeded layouts: one as a grid, or N one per line in the layout format."""
@@ -179,14 +169,10 @@ def layout_cmd(
 @app.command("play")
 @friendly
 def play_cmd(
-    shooter: Annotated[
-        str, typer.Option("--shooter", help=f"One of: {', '.join(SHOOTERS)}.")
-    ] = "random",
+    shooter: Annotated[str, typer.Option("--shooter", help=f"One of: {', '.join(SHOOTERS)}.")] = "random",
     rules: RulesOpt = "standard",
     seed: SeedOpt = 0,
-    generator: Annotated[
-        str, typer.Option("--generator", "-g", help="Layout generator.")
-    ] = "uniform",
+    generator: Annotated[str, typer.Option("--generator", "-g", help="Layout generator.")] = "uniform",
     layout: Annotated[
         str | None, typer.Option("--layout", help="Target layout: notation text or a file.")
     ] = None,

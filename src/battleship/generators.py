@@ -55,9 +55,7 @@ def _plan(groups_per_ship: list[list[list[int]]], restart: bool) -> Plan:
             members.extend(group)
         ship_groups.append(len(group_start))
     as_int = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
-    return Plan(
-        as_int(ship_groups), as_int(group_start), as_int(group_count), as_int(members), restart
-    )
+    return Plan(as_int(ship_groups), as_int(group_start), as_int(group_count), as_int(members), restart)
 
 
 @lru_cache(maxsize=64)
@@ -66,9 +64,7 @@ def plan(rules: Rules, generator: str) -> Plan:
     t = tables(rules)
     starts = [int(s) for s in t.start]
     if generator == "uniform":
-        return _plan(
-            [[list(range(s, s + int(c)))] for s, c in zip(starts, t.count, strict=True)], True
-        )
+        return _plan([[list(range(s, s + int(c)))] for s, c in zip(starts, t.count, strict=True)], True)
     if generator == "sequential":
         groups = []
         for s, ship in enumerate(rules.fleet):
@@ -81,9 +77,7 @@ def plan(rules: Rules, generator: str) -> Plan:
         return _plan(groups, False)
     if generator == "r-blog":
         return _plan(_r_blog_groups(rules), False)
-    raise RulesError(
-        f"no layout generator named {generator!r}; choose one of {', '.join(GENERATORS)}"
-    )
+    raise RulesError(f"no layout generator named {generator!r}; choose one of {', '.join(GENERATORS)}")
 
 
 def _r_blog_groups(rules: Rules) -> list[list[list[int]]]:
@@ -97,9 +91,7 @@ def _r_blog_groups(rules: Rules) -> list[list[list[int]]]:
     out = []
     for s, ship in enumerate(rules.fleet):
         if not ship.is_straight:
-            raise RulesError(
-                f"the r-blog generator places straight ships only; {ship.name} is not straight"
-            )
+            raise RulesError(f"the r-blog generator places straight ships only; {ship.name} is not straight")
         index = {m: int(t.start[s]) + i for i, m in enumerate(rules.placements[s])}
         size, group = ship.size, []
         for row in range(rules.rows):
@@ -107,9 +99,7 @@ def _r_blog_groups(rules: Rules) -> list[list[list[int]]]:
                 if col + 1 + size < rules.cols:  # R: col+ship.sizes[k] < ncol(grid), 1-based col
                     group.append(index[sum(1 << (row * rules.cols + col + i) for i in range(size))])
                 if row + 1 + size < rules.rows:  # R: row+ship.sizes[k] < nrow(grid)
-                    group.append(
-                        index[sum(1 << ((row + i) * rules.cols + col) for i in range(size))]
-                    )
+                    group.append(index[sum(1 << ((row + i) * rules.cols + col) for i in range(size))])
         if not group:
             raise RulesError(
                 f"004's placement test never accepts {ship.name} (size {size}) on a "
@@ -221,9 +211,7 @@ def to_layout(rules: Rules, row: np.ndarray) -> Layout:
     return Layout(rules, tuple(masks[int(p)] for p in row))
 
 
-def generate(
-    rules: Rules, generator: str = "uniform", seed: int = 0, count: int = 1
-) -> list[Layout]:
+def generate(rules: Rules, generator: str = "uniform", seed: int = 0, count: int = 1) -> list[Layout]:
     """``count`` seeded layouts from a named generator."""
     return [to_layout(rules, row) for row in draw(rules, generator, seed, count)]
 
@@ -251,6 +239,4 @@ def _format(indices, cell_list, size, ship_of, symbols, rows, cols):
 def format_lines(rules: Rules, indices: np.ndarray) -> bytes:
     """Layouts (rows of placement indices) in the one-line layout format, one per line."""
     t: Tables = tables(rules)
-    return _format(
-        indices, t.cell_list, t.size, t.ship_of, t.symbols, rules.rows, rules.cols
-    ).tobytes()
+    return _format(indices, t.cell_list, t.size, t.ship_of, t.symbols, rules.rows, rules.cols).tobytes()

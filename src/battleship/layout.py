@@ -58,9 +58,7 @@ class Layout:
 def check(rules: Rules, masks: tuple[int, ...]) -> None:
     """Raise :class:`LayoutError` naming the ships and cells when a layout breaks the rules."""
     if len(masks) != len(rules.fleet):
-        raise LayoutError(
-            f"the layout places {len(masks)} ships but the fleet has {len(rules.fleet)}"
-        )
+        raise LayoutError(f"the layout places {len(masks)} ships but the fleet has {len(rules.fleet)}")
     valid = _placement_sets(rules)
     for ship, mask, allowed in zip(rules.fleet, masks, valid, strict=True):
         if mask < 0 or mask >> rules.cells:
@@ -76,9 +74,7 @@ def check(rules: Rules, masks: tuple[int, ...]) -> None:
             b = masks[j]
             first, second = rules.fleet[i], rules.fleet[j]
             if a & b:
-                raise LayoutError(
-                    f"{first.name} and {second.name} overlap at {_names(a & b, rules.cols)}"
-                )
+                raise LayoutError(f"{first.name} and {second.name} overlap at {_names(a & b, rules.cols)}")
             if rules.spacing is not Spacing.TOUCH and a & rules.halo(b):
                 what = "share an edge" if rules.spacing is Spacing.NO_EDGE else "touch"
                 raise LayoutError(

@@ -42,9 +42,7 @@ def _rows(text: str, rules: Rules, what: str) -> list[tuple[str, int, int]]:
     else:
         for n, line in lines:
             body = line.strip()
-            rows.append(
-                (body[:-1] if body.endswith("/") else body, n, len(line) - len(line.lstrip()) + 1)
-            )
+            rows.append((body[:-1] if body.endswith("/") else body, n, len(line) - len(line.lstrip()) + 1))
     if len(rows) != rules.rows:
         raise NotationError(
             f"{what} has {len(rows)} rows, expected {rules.rows} for a {rules.rows}x{rules.cols} board",
@@ -105,9 +103,7 @@ class BoardState:
             for cell in iter_cells(mask):
                 out[cell // rules.cols][cell % rules.cols] = ch
         for cell, ship in self.sunk_at:
-            out[cell // rules.cols][cell % rules.cols] = (
-                "#" if ship is None else rules.fleet[ship].symbol
-            )
+            out[cell // rules.cols][cell % rules.cols] = "#" if ship is None else rules.fleet[ship].symbol
         for ship, mask in self.revealed:
             for cell in iter_cells(mask):
                 out[cell // rules.cols][cell % rules.cols] = rules.fleet[ship].symbol
@@ -127,9 +123,7 @@ def board_state(observation: Observation) -> BoardState:
             revealed.append((shot.ship, shot.cells))
         else:
             sunk_at.append((shot.cell, shot.ship))
-    return BoardState(
-        rules, observation.miss_mask, observation.hit_mask, tuple(sunk_at), tuple(revealed)
-    )
+    return BoardState(rules, observation.miss_mask, observation.hit_mask, tuple(sunk_at), tuple(revealed))
 
 
 def format_board(observation: Observation, multiline: bool = False) -> str:
@@ -166,9 +160,7 @@ def parse_board(text: str, rules: Rules) -> BoardState:
                 continue
             idx = rules.symbols.find(ch) if ch.isupper() else -1
             if rules.sinks not in (Sinks.NAMED, Sinks.REVEALED) or idx < 0:
-                raise NotationError(
-                    f"{ch!r} is not allowed here: expected {allowed}", line, col + c
-                )
+                raise NotationError(f"{ch!r} is not allowed here: expected {allowed}", line, col + c)
             if rules.sinks is Sinks.NAMED:
                 if idx in letters:
                     raise NotationError(
@@ -181,9 +173,7 @@ def parse_board(text: str, rules: Rules) -> BoardState:
             letters[idx] = letters.get(idx, 0) | 1 << cell
             where.setdefault(idx, (line, col + c))
     if rules.sinks is Sinks.SUNK and len(sunk_at) > len(rules.fleet):
-        raise NotationError(
-            f"{len(sunk_at)} ships are marked sunk but the fleet has {len(rules.fleet)}"
-        )
+        raise NotationError(f"{len(sunk_at)} ships are marked sunk but the fleet has {len(rules.fleet)}")
     revealed = []
     if rules.sinks is Sinks.REVEALED:
         for idx, mask in sorted(letters.items()):
@@ -230,9 +220,7 @@ def read_grid(text: str, rules: Rules, first_line: int = 1) -> Layout:
         while pos < len(line.rstrip()):
             match = _CELL.match(line, pos)
             if not match:
-                raise NotationError(
-                    "expected a cell, '[]' for water or '[n]' for ship n", n, pos + 1
-                )
+                raise NotationError("expected a cell, '[]' for water or '[n]' for ship n", n, pos + 1)
             if c >= rules.cols:
                 raise NotationError(f"row has more than {rules.cols} cells", n, pos + 1)
             if match.group(1):
@@ -296,9 +284,7 @@ class PaperGame:
         for number, (player, cell) in enumerate(self.moves, 1):
             game = games[player]
             if game is None:
-                raise NotationError(
-                    f"move {number}: {player} fires but the other player has no grid"
-                )
+                raise NotationError(f"move {number}: {player} fires but the other player has no grid")
             try:
                 game.fire(cell)
             except IllegalShot as exc:
@@ -360,9 +346,7 @@ def read_game(text: str, rules: Rules) -> PaperGame:
     names = {p for p, _ in players}
     for player, _cell in moves:
         if player not in names:
-            raise NotationError(
-                f"move by {player!r}, who is not a player ({' or '.join(sorted(names))})"
-            )
+            raise NotationError(f"move by {player!r}, who is not a player ({' or '.join(sorted(names))})")
     game = PaperGame(rules, tuple(players), tuple(moves))
     game.records()  # replays every move: refuses repeats and shots after the end
     return game

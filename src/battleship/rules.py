@@ -126,8 +126,7 @@ class Rules:
     def placements(self) -> tuple[tuple[int, ...], ...]:
         """Per ship, the bitboards of all its placements."""
         return tuple(
-            shapes.placements(ship.cells, self.rows, self.cols, self.reflections)
-            for ship in self.fleet
+            shapes.placements(ship.cells, self.rows, self.cols, self.reflections) for ship in self.fleet
         )
 
     def halo(self, mask: int) -> int:
@@ -178,9 +177,7 @@ def from_toml(text: str, source: str = "rules") -> Rules:
     known = {"name", "rows", "cols", "spacing", "sinks", "reflections", "ship"}
     unknown = set(data) - known
     if unknown:
-        raise RulesError(
-            f"{source}: unknown key {sorted(unknown)[0]!r}; expected {', '.join(sorted(known))}"
-        )
+        raise RulesError(f"{source}: unknown key {sorted(unknown)[0]!r}; expected {', '.join(sorted(known))}")
     ships = []
     for i, entry in enumerate(data.get("ship", []), 1):
         where = f"{source}: ship #{i}"
@@ -232,9 +229,7 @@ def _enum(kind: type[Enum], value: object, source: str):
         return kind(value)
     except ValueError:
         choices = " | ".join(v.value for v in kind)
-        raise RulesError(
-            f"{source}: {kind.__name__.lower()} {value!r} is not one of {choices}"
-        ) from None
+        raise RulesError(f"{source}: {kind.__name__.lower()} {value!r} is not one of {choices}") from None
 
 
 # --- presets -------------------------------------------------------------------------------
@@ -309,9 +304,7 @@ def preset(name: str) -> Rules:
         return PRESETS[name][1]
     if name.startswith("square-") and name[7:].isdigit():
         return square(int(name[7:]))
-    raise RulesError(
-        f"no preset named {name!r}; choose one of {', '.join(PRESETS)} or give a rules file"
-    )
+    raise RulesError(f"no preset named {name!r}; choose one of {', '.join(PRESETS)} or give a rules file")
 
 
 def load(spec: str | Path) -> Rules:
@@ -343,9 +336,7 @@ def _check(rules: Rules) -> None:
     for ship in rules.fleet:
         if not shapes.placements(ship.cells, rules.rows, rules.cols, rules.reflections):
             h, w = shapes.extent(ship.cells)
-            raise RulesError(
-                f"ship {ship.name} ({h}x{w}) does not fit on a {rules.rows}x{rules.cols} board"
-            )
+            raise RulesError(f"ship {ship.name} ({h}x{w}) does not fit on a {rules.rows}x{rules.cols} board")
     if rules.ship_cells > rules.cells:
         raise RulesError(
             f"the fleet has {rules.ship_cells} cells but the {rules.rows}x{rules.cols} board has only {rules.cells}"

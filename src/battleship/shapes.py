@@ -65,9 +65,7 @@ def translations(shape: Cells, rows: int, cols: int) -> list[int]:
 @lru_cache(maxsize=4096)
 def placements(cells: Cells, rows: int, cols: int, reflections: bool) -> tuple[int, ...]:
     """Bitboards of every placement: orientation by orientation, anchors in reading order."""
-    return tuple(
-        m for shape in orientations(cells, reflections) for m in translations(shape, rows, cols)
-    )
+    return tuple(m for shape in orientations(cells, reflections) for m in translations(shape, rows, cols))
 
 
 def minkowski_size(cells: Cells, block: Cells) -> int:
