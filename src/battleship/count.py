@@ -72,7 +72,9 @@ def enumerate_layouts(rules: Rules) -> tuple[int, np.ndarray]:
 def count_by_enumeration(rules: Rules, distinct: bool = True) -> int:
     """Number of valid layouts, visiting each one; ``distinct=False`` merges identical ships."""
     t = tables(rules)
-    total, _ = _enumerate(t.cells, t.halos, t.cell_list, t.size, t.start, t.count, t.nwords, rules.cells, False)
+    total, _ = _enumerate(
+        t.cells, t.halos, t.cell_list, t.size, t.start, t.count, t.nwords, rules.cells, False
+    )
     if distinct:
         return int(total)
     merge = 1
