@@ -30,7 +30,7 @@ test: $(TSTAMP) lint
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/simulate.py
+	$(BIN)/python benchmarks/layouts.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .hypothesis
