@@ -62,3 +62,9 @@ def test_every_preset_plays_from_the_cli():
     for name in ("standard", "datagenetics", "pirates", "r-blog", "square-6", "square-15"):
         data = json.loads(runner.invoke(app, ["play", "--rules", name, "--json"]).stdout)
         assert data["shots"] >= preset(name).ship_cells
+
+
+def test_demo_plays_every_shooter_on_one_layout():
+    data = json.loads(runner.invoke(app, ["demo", "--json", "--seed", "4"]).stdout)
+    assert data["games"]["random"]["shots"] >= 17
+    assert data["games"]["random"]["board"].count("o") == data["games"]["random"]["shots"] - 17

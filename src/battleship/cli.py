@@ -207,14 +207,27 @@ def play_cmd(
 
 @app.command("demo")
 @friendly
-def demo_cmd(seed: SeedOpt = 2026) -> None:
+def demo_cmd(seed: SeedOpt = 2026, as_json: JsonOpt = False) -> None:
     """The main job of `make run`: one game of each shooter on the standard rules, with its board."""
     r = rules_mod.preset("standard")
     target = generators.generate(r, "uniform", seed, 1)[0]
+    records = {name: play_game(make(name), target, np.random.default_rng([seed, 1])) for name in SHOOTERS}
+    if as_json:
+        emit_json(
+            {
+                "rules": r.name,
+                "seed": seed,
+                "layout": notation.format_layout(target),
+                "games": {
+                    name: {"shots": len(rec.shots), "board": notation.format_board(rec.observation)}
+                    for name, rec in records.items()
+                },
+            }
+        )
+        return
     console.print(f"[bold]{r.describe()}[/]\nHidden layout (seed {seed}):", highlight=False)
     console.print(grid_text(target.grid(), r.symbols))
-    for name in SHOOTERS:
-        record = play_game(make(name), target, np.random.default_rng([seed, 1]))
+    for name, record in records.items():
         console.print(f"\n[bold]{name}[/]: {len(record.shots)} shots", highlight=False)
         console.print(grid_text(notation.board_state(record.observation).grid(), r.symbols))
 
