@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from battleship import cells, generators, notation
 from battleship.errors import BattleshipError, LayoutError, NotationError
-from battleship.game import play
+from battleship.game import Game, Observation, play
 from battleship.rules import PRESETS, Sinks, preset
 from battleship.shooters import make
 from tests.conftest import small_rules
@@ -39,7 +39,7 @@ def test_round_trips_on_games_of_every_preset(name, seed):
 def test_round_trips_under_any_small_rules(rules, seed):
     record = _game(rules, seed)
     for k in (len(record.shots) // 2, len(record.shots)):
-        partial = notation.Observation(rules, record.shots[:k])
+        partial = Observation(rules, record.shots[:k])
         state = notation.board_state(partial)
         assert notation.parse_board(state.text(), rules) == state
 
@@ -49,7 +49,7 @@ def test_board_state_letters_follow_the_sink_rule():
     for name, expect in (("standard", "xP"), ("datagenetics", "DD"), ("pirates", "xx")):
         rules = preset(name)
         text = layout_text.translate(str.maketrans("CBDSP", rules.symbols))
-        record = notation.Game(notation.parse_layout(text, rules))
+        record = Game(notation.parse_layout(text, rules))
         record.fire(80)
         record.fire(81)
         assert notation.format_board(record.observation).split("/")[8][:2] == expect

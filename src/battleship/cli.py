@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from battleship import generators, notation
+from battleship import generators, notation, shapes
 from battleship import rules as rules_mod
 from battleship.errors import BattleshipError
 from battleship.game import play as play_game
@@ -119,18 +119,7 @@ def rules_cmd(
     else:
         table = Table("ship", "symbol", "size", "shape", "placements", title=r.describe())
         for ship, ms in zip(r.fleet, r.placements, strict=True):
-            table.add_row(
-                ship.name,
-                ship.symbol,
-                str(ship.size),
-                "/".join(
-                    "".join(
-                        "#" if (y, x) in ship.cells else "." for x in range(max(c for _, c in ship.cells) + 1)
-                    )
-                    for y in range(max(rr for rr, _ in ship.cells) + 1)
-                ),
-                str(len(ms)),
-            )
+            table.add_row(ship.name, ship.symbol, str(ship.size), shapes.render(ship.cells), str(len(ms)))
         console.print(table)
 
 

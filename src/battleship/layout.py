@@ -11,8 +11,9 @@ from battleship.rules import Rules, Spacing
 
 
 @lru_cache(maxsize=256)
-def _placement_sets(rules: Rules) -> tuple[frozenset[int], ...]:
-    return tuple(frozenset(ms) for ms in rules.placements)
+def _halo_of(rules: Rules) -> tuple[dict[int, int], ...]:
+    """Per ship, each valid placement mapped to its halo."""
+    return tuple(dict(zip(ms, hs, strict=True)) for ms, hs in zip(rules.placements, rules.halos, strict=True))
 
 
 def _names(mask: int, cols: int) -> str:
@@ -59,8 +60,8 @@ def check(rules: Rules, masks: tuple[int, ...]) -> None:
     """Raise :class:`LayoutError` naming the ships and cells when a layout breaks the rules."""
     if len(masks) != len(rules.fleet):
         raise LayoutError(f"the layout places {len(masks)} ships but the fleet has {len(rules.fleet)}")
-    valid = _placement_sets(rules)
-    for ship, mask, allowed in zip(rules.fleet, masks, valid, strict=True):
+    halos = _halo_of(rules)
+    for ship, mask, allowed in zip(rules.fleet, masks, halos, strict=True):
         if mask < 0 or mask >> rules.cells:
             raise LayoutError(f"{ship.name} lies off the {rules.rows}x{rules.cols} board")
         if mask not in allowed:
@@ -75,7 +76,7 @@ def check(rules: Rules, masks: tuple[int, ...]) -> None:
             first, second = rules.fleet[i], rules.fleet[j]
             if a & b:
                 raise LayoutError(f"{first.name} and {second.name} overlap at {_names(a & b, rules.cols)}")
-            if rules.spacing is not Spacing.TOUCH and a & rules.halo(b):
+            if rules.spacing is not Spacing.TOUCH and a & halos[j][b]:
                 what = "share an edge" if rules.spacing is Spacing.NO_EDGE else "touch"
                 raise LayoutError(
                     f"{first.name} at {_names(a, rules.cols)} and {second.name} at {_names(b, rules.cols)} "

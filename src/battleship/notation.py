@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from battleship.cells import from_xy, iter_cells, to_xy
 from battleship.errors import BattleshipError, IllegalShot, NotationError
-from battleship.game import Game, Observation, Outcome, Record, Shot
+from battleship.game import Game, Observation, Record
 from battleship.layout import Layout
 from battleship.rules import Rules, Sinks
 
@@ -350,23 +350,3 @@ def read_game(text: str, rules: Rules) -> PaperGame:
     game = PaperGame(rules, tuple(players), tuple(moves))
     game.records()  # replays every move: refuses repeats and shots after the end
     return game
-
-
-__all__ = [
-    "BoardState",
-    "Outcome",
-    "PaperGame",
-    "Shot",
-    "board_state",
-    "format_board",
-    "format_layout",
-    "from_record",
-    "parse_board",
-    "parse_layout",
-    "read_game",
-    "read_grid",
-    "read_moves",
-    "write_game",
-    "write_grid",
-    "write_move",
-]

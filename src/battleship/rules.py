@@ -233,59 +233,38 @@ def _enum(kind: type[Enum], value: object, source: str):
 
 
 # --- presets -------------------------------------------------------------------------------
-def _standard_fleet() -> tuple[Ship, ...]:
-    return (
-        Ship.line("Carrier", "C", 5),
-        Ship.line("Battleship", "B", 4),
-        Ship.line("Destroyer", "D", 3),
-        Ship.line("Submarine", "S", 3),
-        Ship.line("Patrol Boat", "P", 2),
-    )
+def _fleet(spec: str) -> tuple[Ship, ...]:
+    """Straight ships from ``"Name S 5, Other Name O 4"``: a name, its letter, its length."""
+    ships = []
+    for entry in spec.split(","):
+        *name, symbol, length = entry.split()
+        ships.append(Ship.line(" ".join(name), symbol, int(length)))
+    return tuple(ships)
+
+
+STANDARD_FLEET = "Carrier C 5, Battleship B 4, Destroyer D 3, Submarine S 3, Patrol Boat P 2"
 
 
 def _presets() -> dict[str, tuple[str, Rules]]:
+    standard = _fleet(STANDARD_FLEET)
+    datagenetics = _fleet("Aircraft Carrier A 5, Battleship B 4, Submarine S 3, Cruiser C 3, Destroyer D 2")
+    r_blog = _fleet("Carrier C 5, Battleship B 4, Submarine S 3, Cruiser R 3, Patrol P 2")
     out = {
         "standard": (
             "1990 Milton Bradley rules (001): 10x10, ships may touch, sunk ships are named",
-            Rules(10, 10, _standard_fleet(), Spacing.TOUCH, Sinks.NAMED, name="standard"),
+            Rules(10, 10, standard, Spacing.TOUCH, Sinks.NAMED, name="standard"),
         ),
         "datagenetics": (
             "000's analysis: its ship names, sunk ships shown on the board",
-            Rules(
-                10,
-                10,
-                (
-                    Ship.line("Aircraft Carrier", "A", 5),
-                    Ship.line("Battleship", "B", 4),
-                    Ship.line("Submarine", "S", 3),
-                    Ship.line("Cruiser", "C", 3),
-                    Ship.line("Destroyer", "D", 2),
-                ),
-                Spacing.TOUCH,
-                Sinks.REVEALED,
-                name="datagenetics",
-            ),
+            Rules(10, 10, datagenetics, Spacing.TOUCH, Sinks.REVEALED, name="datagenetics"),
         ),
         "pirates": (
             "003's C# Pirates contest: a one-cell margin round every ship, no sink announcements",
-            Rules(10, 10, _standard_fleet(), Spacing.NO_CONTACT, Sinks.NONE, name="pirates"),
+            Rules(10, 10, standard, Spacing.NO_CONTACT, Sinks.NONE, name="pirates"),
         ),
         "r-blog": (
             "004's R study: its ship names, ships may touch, sunk ships are named",
-            Rules(
-                10,
-                10,
-                (
-                    Ship.line("Carrier", "C", 5),
-                    Ship.line("Battleship", "B", 4),
-                    Ship.line("Submarine", "S", 3),
-                    Ship.line("Cruiser", "R", 3),
-                    Ship.line("Patrol", "P", 2),
-                ),
-                Spacing.TOUCH,
-                Sinks.NAMED,
-                name="r-blog",
-            ),
+            Rules(10, 10, r_blog, Spacing.TOUCH, Sinks.NAMED, name="r-blog"),
         ),
     }
     for n in range(6, 16):
@@ -295,7 +274,7 @@ def _presets() -> dict[str, tuple[str, Rules]]:
 
 def square(n: int) -> Rules:
     """The standard fleet on an n x n board (001's section 7 uses n = 6..15)."""
-    return Rules(n, n, _standard_fleet(), Spacing.TOUCH, Sinks.NAMED, name=f"square-{n}")
+    return Rules(n, n, _fleet(STANDARD_FLEET), Spacing.TOUCH, Sinks.NAMED, name=f"square-{n}")
 
 
 def preset(name: str) -> Rules:
