@@ -6,10 +6,13 @@ from collections.abc import Callable
 
 from battleship.errors import BattleshipError
 from battleship.game import Shooter
+from battleship.shooters.hunt_target import HuntTargetParityShooter, HuntTargetShooter
 from battleship.shooters.random import RandomShooter
 
 SHOOTERS: dict[str, tuple[str, Callable[[], Shooter]]] = {
     "random": ("a uniformly random cell not yet fired at", RandomShooter),
+    "hunt-target": ("000: random hunt, then the N/S/E/W neighbours of every hit", HuntTargetShooter),
+    "hunt-target-parity": ("000: hunt-target that hunts on one checkerboard colour", HuntTargetParityShooter),
 }
 
 

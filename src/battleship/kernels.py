@@ -1,0 +1,137 @@
+"""Whole games inside Numba: a referee and the classic shooters, with no Python per shot.
+
+Each game ``i`` of a run seeded ``seed`` draws from the stream ``rng.stream(seed ^ SHOOTER_SALT, i)``, so a game's
+shots do not depend on how the run is split across jobs. The hidden layout is given as ``ship_at``
+(cell -> ship index, or -1); the shooter functions below read only what has been fired and answered.
+
+Shooters here:
+- ``random``: fire down a uniformly shuffled order of all cells.
+- ``hunt-target`` (000): hunt down a shuffled order; after a hit, queue the unvisited neighbours
+  north, south, east, west, and fire at queued cells until the queue is empty. 000 calls it a stack,
+  but its walkthrough serves it first in, first out: after the first hit (turn 3) and a hit to its
+  north (turn 4), turn 5 fires south of the first hit, not at the new cell's neighbours.
+- ``hunt-target-parity`` (000): the same, hunting only cells with ``(row + col) % 2 == colour`` until
+  none is left (then the rest, which only matters for fleets with one-cell ships).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battleship.rng import below, stream
+
+# Shooters draw from streams of ``seed ^ SHOOTER_SALT``: a run that draws its layouts with the same
+# seed would otherwise hand the shooter the very numbers that placed the ships.
+SHOOTER_SALT = np.uint64(0x5EED_0F_5A1_7ED)
+
+RANDOM = 0
+HUNT_TARGET = 1
+HUNT_TARGET_PARITY = 2
+KINDS = {"random": RANDOM, "hunt-target": HUNT_TARGET, "hunt-target-parity": HUNT_TARGET_PARITY}
+
+
+@njit(cache=True, nogil=True)
+def shuffled(state, n):
+    """A uniformly random permutation of ``0..n-1`` (Fisher-Yates, drawing from the end)."""
+    order = np.arange(n)
+    for i in range(n - 1, 0, -1):
+        j = below(state, i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+@njit(cache=True, nogil=True)
+def hunt_order(state, rows, cols, parity, colour):
+    """The shuffled hunting order: with ``parity``, cells of one colour first, the others after."""
+    order = shuffled(state, rows * cols)
+    if not parity:
+        return order
+    out = np.empty_like(order)
+    k = 0
+    for want in range(2):
+        for cell in order:
+            on_colour = (cell // cols + cell % cols) % 2 == colour
+            if on_colour == (want == 0):
+                out[k] = cell
+                k += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def play_hunt_target(state, ship_at, total, rows, cols, parity, colour):
+    """Shots a hunt/target shooter needs to hit every ship cell."""
+    n = rows * cols
+    order = hunt_order(state, rows, cols, parity, colour)
+    visited = np.zeros(n, dtype=np.bool_)
+    queue = np.empty(4 * n + 4, dtype=np.int64)
+    head = tail = 0
+    hunt = 0
+    shots = hits = 0
+    while hits < total:
+        cell = -1
+        while head < tail and cell < 0:
+            candidate = queue[head]
+            head += 1
+            if not visited[candidate]:
+                cell = candidate
+        while cell < 0:
+            if not visited[order[hunt]]:
+                cell = order[hunt]
+            hunt += 1
+        visited[cell] = True
+        shots += 1
+        if ship_at[cell] >= 0:
+            hits += 1
+            r, c = cell // cols, cell % cols
+            if r > 0 and not visited[cell - cols]:
+                queue[tail] = cell - cols
+                tail += 1
+            if r < rows - 1 and not visited[cell + cols]:
+                queue[tail] = cell + cols
+                tail += 1
+            if c < cols - 1 and not visited[cell + 1]:
+                queue[tail] = cell + 1
+                tail += 1
+            if c > 0 and not visited[cell - 1]:
+                queue[tail] = cell - 1
+                tail += 1
+    return shots
+
+
+@njit(cache=True, nogil=True)
+def play_random(state, ship_at, total, rows, cols):
+    """Shots a random shooter needs to hit every ship cell."""
+    order = shuffled(state, rows * cols)
+    shots = hits = 0
+    while hits < total:
+        if ship_at[order[shots]] >= 0:
+            hits += 1
+        shots += 1
+    return shots
+
+
+@njit(cache=True, nogil=True)
+def play_game(kind, state, ship_at, total, rows, cols, colour):
+    """One game of shooter ``kind``; returns the number of shots."""
+    if kind == RANDOM:
+        return play_random(state, ship_at, total, rows, cols)
+    return play_hunt_target(state, ship_at, total, rows, cols, kind == HUNT_TARGET_PARITY, colour)
+
+
+@njit(cache=True, nogil=True)
+def play_games(kind, seed, first, layouts, cell_list, size, rows, cols, colour, out):
+    """Play ``len(out)`` games on ``layouts`` (rows of placement indices); game ``i`` uses stream ``first + i``."""
+    n = rows * cols
+    ship_at = np.empty(n, dtype=np.int64)
+    total = 0
+    for s in range(size.shape[0]):
+        total += size[s]
+    for i in range(out.shape[0]):
+        ship_at[:] = -1
+        for s in range(layouts.shape[1]):
+            p = layouts[i, s]
+            for k in range(size[s]):
+                ship_at[cell_list[p, k]] = s
+        state = stream(seed ^ SHOOTER_SALT, first + i)
+        out[i] = play_game(kind, state, ship_at, total, rows, cols, colour)

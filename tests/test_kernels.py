@@ -1,0 +1,67 @@
+"""The Numba game kernels against the readable shooters, and the random shooter against exact theory."""
+
+from math import comb
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from battleship import generators, kernels
+from battleship.game import play
+from battleship.rng import stream
+from battleship.rules import preset
+from battleship.shooters.hunt_target import HuntTargetParityShooter, HuntTargetShooter
+from tests.conftest import small_rules
+
+
+def _kernel_shots(rules, kind, seed, layouts, colour=0):
+    t = generators.tables(rules)
+    out = np.empty(len(layouts), dtype=np.int64)
+    kernels.play_games(
+        kind, np.uint64(seed), np.uint64(0), layouts, t.cell_list, t.size, rules.rows, rules.cols, colour, out
+    )
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_rules(), st.integers(0, 2**32), st.booleans(), st.integers(0, 1))
+def test_hunt_target_kernel_matches_the_readable_shooter(rules, seed, parity, colour):
+    layouts = generators.draw(rules, "uniform", seed, 3)
+    kind = kernels.HUNT_TARGET_PARITY if parity else kernels.HUNT_TARGET
+    shots = _kernel_shots(rules, kind, seed, layouts, colour)
+    for i, row in enumerate(layouts):
+        order = kernels.hunt_order(
+            stream(np.uint64(seed) ^ kernels.SHOOTER_SALT, np.uint64(i)),
+            rules.rows,
+            rules.cols,
+            parity,
+            colour,
+        )
+        cls = HuntTargetParityShooter if parity else HuntTargetShooter
+        shooter = cls(colour=colour, order=[int(c) for c in order])
+        record = play(shooter, generators.to_layout(rules, row), np.random.default_rng(0))
+        assert len(record.shots) == shots[i]
+
+
+def test_random_kernel_follows_the_exact_distribution():
+    # the game ends with the last of the 17 ship cells: P(T <= n) = C(n, 17) / C(100, 17)
+    rules = preset("standard")
+    games = 200_000
+    shots = _kernel_shots(rules, kernels.RANDOM, 3, generators.draw(rules, "uniform", 3, games))
+    mean = sum(n * (comb(n, 17) - comb(n - 1, 17)) for n in range(17, 101)) / comb(100, 17)
+    sd = np.sqrt(
+        sum(n * n * (comb(n, 17) - comb(n - 1, 17)) for n in range(17, 101)) / comb(100, 17) - mean**2
+    )
+    assert abs(shots.mean() - mean) < 5 * sd / np.sqrt(games)
+    for n in (80, 90, 97, 99):
+        p = comb(n, 17) / comb(100, 17)
+        assert abs((shots <= n).mean() - p) < 5 * np.sqrt(p * (1 - p) / games)
+
+
+def test_parity_hunting_beats_plain_hunting_on_the_same_layouts():
+    rules = preset("standard")
+    layouts = generators.draw(rules, "uniform", 5, 20_000)
+    plain = _kernel_shots(rules, kernels.HUNT_TARGET, 5, layouts)
+    parity = _kernel_shots(rules, kernels.HUNT_TARGET_PARITY, 5, layouts)
+    diff = plain - parity
+    assert diff.mean() > 5 * diff.std() / np.sqrt(len(diff))
