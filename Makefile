@@ -31,6 +31,7 @@ test: $(TSTAMP) lint
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/layouts.py
+	$(BIN)/python benchmarks/simulate.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .hypothesis

@@ -5,15 +5,17 @@ from __future__ import annotations
 import functools
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
 import numpy as np
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from battleship import generators, notation, shapes
+from battleship import generators, lab, notation, shapes
 from battleship import rules as rules_mod
 from battleship.errors import BattleshipError
 from battleship.game import play as play_game
@@ -192,6 +194,91 @@ def play_cmd(
     console.print(f"\n{shooter} sank the fleet in {len(record.shots)} shots:", highlight=False)
     console.print(grid_text(notation.board_state(record.observation).grid(), r.symbols))
     console.print(board, highlight=False, soft_wrap=True)
+
+
+def read_layout_file(path: Path, r: Rules) -> np.ndarray:
+    """A file of layouts, one a line in the layout format, as rows of placement indices."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise BattleshipError(f"cannot read layouts file {path}: {exc.strerror}") from None
+    layouts = []
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                layouts.append(notation.parse_layout(line, r))
+            except BattleshipError as exc:
+                raise BattleshipError(f"{path}: layout on line {number}: {exc}") from None
+    if not layouts:
+        raise BattleshipError(f"{path} holds no layouts")
+    return generators.to_indices(r, layouts)
+
+
+@app.command("simulate")
+@friendly
+def simulate_cmd(
+    shooter: Annotated[str, typer.Option("--shooter", help="A shooter the lab runs as a kernel.")] = "random",
+    rules: RulesOpt = "standard",
+    generator: Annotated[str, typer.Option("--generator", "-g", help="Layout generator.")] = "uniform",
+    layouts: Annotated[
+        Path | None, typer.Option("--layouts", help="Play on these layouts, one a line.")
+    ] = None,
+    games: Annotated[int, typer.Option("--games", "-n", help="Number of games.")] = 10_000,
+    seed: SeedOpt = 0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Threads (results do not depend on it).")] = 1,
+    out: Annotated[Path | None, typer.Option("--out", help="Write shots per game, one a line.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Play many games of one shooter and summarise the shots per game."""
+    r = rules_mod.load(rules)
+    rows = read_layout_file(layouts, r) if layouts is not None else None
+    if rows is not None and games > len(rows):
+        games = len(rows)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=as_json or games < 100_000,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(f"{shooter} on {r.name}", total=games)
+        start = time.perf_counter()
+        shots = lab.simulate(
+            r,
+            shooter,
+            games,
+            seed=seed,
+            generator=generator,
+            layouts=rows,
+            jobs=jobs,
+            on_chunk=lambda _first, chunk: progress.advance(task, len(chunk)),
+        )
+        seconds = time.perf_counter() - start
+    summary = lab.summarise(shots, r.ship_cells, seconds)
+    if out is not None:
+        try:
+            np.savetxt(out, shots, fmt="%d")
+        except OSError as exc:
+            raise BattleshipError(f"cannot write {out}: {exc.strerror}") from None
+    if as_json:
+        emit_json({"shooter": shooter, "rules": r.name, "seed": seed, **summary.as_dict()})
+        return
+    table = Table("statistic", "shots", title=f"{shooter} on {r.name}: {games:,} games (seed {seed})")
+    low, high = summary.ci95
+    for name, value in (
+        ("mean", f"{summary.mean:.3f}  (95% CI {low:.3f} .. {high:.3f})"),
+        ("sd", f"{summary.sd:.3f}"),
+        ("median", f"{summary.median:g}"),
+        ("mode", str(summary.mode)),
+        ("min .. max", f"{summary.min} .. {summary.max}"),
+        *((f"quantile {q}", f"{v:g}") for q, v in summary.quantiles.items()),
+        ("perfect games", str(summary.perfect)),
+        ("games per second", f"{summary.games_per_second:,.0f}"),
+    ):
+        table.add_row(name, value)
+    console.print(table)
 
 
 @app.command("demo")

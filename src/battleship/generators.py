@@ -153,41 +153,60 @@ def draw_into(
     return -1
 
 
-@njit(cache=True, parallel=True)
-def _draw_batch(
-    seed, first, n, nwords, cells, halos, ship_groups, group_start, group_count, members, restart
+@njit(cache=True, nogil=True)
+def draw_rows(
+    out, seed, first, nwords, cells, halos, ship_groups, group_start, group_count, members, restart
 ):
-    nships = ship_groups.shape[0] - 1
-    out = np.empty((n, nships), dtype=np.int64)
-    for i in prange(n):
+    """Fill ``out`` (rows of placement indices) with layouts ``first ..``; a failed row gets -1."""
+    blocked = np.zeros(nwords, dtype=np.uint64)
+    for i in range(out.shape[0]):
         state = stream(seed, first + i)
-        blocked = np.zeros(nwords, dtype=np.uint64)
         if (
             draw_into(
-                state,
-                cells,
-                halos,
-                ship_groups,
-                group_start,
-                group_count,
-                members,
-                restart,
-                out[i],
-                blocked,
+                state, cells, halos, ship_groups, group_start, group_count, members, restart, out[i], blocked
             )
             < 0
         ):
             out[i, 0] = -1
-    return out
 
 
-def draw(rules: Rules, generator: str, seed: int, count: int, first: int = 0) -> np.ndarray:
-    """``count`` layouts as rows of placement indices; layout ``i`` comes from stream ``first + i``."""
+@njit(cache=True, parallel=True)
+def _draw_batch(
+    out, seed, first, nwords, cells, halos, ship_groups, group_start, group_count, members, restart
+):
+    block = 4096
+    for b in prange((out.shape[0] + block - 1) // block):
+        lo = b * block
+        hi = min(lo + block, out.shape[0])
+        draw_rows(
+            out[lo:hi],
+            seed,
+            first + lo,
+            nwords,
+            cells,
+            halos,
+            ship_groups,
+            group_start,
+            group_count,
+            members,
+            restart,
+        )
+
+
+def draw(
+    rules: Rules, generator: str, seed: int, count: int, first: int = 0, threads: bool = True
+) -> np.ndarray:
+    """``count`` layouts as rows of placement indices; layout ``i`` comes from stream ``first + i``.
+
+    ``threads=False`` stays on the calling thread (for callers that run their own threads).
+    """
     t, p = tables(rules), plan(rules, generator)
-    out = _draw_batch(
+    out = np.empty((int(count), len(rules.fleet)), dtype=np.int64)
+    kernel = _draw_batch if threads else draw_rows
+    kernel(
+        out,
         np.uint64(seed_words(seed)),
         np.uint64(first),
-        int(count),
         t.nwords,
         t.cells,
         t.halos,
@@ -209,6 +228,15 @@ def to_layout(rules: Rules, row: np.ndarray) -> Layout:
     """A row of placement indices as a :class:`Layout`."""
     masks = tables(rules).masks
     return Layout(rules, tuple(masks[int(p)] for p in row))
+
+
+def to_indices(rules: Rules, layouts: list[Layout]) -> np.ndarray:
+    """Layouts as rows of placement indices (the inverse of :func:`to_layout`)."""
+    t = tables(rules)
+    index = [{m: int(t.start[s]) + i for i, m in enumerate(ms)} for s, ms in enumerate(rules.placements)]
+    return np.array(
+        [[index[s][m] for s, m in enumerate(layout.masks)] for layout in layouts], dtype=np.int64
+    ).reshape(-1, len(rules.fleet))
 
 
 def generate(rules: Rules, generator: str = "uniform", seed: int = 0, count: int = 1) -> list[Layout]:

@@ -1,0 +1,141 @@
+"""The simulation lab: many games of one shooter, in parallel, reproducibly, and their statistics.
+
+Games are cut into fixed chunks; chunk ``k`` holds games ``k * CHUNK ..``, each with its own random
+streams for the layout and the shooter, so the same seed gives the same shot counts whatever the
+number of jobs. Jobs are threads running the nogil Numba kernels.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from battleship import generators, kernels
+from battleship.errors import BattleshipError
+from battleship.rng import seed_words
+from battleship.rules import Rules
+
+CHUNK = 20_000
+QUANTILES = (0.01, 0.05, 0.25, 0.75, 0.95, 0.99)
+
+
+def kernel_kind(shooter: str) -> int:
+    """The kernel number of a shooter the lab can run at full speed."""
+    if shooter not in kernels.KINDS:
+        raise BattleshipError(f"the lab has no kernel for {shooter!r}; it runs {', '.join(kernels.KINDS)}")
+    return kernels.KINDS[shooter]
+
+
+def _play_chunk(
+    rules: Rules, kind: int, seed: int, first: int, count: int, generator: str, layouts, colour: int
+):
+    rows = (
+        layouts[first : first + count]
+        if layouts is not None
+        else generators.draw(rules, generator, seed, count, first=first, threads=False)
+    )
+    t = generators.tables(rules)
+    out = np.empty(count, dtype=np.int64)
+    kernels.play_games(
+        kind,
+        np.uint64(seed_words(seed)),
+        np.uint64(first),
+        rows,
+        t.cell_list,
+        t.size,
+        rules.rows,
+        rules.cols,
+        colour,
+        out,
+    )
+    return out
+
+
+def simulate(
+    rules: Rules,
+    shooter: str,
+    games: int,
+    seed: int = 0,
+    generator: str = "uniform",
+    layouts: np.ndarray | None = None,
+    jobs: int = 1,
+    colour: int = 0,
+    on_chunk: Callable[[int, np.ndarray], None] | None = None,
+) -> np.ndarray:
+    """Shots per game for ``games`` games; ``layouts`` (rows of placement indices) replaces the generator."""
+    kind = kernel_kind(shooter)
+    if games < 1:
+        raise BattleshipError("--games must be at least 1")
+    if layouts is not None and len(layouts) < games:
+        raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
+    shots = np.empty(games, dtype=np.int64)
+    starts = list(range(0, games, CHUNK))
+    _play_chunk(rules, kind, seed, 0, 1, generator, layouts, colour)  # compile before the clock and threads
+
+    def run(first: int) -> tuple[int, np.ndarray]:
+        return first, _play_chunk(
+            rules, kind, seed, first, min(CHUNK, games - first), generator, layouts, colour
+        )
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for first, out in pool.map(run, starts):
+            shots[first : first + len(out)] = out
+            if on_chunk is not None:
+                on_chunk(first, out)
+    return shots
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Statistics of shots per game."""
+
+    games: int
+    mean: float
+    ci95: tuple[float, float]
+    sd: float
+    median: float
+    mode: int
+    min: int
+    max: int
+    quantiles: dict[str, float]
+    perfect: int
+    games_per_second: float
+
+    def as_dict(self) -> dict:
+        """Plain data for JSON."""
+        data = asdict(self)
+        data["ci95"] = list(self.ci95)
+        return data
+
+
+def summarise(shots: np.ndarray, perfect: int, seconds: float) -> Summary:
+    """Mean with a normal 95% interval, spread, order statistics, and the count of perfect games."""
+    n = len(shots)
+    mean = float(shots.mean())
+    sd = float(shots.std(ddof=1)) if n > 1 else 0.0
+    half = 1.959963984540054 * sd / np.sqrt(n)
+    counts = np.bincount(shots)
+    return Summary(
+        games=n,
+        mean=mean,
+        ci95=(mean - half, mean + half),
+        sd=sd,
+        median=float(np.median(shots)),
+        mode=int(counts.argmax()),
+        min=int(shots.min()),
+        max=int(shots.max()),
+        quantiles={f"{q:g}": float(np.quantile(shots, q)) for q in QUANTILES},
+        perfect=int((shots == perfect).sum()),
+        games_per_second=n / seconds if seconds > 0 else float("inf"),
+    )
+
+
+def timed_simulate(rules: Rules, shooter: str, games: int, **kwargs) -> Summary:
+    """Simulate and summarise, timing the games."""
+    start = time.perf_counter()
+    shots = simulate(rules, shooter, games, **kwargs)
+    return summarise(shots, rules.ship_cells, time.perf_counter() - start)

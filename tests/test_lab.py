@@ -1,0 +1,76 @@
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from battleship import generators, lab
+from battleship.cli import app
+from battleship.errors import BattleshipError
+from battleship.rules import preset, square
+
+runner = CliRunner()
+
+
+def test_same_seed_same_shots_whatever_the_jobs(monkeypatch):
+    monkeypatch.setattr(lab, "CHUNK", 700)  # several chunks, so threads really interleave
+    rules = preset("standard")
+    one = lab.simulate(rules, "hunt-target-parity", 5_000, seed=9, jobs=1)
+    two = lab.simulate(rules, "hunt-target-parity", 5_000, seed=9, jobs=2)
+    assert np.array_equal(one, two)
+    assert not np.array_equal(one, lab.simulate(rules, "hunt-target-parity", 5_000, seed=10))
+
+
+def test_given_layouts_are_played_in_order():
+    rules = square(8)
+    rows = generators.draw(rules, "uniform", 3, 300)
+    from_file = lab.simulate(rules, "hunt-target", 300, seed=3, layouts=rows)
+    generated = lab.simulate(rules, "hunt-target", 300, seed=3)
+    assert np.array_equal(from_file, generated)  # the same layouts and the same shooter streams
+    assert from_file.min() >= rules.ship_cells
+
+
+def test_summary_statistics():
+    shots = np.array([17, 20, 20, 30, 41])
+    s = lab.summarise(shots, perfect=17, seconds=0.5)
+    assert (s.mean, s.median, s.mode, s.min, s.max, s.perfect, s.games_per_second) == (
+        25.6,
+        20,
+        20,
+        17,
+        41,
+        1,
+        10,
+    )
+    assert s.sd == pytest.approx(np.std(shots, ddof=1))
+    assert s.ci95[0] < s.mean < s.ci95[1]
+
+
+def test_simulate_json_has_the_promised_keys(tmp_path):
+    out = tmp_path / "shots.txt"
+    result = runner.invoke(
+        app,
+        ["simulate", "--shooter", "random", "--games", "2000", "--seed", "1", "--json", "--out", str(out)],
+    )
+    data = json.loads(result.stdout)
+    for key in ("games", "mean", "ci95", "sd", "median", "mode", "min", "max", "games_per_second"):
+        assert key in data
+    assert data["games"] == 2000 and len(out.read_text().split()) == 2000
+
+
+def test_simulate_reads_a_layouts_file_and_reports_bad_lines(tmp_path):
+    good = tmp_path / "layouts.txt"
+    good.write_text(runner.invoke(app, ["layout", "--count", "50", "--seed", "2"]).stdout)
+    data = json.loads(
+        runner.invoke(app, ["simulate", "--layouts", str(good), "--games", "999", "--json"]).stdout
+    )
+    assert data["games"] == 50
+    bad = tmp_path / "bad.txt"
+    bad.write_text(good.read_text().splitlines()[0] + "\nCCCCC\n")
+    result = runner.invoke(app, ["simulate", "--layouts", str(bad)])
+    assert result.exit_code == 2 and "layout on line 2" in result.stderr
+
+
+def test_lab_refuses_shooters_without_kernels():
+    with pytest.raises(BattleshipError, match="no kernel for 'psychic'"):
+        lab.simulate(preset("standard"), "psychic", 10)
