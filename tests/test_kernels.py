@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battleship import generators, kernels
+from battleship import density, generators, kernels
 from battleship.game import play
 from battleship.rng import stream
 from battleship.rules import preset
@@ -18,7 +18,20 @@ def _kernel_shots(rules, kind, seed, layouts, colour=0):
     t = generators.tables(rules)
     out = np.empty(len(layouts), dtype=np.int64)
     kernels.play_games(
-        kind, np.uint64(seed), np.uint64(0), layouts, t.cell_list, t.size, rules.rows, rules.cols, colour, out
+        kind,
+        np.uint64(seed),
+        np.uint64(0),
+        layouts,
+        t.cell_list,
+        t.size,
+        t.start,
+        t.count,
+        rules.rows,
+        rules.cols,
+        colour,
+        density.SINK_CODES[rules.sinks],
+        density.DEFAULT_WEIGHT,
+        out,
     )
     return out
 
@@ -65,3 +78,15 @@ def test_parity_hunting_beats_plain_hunting_on_the_same_layouts():
     parity = _kernel_shots(rules, kernels.HUNT_TARGET_PARITY, 5, layouts)
     diff = plain - parity
     assert diff.mean() > 5 * diff.std() / np.sqrt(len(diff))
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_rules(), st.integers(0, 2**32), st.sampled_from(["first", "centre"]))
+def test_density_kernel_matches_the_readable_shooter(rules, seed, tie):
+    layouts = generators.draw(rules, "uniform", seed, 3)
+    shots = _kernel_shots(rules, kernels.DENSITY, seed, layouts, density.TIES[tie])
+    for i, row in enumerate(layouts):
+        record = play(
+            density.DensityShooter(tie=tie), generators.to_layout(rules, row), np.random.default_rng(0)
+        )
+        assert len(record.shots) == shots[i]

@@ -12,6 +12,7 @@ Shooters here:
   north (turn 4), turn 5 fires south of the first hit, not at the new cell's neighbours.
 - ``hunt-target-parity`` (000): the same, hunting only cells with ``(row + col) % 2 == colour`` until
   none is left (then the rest, which only matters for fleets with one-cell ships).
+- ``density`` (000): see :mod:`battleship.density`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from battleship.density import play_density
 from battleship.rng import below, stream
 
 # Shooters draw from streams of ``seed ^ SHOOTER_SALT``: a run that draws its layouts with the same
@@ -28,7 +30,13 @@ SHOOTER_SALT = np.uint64(0x5EED_0F_5A1_7ED)
 RANDOM = 0
 HUNT_TARGET = 1
 HUNT_TARGET_PARITY = 2
-KINDS = {"random": RANDOM, "hunt-target": HUNT_TARGET, "hunt-target-parity": HUNT_TARGET_PARITY}
+DENSITY = 3
+KINDS = {
+    "random": RANDOM,
+    "hunt-target": HUNT_TARGET,
+    "hunt-target-parity": HUNT_TARGET_PARITY,
+    "density": DENSITY,
+}
 
 
 @njit(cache=True, nogil=True)
@@ -112,15 +120,21 @@ def play_random(state, ship_at, total, rows, cols):
 
 
 @njit(cache=True, nogil=True)
-def play_game(kind, state, ship_at, total, rows, cols, colour):
-    """One game of shooter ``kind``; returns the number of shots."""
+def play_game(kind, state, ship_at, total, rows, cols, option, sinks, cell_list, size, start, count, weight):
+    """One game of shooter ``kind``; returns the number of shots. ``option``: parity colour or tie rule."""
     if kind == RANDOM:
         return play_random(state, ship_at, total, rows, cols)
-    return play_hunt_target(state, ship_at, total, rows, cols, kind == HUNT_TARGET_PARITY, colour)
+    if kind == DENSITY:
+        return play_density(
+            state, ship_at, total, rows, cols, sinks, cell_list, size, start, count, weight, option
+        )
+    return play_hunt_target(state, ship_at, total, rows, cols, kind == HUNT_TARGET_PARITY, option)
 
 
 @njit(cache=True, nogil=True)
-def play_games(kind, seed, first, layouts, cell_list, size, rows, cols, colour, out):
+def play_games(
+    kind, seed, first, layouts, cell_list, size, start, count, rows, cols, option, sinks, weight, out
+):
     """Play ``len(out)`` games on ``layouts`` (rows of placement indices); game ``i`` uses stream ``first + i``."""
     n = rows * cols
     ship_at = np.empty(n, dtype=np.int64)
@@ -134,4 +148,6 @@ def play_games(kind, seed, first, layouts, cell_list, size, rows, cols, colour, 
             for k in range(size[s]):
                 ship_at[cell_list[p, k]] = s
         state = stream(seed ^ SHOOTER_SALT, first + i)
-        out[i] = play_game(kind, state, ship_at, total, rows, cols, colour)
+        out[i] = play_game(
+            kind, state, ship_at, total, rows, cols, option, sinks, cell_list, size, start, count, weight
+        )

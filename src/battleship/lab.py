@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from battleship import generators, kernels
+from battleship import density, generators, kernels
 from battleship.errors import BattleshipError
 from battleship.rng import seed_words
 from battleship.rules import Rules
@@ -31,7 +31,15 @@ def kernel_kind(shooter: str) -> int:
 
 
 def _play_chunk(
-    rules: Rules, kind: int, seed: int, first: int, count: int, generator: str, layouts, colour: int
+    rules: Rules,
+    kind: int,
+    seed: int,
+    first: int,
+    count: int,
+    generator: str,
+    layouts,
+    option: int,
+    weight: int,
 ):
     rows = (
         layouts[first : first + count]
@@ -47,9 +55,13 @@ def _play_chunk(
         rows,
         t.cell_list,
         t.size,
+        t.start,
+        t.count,
         rules.rows,
         rules.cols,
-        colour,
+        option,
+        density.SINK_CODES[rules.sinks],
+        weight,
         out,
     )
     return out
@@ -64,21 +76,26 @@ def simulate(
     layouts: np.ndarray | None = None,
     jobs: int = 1,
     colour: int = 0,
+    tie: str = "first",
+    weight: int = density.DEFAULT_WEIGHT,
     on_chunk: Callable[[int, np.ndarray], None] | None = None,
 ) -> np.ndarray:
     """Shots per game for ``games`` games; ``layouts`` (rows of placement indices) replaces the generator."""
     kind = kernel_kind(shooter)
+    if tie not in density.TIES:
+        raise BattleshipError(f"tie rule {tie!r} is not one of {', '.join(density.TIES)}")
+    option = density.TIES[tie] if kind == kernels.DENSITY else colour
     if games < 1:
         raise BattleshipError("--games must be at least 1")
     if layouts is not None and len(layouts) < games:
         raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
     shots = np.empty(games, dtype=np.int64)
     starts = list(range(0, games, CHUNK))
-    _play_chunk(rules, kind, seed, 0, 1, generator, layouts, colour)  # compile before the clock and threads
+    _play_chunk(rules, kind, seed, 0, 1, generator, layouts, option, weight)  # compile before the threads
 
     def run(first: int) -> tuple[int, np.ndarray]:
         return first, _play_chunk(
-            rules, kind, seed, first, min(CHUNK, games - first), generator, layouts, colour
+            rules, kind, seed, first, min(CHUNK, games - first), generator, layouts, option, weight
         )
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
