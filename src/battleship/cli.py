@@ -227,6 +227,7 @@ def simulate_cmd(
     seed: SeedOpt = 0,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Threads (results do not depend on it).")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Write shots per game, one a line.")] = None,
+    tie: Annotated[str, typer.Option("--tie", help="density ties: first | random | centre")] = "first",
     as_json: JsonOpt = False,
 ) -> None:
     """Play many games of one shooter and summarise the shots per game."""
@@ -253,6 +254,7 @@ def simulate_cmd(
             generator=generator,
             layouts=rows,
             jobs=jobs,
+            tie=tie,
             on_chunk=lambda _first, chunk: progress.advance(task, len(chunk)),
         )
         seconds = time.perf_counter() - start
