@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battleship import density, generators, kernels
+from battleship import density, generators, kernels, lab
 from battleship.game import play
 from battleship.rng import stream
 from battleship.rules import preset
@@ -14,26 +14,8 @@ from battleship.shooters.hunt_target import HuntTargetParityShooter, HuntTargetS
 from tests.conftest import small_rules
 
 
-def _kernel_shots(rules, kind, seed, layouts, colour=0):
-    t = generators.tables(rules)
-    out = np.empty(len(layouts), dtype=np.int64)
-    kernels.play_games(
-        kind,
-        np.uint64(seed),
-        np.uint64(0),
-        layouts,
-        t.cell_list,
-        t.size,
-        t.start,
-        t.count,
-        rules.rows,
-        rules.cols,
-        colour,
-        density.SINK_CODES[rules.sinks],
-        density.DEFAULT_WEIGHT,
-        out,
-    )
-    return out
+def _kernel_shots(rules, kind, seed, layouts, option=0):
+    return lab.play_rows(rules, kind, seed, layouts, option)
 
 
 @settings(max_examples=40, deadline=None)

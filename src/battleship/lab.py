@@ -30,24 +30,18 @@ def kernel_kind(shooter: str) -> int:
     return kernels.KINDS[shooter]
 
 
-def _play_chunk(
+def play_rows(
     rules: Rules,
     kind: int,
     seed: int,
-    first: int,
-    count: int,
-    generator: str,
-    layouts,
-    option: int,
-    weight: int,
-):
-    rows = (
-        layouts[first : first + count]
-        if layouts is not None
-        else generators.draw(rules, generator, seed, count, first=first, threads=False)
-    )
+    rows: np.ndarray,
+    option: int = 0,
+    weight: int = density.DEFAULT_WEIGHT,
+    first: int = 0,
+) -> np.ndarray:
+    """Shots per game on ``rows`` (layouts as placement indices); game ``i`` uses stream ``first + i``."""
     t = generators.tables(rules)
-    out = np.empty(count, dtype=np.int64)
+    out = np.empty(len(rows), dtype=np.int64)
     kernels.play_games(
         kind,
         np.uint64(seed_words(seed)),
@@ -65,6 +59,25 @@ def _play_chunk(
         out,
     )
     return out
+
+
+def _play_chunk(
+    rules: Rules,
+    kind: int,
+    seed: int,
+    first: int,
+    count: int,
+    generator: str,
+    layouts,
+    option: int,
+    weight: int,
+):
+    rows = (
+        layouts[first : first + count]
+        if layouts is not None
+        else generators.draw(rules, generator, seed, count, first=first, threads=False)
+    )
+    return play_rows(rules, kind, seed, rows, option, weight, first)
 
 
 def simulate(
