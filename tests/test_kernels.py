@@ -72,3 +72,86 @@ def test_density_kernel_matches_the_readable_shooter(rules, seed, tie):
             density.DensityShooter(tie=tie), generators.to_layout(rules, row), np.random.default_rng(0)
         )
         assert len(record.shots) == shots[i]
+
+
+def _r_board(rules, row):
+    """004's board: a matrix of ship ids (1..), 0 for water."""
+    board = np.zeros((rules.rows, rules.cols), dtype=int)
+    for s, mask in enumerate(generators.to_layout(rules, row).masks):
+        for cell in range(rules.cells):
+            if mask >> cell & 1:
+                board[divmod(cell, rules.cols)] = s + 1
+    return board
+
+
+def _r_rec_search(board, row, col):
+    """004's recSearch, recursion and all."""
+    if board[row, col] <= 0:
+        board[row, col] = -1
+        return
+    board[row, col] = -1
+    nrow, ncol = board.shape
+    if row + 1 < nrow:
+        _r_rec_search(board, row + 1, col)
+    if row - 1 >= 0:
+        _r_rec_search(board, row - 1, col)
+    if col + 1 < ncol:
+        _r_rec_search(board, row, col + 1)
+    if col - 1 >= 0:
+        _r_rec_search(board, row, col - 1)
+
+
+def _r_guess_search(board, order):
+    """004's guessSearch with a given guess order."""
+    board = board.copy()
+    for cell in order:
+        if not (board > 0).any():
+            break
+        r, c = divmod(int(cell), board.shape[1])
+        if board[r, c] > 0:
+            _r_rec_search(board, r, c)
+        elif board[r, c] == 0:
+            board[r, c] = -1
+    return int((board == -1).sum())
+
+
+def _r_den_search(board, sizes):
+    """004's denSearch: buildDen over every ship, first maximum in column-major order."""
+    board = board.copy()
+    nrow, ncol = board.shape
+    while (board > 0).any():
+        den = np.zeros_like(board)
+        for size in sizes:
+            for j in range(nrow - size + 1):
+                for i in range(ncol):
+                    if not (board[j : j + size, i] == -1).any():
+                        den[j : j + size, i] += 1
+            for j in range(nrow):
+                for i in range(ncol - size + 1):
+                    if not (board[j, i : i + size] == -1).any():
+                        den[j, i : i + size] += 1
+        first = int(np.flatnonzero(den.ravel(order="F") == den.max())[0])
+        r, c = first % nrow, first // nrow
+        if board[r, c] > 0:
+            _r_rec_search(board, r, c)
+        elif board[r, c] == 0:
+            board[r, c] = -1
+    return int((board == -1).sum())
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from(["r-blog", "square-7"]))
+def test_004_methods_match_a_literal_port_of_the_r_code(seed, name):
+    rules = preset(name)
+    t = generators.tables(rules)
+    for i, row in enumerate(generators.draw(rules, "uniform", seed, 4)):
+        board = _r_board(rules, row)
+        ship_at = (board - 1).ravel()
+        order = np.random.default_rng([seed, i]).permutation(rules.cells)
+        got = kernels.play_flood(
+            stream(np.uint64(0), np.uint64(0)), ship_at, rules.ship_cells, rules.rows, rules.cols, order
+        )
+        assert got == _r_guess_search(board, order)
+        assert kernels.play_density_grid(
+            ship_at, rules.ship_cells, rules.rows, rules.cols, t.size
+        ) == _r_den_search(board, [int(x) for x in t.size])

@@ -245,6 +245,7 @@ def simulate_cmd(
         transient=True,
     ) as progress:
         task = progress.add_task(f"{shooter} on {r.name}", total=games)
+        lab.warm_up(r, shooter, generator)
         start = time.perf_counter()
         shots = lab.simulate(
             r,

@@ -13,6 +13,12 @@ Shooters here:
 - ``hunt-target-parity`` (000): the same, hunting only cells with ``(row + col) % 2 == colour`` until
   none is left (then the rest, which only matters for fleets with one-cell ships).
 - ``density`` (000): see :mod:`battleship.density`.
+- ``flood`` (004's ``guessSearch``): guesses down a shuffled order; a hit starts 004's ``recSearch``,
+  which marks the hit ship cells' whole 4-connected group and every cell next to it. Each marked cell
+  counts as a guess, including those the last flood marks after the final ship cell, as 004 counts.
+- ``density-grid`` (004's ``denSearch``): fire at the cell that most placements of every ship avoid
+  marked cells through (004 never drops sunk ships from ``ship.sizes``), the first such cell in R's
+  column-major order, flooding on a hit as above.
 """
 
 from __future__ import annotations
@@ -31,11 +37,15 @@ RANDOM = 0
 HUNT_TARGET = 1
 HUNT_TARGET_PARITY = 2
 DENSITY = 3
+FLOOD = 4
+DENSITY_GRID = 5
 KINDS = {
     "random": RANDOM,
     "hunt-target": HUNT_TARGET,
     "hunt-target-parity": HUNT_TARGET_PARITY,
     "density": DENSITY,
+    "flood": FLOOD,
+    "density-grid": DENSITY_GRID,
 }
 
 
@@ -120,10 +130,111 @@ def play_random(state, ship_at, total, rows, cols):
 
 
 @njit(cache=True, nogil=True)
+def flood(cell, ship_at, marked, rows, cols, stack):
+    """004's ``recSearch`` from ``cell``: returns (cells newly marked, ship cells among them)."""
+    top = 0
+    stack[top] = cell
+    top += 1
+    new = ships = 0
+    while top > 0:
+        top -= 1
+        c = stack[top]
+        if marked[c]:
+            continue
+        marked[c] = True
+        new += 1
+        if ship_at[c] < 0:
+            continue
+        ships += 1
+        r, k = c // cols, c % cols
+        if r + 1 < rows:
+            stack[top] = c + cols
+            top += 1
+        if r > 0:
+            stack[top] = c - cols
+            top += 1
+        if k + 1 < cols:
+            stack[top] = c + 1
+            top += 1
+        if k > 0:
+            stack[top] = c - 1
+            top += 1
+    return new, ships
+
+
+@njit(cache=True, nogil=True)
+def play_flood(state, ship_at, total, rows, cols, order):
+    """004's traditional method; ``order`` is the guess order (shuffled when empty)."""
+    n = rows * cols
+    if order.shape[0] == 0:
+        order = shuffled(state, n)
+    marked = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(4 * n + 1, dtype=np.int64)
+    guesses = hits = 0
+    for cell in order:
+        if hits >= total:
+            break
+        if marked[cell]:
+            continue
+        new, ships = flood(cell, ship_at, marked, rows, cols, stack)
+        guesses += new
+        hits += ships
+    return guesses
+
+
+@njit(cache=True, nogil=True)
+def play_density_grid(ship_at, total, rows, cols, size):
+    """004's density method: misses-only density over the whole fleet, first maximum column by column."""
+    n = rows * cols
+    marked = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(4 * n + 1, dtype=np.int64)
+    den = np.zeros(n, dtype=np.int64)
+    guesses = hits = 0
+    while hits < total:
+        den[:] = 0
+        for s in range(size.shape[0]):
+            length = size[s]
+            for c in range(cols):  # vertical runs
+                for r in range(rows - length + 1):
+                    ok = True
+                    for k in range(length):
+                        if marked[(r + k) * cols + c]:
+                            ok = False
+                            break
+                    if ok:
+                        for k in range(length):
+                            den[(r + k) * cols + c] += 1
+            for r in range(rows):  # horizontal runs
+                for c in range(cols - length + 1):
+                    ok = True
+                    for k in range(length):
+                        if marked[r * cols + c + k]:
+                            ok = False
+                            break
+                    if ok:
+                        for k in range(length):
+                            den[r * cols + c + k] += 1
+        best = -1
+        for c in range(cols):  # R's which(): column-major order
+            for r in range(rows):
+                cell = r * cols + c
+                if best < 0 or den[cell] > den[best]:
+                    best = cell
+        new, ships = flood(best, ship_at, marked, rows, cols, stack)
+        guesses += new
+        hits += ships
+    return guesses
+
+
+@njit(cache=True, nogil=True)
 def play_game(kind, state, ship_at, total, rows, cols, option, sinks, cell_list, size, start, count, weight):
     """One game of shooter ``kind``; returns the number of shots. ``option``: parity colour or tie rule."""
     if kind == RANDOM:
         return play_random(state, ship_at, total, rows, cols)
+    if kind == FLOOD:
+        return play_flood(state, ship_at, total, rows, cols, np.empty(0, dtype=np.int64))
+    if kind == DENSITY_GRID:
+        return play_density_grid(ship_at, total, rows, cols, size)
     if kind == DENSITY:
         return play_density(
             state, ship_at, total, rows, cols, sinks, cell_list, size, start, count, weight, option

@@ -80,6 +80,11 @@ def _play_chunk(
     return play_rows(rules, kind, seed, rows, option, weight, first)
 
 
+def warm_up(rules: Rules, shooter: str, generator: str = "uniform") -> None:
+    """Compile (or load) the kernels with one game, so that timings and threads start warm."""
+    _play_chunk(rules, kernel_kind(shooter), 0, 0, 1, generator, None, 0, density.DEFAULT_WEIGHT)
+
+
 def simulate(
     rules: Rules,
     shooter: str,
@@ -104,7 +109,7 @@ def simulate(
         raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
     shots = np.empty(games, dtype=np.int64)
     starts = list(range(0, games, CHUNK))
-    _play_chunk(rules, kind, seed, 0, 1, generator, layouts, option, weight)  # compile before the threads
+    warm_up(rules, shooter, generator)
 
     def run(first: int) -> tuple[int, np.ndarray]:
         return first, _play_chunk(
