@@ -54,7 +54,10 @@ def _plan(groups_per_ship: list[list[list[int]]], restart: bool) -> Plan:
             group_count.append(len(group))
             members.extend(group)
         ship_groups.append(len(group_start))
-    as_int = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
+
+    def as_int(values: list[int]) -> np.ndarray:
+        return np.array(values, dtype=np.int64)
+
     return Plan(as_int(ship_groups), as_int(group_start), as_int(group_count), as_int(members), restart)
 
 

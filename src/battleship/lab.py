@@ -7,7 +7,6 @@ number of jobs. Jobs are threads running the nogil Numba kernels.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -167,10 +166,3 @@ def summarise(shots: np.ndarray, perfect: int, seconds: float) -> Summary:
         perfect=int((shots == perfect).sum()),
         games_per_second=n / seconds if seconds > 0 else float("inf"),
     )
-
-
-def timed_simulate(rules: Rules, shooter: str, games: int, **kwargs) -> Summary:
-    """Simulate and summarise, timing the games."""
-    start = time.perf_counter()
-    shots = simulate(rules, shooter, games, **kwargs)
-    return summarise(shots, rules.ship_cells, time.perf_counter() - start)
