@@ -74,3 +74,37 @@ def test_simulate_reads_a_layouts_file_and_reports_bad_lines(tmp_path):
 def test_lab_refuses_shooters_without_kernels():
     with pytest.raises(BattleshipError, match="no kernel for 'psychic'"):
         lab.simulate(preset("standard"), "psychic", 10)
+
+
+def test_compare_writes_the_charts_and_a_paired_table(tmp_path):
+    args = [
+        "compare",
+        "random",
+        "hunt-target",
+        "--games",
+        "3000",
+        "--seed",
+        "2",
+        "--figures",
+        str(tmp_path),
+        "--json",
+    ]
+    data = json.loads(runner.invoke(app, args).stdout)
+    assert set(data["shooters"]) == {"random", "hunt-target"}
+    assert data["shooters"]["hunt-target"]["mean"] < data["shooters"]["random"]["mean"]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["cumulative.png", "cumulative.svg", "distribution.png", "distribution.svg"]
+    alone = json.loads(
+        runner.invoke(
+            app, ["simulate", "--shooter", "hunt-target", "--games", "3000", "--seed", "2", "--json"]
+        ).stdout
+    )
+    assert alone["mean"] == data["shooters"]["hunt-target"]["mean"]  # the same layouts and streams
+
+
+def test_exact_random_curve():
+    from battleship.figures import random_cdf
+
+    cdf = random_cdf(100, 17)
+    assert cdf[16] == 0 and cdf[100] == 1 and cdf[96] < 0.5 <= cdf[97]  # median 97
+    assert abs(sum(n * (cdf[n] - cdf[n - 1]) for n in range(17, 101)) - 95.389) < 1e-3

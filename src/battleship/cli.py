@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from battleship import generators, lab, notation, shapes
+from battleship import figures, generators, lab, notation, shapes
 from battleship import rules as rules_mod
 from battleship.errors import BattleshipError
 from battleship.game import play as play_game
@@ -282,6 +282,89 @@ def simulate_cmd(
     ):
         table.add_row(name, value)
     console.print(table)
+
+
+@app.command("compare")
+@friendly
+def compare_cmd(
+    shooters: Annotated[list[str], typer.Argument(help="Shooters to compare, on the same layouts.")],
+    rules: RulesOpt = "standard",
+    generator: Annotated[str, typer.Option("--generator", "-g", help="Layout generator.")] = "uniform",
+    games: Annotated[int, typer.Option("--games", "-n", help="Games per shooter.")] = 10_000,
+    seed: SeedOpt = 0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Threads (results do not depend on it).")] = 1,
+    figures_dir: Annotated[Path, typer.Option("--figures", help="Where to write the charts.")] = Path(
+        "out/compare"
+    ),
+    as_json: JsonOpt = False,
+) -> None:
+    """Every shooter on the same layouts: one table, and 000's charts as PNG and SVG."""
+    r = rules_mod.load(rules)
+    for name in shooters:
+        lab.kernel_kind(name)  # refuse unknown names before any work
+    results: dict[str, np.ndarray] = {}
+    summaries: dict[str, lab.Summary] = {}
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=as_json,
+        transient=True,
+    ) as progress:
+        for name in shooters:
+            task = progress.add_task(name, total=games)
+            lab.warm_up(r, name, generator)
+            start = time.perf_counter()
+            results[name] = lab.simulate(
+                r,
+                name,
+                games,
+                seed=seed,
+                generator=generator,
+                jobs=jobs,
+                on_chunk=lambda _first, chunk, task=task: progress.advance(task, len(chunk)),
+            )
+            summaries[name] = lab.summarise(results[name], r.ship_cells, time.perf_counter() - start)
+    written = figures.compare_charts(
+        results, r.cells, r.ship_cells, figures_dir, f"{r.name}, {games:,} games"
+    )
+    if as_json:
+        emit_json(
+            {
+                "rules": r.name,
+                "seed": seed,
+                "games": games,
+                "shooters": {name: s.as_dict() for name, s in summaries.items()},
+                "figures": [str(p) for p in written],
+            }
+        )
+        return
+    table = Table(
+        "shooter",
+        "mean (95% CI)",
+        "sd",
+        "median",
+        "mode",
+        "min",
+        "max",
+        "games/s",
+        title=f"{r.name}: {games:,} games each, the same layouts (seed {seed})",
+    )
+    for name, s in summaries.items():
+        table.add_row(
+            name,
+            f"{s.mean:.2f} ({s.ci95[0]:.2f} .. {s.ci95[1]:.2f})",
+            f"{s.sd:.2f}",
+            f"{s.median:g}",
+            str(s.mode),
+            str(s.min),
+            str(s.max),
+            f"{s.games_per_second:,.0f}",
+        )
+    console.print(table)
+    console.print("charts: " + ", ".join(str(p) for p in written), highlight=False)
 
 
 @app.command("demo")

@@ -1,0 +1,58 @@
+"""Matplotlib charts in the style of 000: shots per game, and the chance of finishing within n shots."""
+
+from __future__ import annotations
+
+from math import comb
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+# Okabe-Ito: distinguishable with the common forms of colour blindness.
+COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+
+
+def random_cdf(cells: int, ship_cells: int) -> np.ndarray:
+    """Exact P(a random shooter finishes within n shots) for n = 0..cells: C(n, K) / C(N, K)."""
+    total = comb(cells, ship_cells)
+    return np.array([comb(n, ship_cells) / total for n in range(cells + 1)])
+
+
+def _save(fig: Figure, stem: Path) -> list[Path]:
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    for path in paths:
+        fig.savefig(path, dpi=120, bbox_inches="tight")
+    return paths
+
+
+def compare_charts(
+    results: dict[str, np.ndarray], cells: int, ship_cells: int, out_dir: Path, title: str
+) -> list[Path]:
+    """The distribution and the cumulative chart of shots per game, every shooter on each, as PNG and SVG.
+
+    A shooter named ``random`` gets the exact curve drawn beside its simulated one.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shots = np.arange(cells + 1)
+    exact = random_cdf(cells, ship_cells)
+    written = []
+    for kind in ("distribution", "cumulative"):
+        fig = Figure(figsize=(9, 5))
+        ax = fig.add_subplot(1, 1, 1)
+        for i, (name, values) in enumerate(results.items()):
+            counts = np.bincount(values, minlength=cells + 1)[: cells + 1] / len(values)
+            y = counts if kind == "distribution" else np.cumsum(counts)
+            ax.plot(
+                shots, y, color=COLOURS[i % len(COLOURS)], label=f"{name} (mean {values.mean():.2f})", lw=1.8
+            )
+            if name == "random":
+                exact_y = np.diff(exact, prepend=0.0) if kind == "distribution" else exact
+                ax.plot(shots, exact_y, color="black", ls=":", lw=1.2, label="random, exact: C(n,K)/C(N,K)")
+        ax.set_xlabel("shots to sink the fleet")
+        ax.set_ylabel("share of games" if kind == "distribution" else "P(finished within n shots)")
+        ax.set_xlim(ship_cells - 1, cells)
+        ax.set_title(f"{title}: {kind}")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="upper left" if kind == "cumulative" else "upper right", fontsize=8)
+        written += _save(fig, out_dir / kind)
+    return written
