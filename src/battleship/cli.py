@@ -196,6 +196,19 @@ def play_cmd(
     console.print(board, highlight=False, soft_wrap=True)
 
 
+def progress_bar(disable: bool) -> Progress:
+    """A Rich progress bar on stderr that vanishes when done."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=disable,
+        transient=True,
+    )
+
+
 def read_layout_file(path: Path, r: Rules) -> np.ndarray:
     """A file of layouts, one a line in the layout format, as rows of placement indices."""
     try:
@@ -235,15 +248,7 @@ def simulate_cmd(
     rows = read_layout_file(layouts, r) if layouts is not None else None
     if rows is not None and games > len(rows):
         games = len(rows)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        disable=as_json or games < 100_000,
-        transient=True,
-    ) as progress:
+    with progress_bar(disable=as_json or games < 100_000) as progress:
         task = progress.add_task(f"{shooter} on {r.name}", total=games)
         lab.warm_up(r, shooter, generator)
         start = time.perf_counter()
@@ -304,15 +309,7 @@ def compare_cmd(
         lab.kernel_kind(name)  # refuse unknown names before any work
     results: dict[str, np.ndarray] = {}
     summaries: dict[str, lab.Summary] = {}
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        disable=as_json,
-        transient=True,
-    ) as progress:
+    with progress_bar(disable=as_json) as progress:
         for name in shooters:
             task = progress.add_task(name, total=games)
             lab.warm_up(r, name, generator)
