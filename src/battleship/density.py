@@ -88,8 +88,8 @@ def choose(density, status, rows, cols, tie, state):
 
 
 @njit(cache=True, nogil=True)
-def claim_named(status, ship, cell, cell_list, size, start, count):
-    """Mark a named sunk ship's cells when exactly one all-hit placement passes through ``cell``."""
+def named_placement(status, ship, cell, cell_list, size, start, count):
+    """The only all-hit placement of ``ship`` through ``cell``, or -1 when there is none or several."""
     found = -1
     for p in range(start[ship], start[ship] + count[ship]):
         through = False
@@ -102,40 +102,143 @@ def claim_named(status, ship, cell, cell_list, size, start, count):
                 all_hit = False
         if through and all_hit:
             if found >= 0:
-                return
+                return -1
             found = p
+    return found
+
+
+@njit(cache=True, nogil=True)
+def claim_named(status, ship, cell, cell_list, size, start, count):
+    """Mark a named sunk ship's cells when exactly one all-hit placement passes through ``cell``."""
+    found = named_placement(status, ship, cell, cell_list, size, start, count)
     if found >= 0:
         for k in range(size[ship]):
             status[cell_list[found, k]] = SUNK
 
 
 @njit(cache=True, nogil=True)
-def play_density(state, ship_at, total, rows, cols, sinks, cell_list, size, start, count, weight, tie):
-    """Shots the density shooter needs to hit every ship cell (sinks: 0 none, 1 sunk, 2 named, 3 revealed)."""
+def _spread(p, sign, w, status, density, cell_list, size, ship_of):
+    """Add (sign 1) or take away (sign -1) placement ``p``'s weight on its unknown cells."""
+    for k in range(size[ship_of[p]]):
+        c = cell_list[p, k]
+        if status[c] == UNKNOWN:
+            density[c] += sign * w
+
+
+@njit(cache=True, nogil=True)
+def _close(
+    cell, status, density, valid, hits, afloat, power, through_start, through, cell_list, size, ship_of
+):
+    """A cell became a miss or a sunk-ship cell: placements through it no longer fit."""
+    for i in range(through_start[cell], through_start[cell + 1]):
+        p = through[i]
+        if valid[p]:
+            if afloat[ship_of[p]]:
+                _spread(p, -1, power[hits[p]], status, density, cell_list, size, ship_of)
+            valid[p] = False
+
+
+@njit(cache=True, nogil=True)
+def play_density(
+    state,
+    ship_at,
+    total,
+    rows,
+    cols,
+    sinks,
+    cell_list,
+    size,
+    start,
+    count,
+    weight,
+    tie,
+    ship_of,
+    through_start,
+    through,
+):
+    """Shots the density shooter needs to hit every ship cell (sinks: 0 none, 1 sunk, 2 named, 3 revealed).
+
+    The counts are kept up to date shot by shot: a shot changes only the placements through its cell.
+    Equal, to the integer, to :func:`density_map` recounted from scratch (tested).
+    """
     n = rows * cols
+    nplace = cell_list.shape[0]
     status = np.zeros(n, dtype=np.int8)
     afloat = np.ones(size.shape[0], dtype=np.bool_)
+    valid = np.ones(nplace, dtype=np.bool_)
+    hits_in = np.zeros(nplace, dtype=np.int64)
+    power = np.ones(int(size.max()) + 1, dtype=np.int64)
+    for k in range(1, power.shape[0]):
+        power[k] = power[k - 1] * weight
+    density = np.zeros(n, dtype=np.int64)
+    for p in range(nplace):
+        _spread(p, 1, 1, status, density, cell_list, size, ship_of)
     left = size.copy()
     shots = hits = 0
     while hits < total:
-        density = density_map(status, afloat, cell_list, size, start, count, weight)
         cell = choose(density, status, rows, cols, tie, state)
         shots += 1
         ship = ship_at[cell]
         if ship < 0:
+            _close(
+                cell,
+                status,
+                density,
+                valid,
+                hits_in,
+                afloat,
+                power,
+                through_start,
+                through,
+                cell_list,
+                size,
+                ship_of,
+            )
             status[cell] = MISS
             continue
+        for i in range(through_start[cell], through_start[cell + 1]):
+            p = through[i]
+            if valid[p] and afloat[ship_of[p]]:
+                _spread(p, -1, power[hits_in[p]], status, density, cell_list, size, ship_of)
         status[cell] = HIT
+        for i in range(through_start[cell], through_start[cell + 1]):
+            p = through[i]
+            if valid[p]:
+                hits_in[p] += 1
+                if afloat[ship_of[p]]:
+                    _spread(p, 1, power[hits_in[p]], status, density, cell_list, size, ship_of)
         hits += 1
         left[ship] -= 1
         if left[ship] == 0 and sinks >= 2:
+            for p in range(start[ship], start[ship] + count[ship]):
+                if valid[p]:
+                    _spread(p, -1, power[hits_in[p]], status, density, cell_list, size, ship_of)
             afloat[ship] = False
-            if sinks == 3:
-                for c in range(n):
-                    if ship_at[c] == ship:
-                        status[c] = SUNK
-            else:
-                claim_named(status, ship, cell, cell_list, size, start, count)
+            found = -1
+            if sinks == 2:
+                found = named_placement(status, ship, cell, cell_list, size, start, count)
+            for c in range(n):
+                mine = ship_at[c] == ship if sinks == 3 else False
+                if found >= 0:
+                    for k in range(size[ship]):
+                        if cell_list[found, k] == c:
+                            mine = True
+                if mine:
+                    _close(
+                        c,
+                        status,
+                        density,
+                        valid,
+                        hits_in,
+                        afloat,
+                        power,
+                        through_start,
+                        through,
+                        cell_list,
+                        size,
+                        ship_of,
+                    )
+                    status[c] = SUNK
     return shots
 
 

@@ -227,8 +227,12 @@ def play_density_grid(ship_at, total, rows, cols, size):
 
 
 @njit(cache=True, nogil=True)
-def play_game(kind, state, ship_at, total, rows, cols, option, sinks, cell_list, size, start, count, weight):
-    """One game of shooter ``kind``; returns the number of shots. ``option``: parity colour or tie rule."""
+def play_game(kind, state, ship_at, total, rows, cols, option, sinks, weight, geometry):
+    """One game of shooter ``kind``; returns the number of shots. ``option``: parity colour or tie rule.
+
+    ``geometry`` is :func:`battleship.tables.geometry`: the placement tables the kernels read.
+    """
+    cell_list, size, start, count, ship_of, through_start, through = geometry
     if kind == RANDOM:
         return play_random(state, ship_at, total, rows, cols)
     if kind == FLOOD:
@@ -237,18 +241,30 @@ def play_game(kind, state, ship_at, total, rows, cols, option, sinks, cell_list,
         return play_density_grid(ship_at, total, rows, cols, size)
     if kind == DENSITY:
         return play_density(
-            state, ship_at, total, rows, cols, sinks, cell_list, size, start, count, weight, option
+            state,
+            ship_at,
+            total,
+            rows,
+            cols,
+            sinks,
+            cell_list,
+            size,
+            start,
+            count,
+            weight,
+            option,
+            ship_of,
+            through_start,
+            through,
         )
     return play_hunt_target(state, ship_at, total, rows, cols, kind == HUNT_TARGET_PARITY, option)
 
 
 @njit(cache=True, nogil=True)
-def play_games(
-    kind, seed, first, layouts, cell_list, size, start, count, rows, cols, option, sinks, weight, out
-):
+def play_games(kind, seed, first, layouts, rows, cols, option, sinks, weight, geometry, out):
     """Play ``len(out)`` games on ``layouts`` (rows of placement indices); game ``i`` uses stream ``first + i``."""
-    n = rows * cols
-    ship_at = np.empty(n, dtype=np.int64)
+    cell_list, size = geometry[0], geometry[1]
+    ship_at = np.empty(rows * cols, dtype=np.int64)
     total = 0
     for s in range(size.shape[0]):
         total += size[s]
@@ -259,6 +275,4 @@ def play_games(
             for k in range(size[s]):
                 ship_at[cell_list[p, k]] = s
         state = stream(seed ^ SHOOTER_SALT, first + i)
-        out[i] = play_game(
-            kind, state, ship_at, total, rows, cols, option, sinks, cell_list, size, start, count, weight
-        )
+        out[i] = play_game(kind, state, ship_at, total, rows, cols, option, sinks, weight, geometry)

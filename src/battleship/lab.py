@@ -17,6 +17,7 @@ from battleship import density, generators, kernels
 from battleship.errors import BattleshipError
 from battleship.rng import seed_words
 from battleship.rules import Rules
+from battleship.tables import geometry
 
 CHUNK = 20_000
 QUANTILES = (0.01, 0.05, 0.25, 0.75, 0.95, 0.99)
@@ -46,15 +47,12 @@ def play_rows(
         np.uint64(seed_words(seed)),
         np.uint64(first),
         rows,
-        t.cell_list,
-        t.size,
-        t.start,
-        t.count,
         rules.rows,
         rules.cols,
         option,
         density.SINK_CODES[rules.sinks],
         weight,
+        geometry(t),
         out,
     )
     return out

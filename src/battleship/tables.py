@@ -45,6 +45,8 @@ class Tables:
     size: np.ndarray  # (S,) int64: cells per ship
     symbols: np.ndarray  # (S,) uint8: ship letters
     masks: tuple[int, ...]  # (P,) Python-int bitboards
+    through_start: np.ndarray  # (cells+1,) offsets into ``through``
+    through: np.ndarray  # placements covering each cell, cell by cell
 
 
 @lru_cache(maxsize=64)
@@ -60,6 +62,12 @@ def tables(rules: Rules) -> Tables:
     for p, m in enumerate(masks):
         cells = [i for i in range(rules.cells) if m >> i & 1]
         cell_list[p, : len(cells)] = cells
+    covering: list[list[int]] = [[] for _ in range(rules.cells)]
+    for p, m in enumerate(masks):
+        for i in range(rules.cells):
+            if m >> i & 1:
+                covering[i].append(p)
+    through_start = np.concatenate(([0], np.cumsum([len(c) for c in covering]))).astype(np.int64)
     return Tables(
         nwords=nwords,
         cells=np.array([to_words(m, nwords) for m in masks], dtype=np.uint64).reshape(-1, nwords),
@@ -71,4 +79,11 @@ def tables(rules: Rules) -> Tables:
         size=size,
         symbols=np.frombuffer(rules.symbols.encode("ascii"), dtype=np.uint8).copy(),
         masks=tuple(masks),
+        through_start=through_start,
+        through=np.array([p for c in covering for p in c], dtype=np.int64),
     )
+
+
+def geometry(t: Tables) -> tuple[np.ndarray, ...]:
+    """The placement tables the game kernels read, as one tuple."""
+    return (t.cell_list, t.size, t.start, t.count, t.ship_of, t.through_start, t.through)
