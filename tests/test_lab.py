@@ -2,6 +2,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from battleship import generators, lab
@@ -108,3 +110,45 @@ def test_exact_random_curve():
     cdf = random_cdf(100, 17)
     assert cdf[16] == 0 and cdf[100] == 1 and cdf[96] < 0.5 <= cdf[97]  # median 97
     assert abs(sum(n * (cdf[n] - cdf[n - 1]) for n in range(17, 101)) - 95.389) < 1e-3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(17, 100), min_size=1, max_size=300))
+def test_histogram_summary_equals_numpy(values):
+    shots = np.array(values)
+    s = lab.summarise_histogram(np.bincount(shots, minlength=101), 17, 1.0)
+    assert s.mean == pytest.approx(shots.mean())
+    assert s.median == pytest.approx(np.median(shots))
+    for q, v in s.quantiles.items():
+        assert v == pytest.approx(np.quantile(shots, float(q)))
+    assert (s.min, s.max, s.perfect) == (shots.min(), shots.max(), (shots == 17).sum())
+    if len(shots) > 1:
+        assert s.sd == pytest.approx(shots.std(ddof=1))
+
+
+def test_a_killed_run_resumes_to_the_same_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(lab, "CHUNK", 500)
+    whole, part = tmp_path / "whole.txt", tmp_path / "part.txt"
+    args = ["simulate", "--shooter", "hunt-target", "--games", "2300", "--seed", "4", "--json"]
+    first = json.loads(runner.invoke(app, [*args, "--out", str(whole)]).stdout)
+    lines = whole.read_text().splitlines(keepends=True)
+    assert len(lines) == 2300
+    # a run killed after 1,234 games, mid-line
+    (tmp_path / "part.txt.run.json").write_text((tmp_path / "whole.txt.run.json").read_text())
+    part.write_text("".join(lines[:1234]) + lines[1234][:1])
+    resumed = json.loads(runner.invoke(app, [*args, "--out", str(part), "--resume"]).stdout)
+    assert part.read_text() == whole.read_text()
+    assert {k: v for k, v in resumed.items() if k != "games_per_second"} == {
+        k: v for k, v in first.items() if k != "games_per_second"
+    }
+
+
+def test_saved_runs_are_never_overwritten_or_mixed(tmp_path):
+    out = tmp_path / "shots.txt"
+    base = ["simulate", "--games", "100", "--out", str(out)]
+    assert runner.invoke(app, base).exit_code == 0
+    again = runner.invoke(app, base)
+    assert again.exit_code == 2 and "pass --resume" in again.stderr
+    other = runner.invoke(app, [*base, "--seed", "9", "--resume"])
+    assert other.exit_code == 2 and "different run (seed differ)" in other.stderr
+    assert len(out.read_text().split()) == 100

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import sys
@@ -241,35 +242,53 @@ def simulate_cmd(
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Threads (results do not depend on it).")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Write shots per game, one a line.")] = None,
     tie: Annotated[str, typer.Option("--tie", help="density ties: first | random | centre")] = "first",
+    resume: Annotated[bool, typer.Option("--resume", help="Carry on the run saved in --out.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Play many games of one shooter and summarise the shots per game."""
+    """Play many games of one shooter and summarise the shots per game (streamed: any number of games)."""
     r = rules_mod.load(rules)
     rows = read_layout_file(layouts, r) if layouts is not None else None
     if rows is not None and games > len(rows):
         games = len(rows)
+    done, histogram = 0, np.zeros(r.cells + 1, dtype=np.int64)
+    shots_file = None
+    if out is not None:
+        params = {
+            "shooter": shooter,
+            "rules": r.to_toml(),
+            "generator": generator,
+            "seed": seed,
+            "games": games,
+            "tie": tie,
+            "layouts": str(layouts) if layouts else None,
+        }
+        shots_file = lab.ShotsFile(out, params)
+        done, histogram = shots_file.start(resume, r.cells)
+    elif resume:
+        raise BattleshipError("--resume needs --out FILE, the run to carry on")
     with progress_bar(disable=as_json or games < 100_000) as progress:
-        task = progress.add_task(f"{shooter} on {r.name}", total=games)
+        task = progress.add_task(f"{shooter} on {r.name}", total=games, completed=done)
         lab.warm_up(r, shooter, generator)
         start = time.perf_counter()
-        shots = lab.simulate(
-            r,
-            shooter,
-            games,
-            seed=seed,
-            generator=generator,
-            layouts=rows,
-            jobs=jobs,
-            tie=tie,
-            on_chunk=lambda _first, chunk: progress.advance(task, len(chunk)),
-        )
+        if done < games:
+            for _first, chunk in lab.stream(
+                r,
+                shooter,
+                games,
+                seed=seed,
+                generator=generator,
+                layouts=rows,
+                jobs=jobs,
+                tie=tie,
+                start=done,
+            ):
+                if shots_file is not None:
+                    shots_file.append(chunk)
+                histogram += np.bincount(chunk, minlength=r.cells + 1)
+                progress.advance(task, len(chunk))
         seconds = time.perf_counter() - start
-    summary = lab.summarise(shots, r.ship_cells, seconds)
-    if out is not None:
-        try:
-            np.savetxt(out, shots, fmt="%d")
-        except OSError as exc:
-            raise BattleshipError(f"cannot write {out}: {exc.strerror}") from None
+    summary = lab.summarise_histogram(histogram, r.ship_cells, seconds)
+    summary = dataclasses.replace(summary, games_per_second=(games - done) / seconds if seconds > 0 else 0.0)
     if as_json:
         emit_json({"shooter": shooter, "rules": r.name, "seed": seed, **summary.as_dict()})
         return

@@ -7,9 +7,12 @@ number of jobs. Jobs are threads running the nogil Numba kernels.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import os
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -82,7 +85,7 @@ def warm_up(rules: Rules, shooter: str, generator: str = "uniform") -> None:
     _play_chunk(rules, kernel_kind(shooter), 0, 0, 1, generator, None, 0, density.DEFAULT_WEIGHT)
 
 
-def simulate(
+def stream(
     rules: Rules,
     shooter: str,
     games: int,
@@ -93,31 +96,45 @@ def simulate(
     colour: int = 0,
     tie: str = "first",
     weight: int = density.DEFAULT_WEIGHT,
-    on_chunk: Callable[[int, np.ndarray], None] | None = None,
-) -> np.ndarray:
-    """Shots per game for ``games`` games; ``layouts`` (rows of placement indices) replaces the generator."""
+    start: int = 0,
+) -> Iterator[tuple[int, np.ndarray]]:
+    """Chunks ``(first game, shots)`` in order, from game ``start`` (a multiple of CHUNK) to ``games``."""
     kind = kernel_kind(shooter)
     if tie not in density.TIES:
         raise BattleshipError(f"tie rule {tie!r} is not one of {', '.join(density.TIES)}")
-    option = density.TIES[tie] if kind == kernels.DENSITY else colour
     if games < 1:
         raise BattleshipError("--games must be at least 1")
     if layouts is not None and len(layouts) < games:
         raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
-    shots = np.empty(games, dtype=np.int64)
-    starts = list(range(0, games, CHUNK))
+    if start % CHUNK:
+        raise BattleshipError(f"a run resumes at a multiple of {CHUNK} games, not {start}")
+    option = density.TIES[tie] if kind == kernels.DENSITY else colour
     warm_up(rules, shooter, generator)
 
     def run(first: int) -> tuple[int, np.ndarray]:
-        return first, _play_chunk(
-            rules, kind, seed, first, min(CHUNK, games - first), generator, layouts, option, weight
-        )
+        count = min(CHUNK, games - first)
+        return first, _play_chunk(rules, kind, seed, first, count, generator, layouts, option, weight)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for first, out in pool.map(run, starts):
-            shots[first : first + len(out)] = out
-            if on_chunk is not None:
-                on_chunk(first, out)
+        # a bounded window of chunks in flight keeps memory flat for any number of games
+        window = 4 * max(1, jobs)
+        for lo in range(start, games, window * CHUNK):
+            yield from pool.map(run, range(lo, min(games, lo + window * CHUNK), CHUNK))
+
+
+def simulate(
+    rules: Rules,
+    shooter: str,
+    games: int,
+    on_chunk: Callable[[int, np.ndarray], None] | None = None,
+    **options,
+) -> np.ndarray:
+    """Shots per game for ``games`` games (options as :func:`stream`), held in memory."""
+    shots = np.empty(games, dtype=np.int64)
+    for first, out in stream(rules, shooter, games, **options):
+        shots[first : first + len(out)] = out
+        if on_chunk is not None:
+            on_chunk(first, out)
     return shots
 
 
@@ -144,23 +161,88 @@ class Summary:
         return data
 
 
-def summarise(shots: np.ndarray, perfect: int, seconds: float) -> Summary:
-    """Mean with a normal 95% interval, spread, order statistics, and the count of perfect games."""
-    n = len(shots)
-    mean = float(shots.mean())
-    sd = float(shots.std(ddof=1)) if n > 1 else 0.0
+def _quantile(cumulative: np.ndarray, n: int, q: float) -> float:
+    """NumPy's default (linear) quantile of the data whose running histogram is ``cumulative``."""
+    h = (n - 1) * q
+    low = int(np.floor(h))
+
+    def kth(k: int) -> int:
+        """The k-th smallest value (from 0)."""
+        return int(np.searchsorted(cumulative, k, side="right"))
+
+    a = kth(low)
+    b = kth(min(low + 1, n - 1))
+    return a + (h - low) * (b - a)
+
+
+def summarise_histogram(histogram: np.ndarray, perfect: int, seconds: float) -> Summary:
+    """The summary of games whose shot counts are tallied in ``histogram`` (index = shots)."""
+    n = int(histogram.sum())
+    values = np.arange(len(histogram))
+    mean = float((values * histogram).sum() / n)
+    var = float(((values - mean) ** 2 * histogram).sum() / (n - 1)) if n > 1 else 0.0
+    sd = var**0.5
     half = 1.959963984540054 * sd / np.sqrt(n)
-    counts = np.bincount(shots)
+    cumulative = np.cumsum(histogram)
+    seen = np.flatnonzero(histogram)
     return Summary(
         games=n,
         mean=mean,
         ci95=(mean - half, mean + half),
         sd=sd,
-        median=float(np.median(shots)),
-        mode=int(counts.argmax()),
-        min=int(shots.min()),
-        max=int(shots.max()),
-        quantiles={f"{q:g}": float(np.quantile(shots, q)) for q in QUANTILES},
-        perfect=int((shots == perfect).sum()),
+        median=_quantile(cumulative, n, 0.5),
+        mode=int(histogram.argmax()),
+        min=int(seen[0]),
+        max=int(seen[-1]),
+        quantiles={f"{q:g}": _quantile(cumulative, n, q) for q in QUANTILES},
+        perfect=int(histogram[perfect]) if perfect < len(histogram) else 0,
         games_per_second=n / seconds if seconds > 0 else float("inf"),
     )
+
+
+def summarise(shots: np.ndarray, perfect: int, seconds: float) -> Summary:
+    """Mean with a normal 95% interval, spread, order statistics, and the count of perfect games."""
+    return summarise_histogram(np.bincount(shots), perfect, seconds)
+
+
+class ShotsFile:
+    """Shots per game streamed to a text file (one a line) with its run's parameters beside it.
+
+    A run killed part-way keeps every chunk written; ``resume`` checks that the parameters match,
+    drops a partly written chunk and says where to carry on.
+    """
+
+    def __init__(self, path: Path, params: dict):
+        self.path = path
+        self.meta = path.with_name(path.name + ".run.json")
+        self.params = params
+
+    def start(self, resume: bool, cells: int) -> tuple[int, np.ndarray]:
+        """Open for writing; returns (games already done, their histogram)."""
+        histogram = np.zeros(cells + 1, dtype=np.int64)
+        if not resume:
+            if self.path.exists():
+                raise BattleshipError(f"{self.path} exists: pass --resume to carry on with it, or remove it")
+            self.meta.write_text(json.dumps(self.params, indent=2) + "\n")
+            self.path.write_text("")
+            return 0, histogram
+        if not self.path.exists() or not self.meta.exists():
+            raise BattleshipError(f"nothing to resume: {self.path} or {self.meta.name} is missing")
+        saved = json.loads(self.meta.read_text())
+        if saved != self.params:
+            changed = sorted(k for k in set(saved) | set(self.params) if saved.get(k) != self.params.get(k))
+            raise BattleshipError(f"{self.path} was written by a different run ({', '.join(changed)} differ)")
+        # every line but the last ends in a newline: the last is empty or a line cut short
+        complete = [line for line in self.path.read_text().split("\n")[:-1] if line.strip()]
+        done = len(complete) // CHUNK * CHUNK
+        kept = np.array(complete[:done], dtype=np.int64)
+        self.path.write_text("".join(f"{v}\n" for v in kept))
+        np.add.at(histogram, kept, 1)
+        return done, histogram
+
+    def append(self, shots: np.ndarray) -> None:
+        """Add one chunk, flushed to disk before the next is counted."""
+        with self.path.open("a") as handle:
+            handle.write("".join(f"{v}\n" for v in shots.tolist()))
+            handle.flush()
+            os.fsync(handle.fileno())
