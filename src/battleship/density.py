@@ -117,8 +117,9 @@ def claim_named(status, ship, cell, cell_list, size, start, count):
 
 
 @njit(cache=True, nogil=True)
-def _spread(p, sign, w, status, density, cell_list, size, ship_of):
+def _spread(p, sign, w, status, density, geometry):
     """Add (sign 1) or take away (sign -1) placement ``p``'s weight on its unknown cells."""
+    cell_list, size, ship_of = geometry[0], geometry[1], geometry[4]
     for k in range(size[ship_of[p]]):
         c = cell_list[p, k]
         if status[c] == UNKNOWN:
@@ -126,41 +127,25 @@ def _spread(p, sign, w, status, density, cell_list, size, ship_of):
 
 
 @njit(cache=True, nogil=True)
-def _close(
-    cell, status, density, valid, hits, afloat, power, through_start, through, cell_list, size, ship_of
-):
+def _close(cell, status, density, valid, hits, afloat, power, geometry):
     """A cell became a miss or a sunk-ship cell: placements through it no longer fit."""
+    ship_of, through_start, through = geometry[4], geometry[5], geometry[6]
     for i in range(through_start[cell], through_start[cell + 1]):
         p = through[i]
         if valid[p]:
             if afloat[ship_of[p]]:
-                _spread(p, -1, power[hits[p]], status, density, cell_list, size, ship_of)
+                _spread(p, -1, power[hits[p]], status, density, geometry)
             valid[p] = False
 
 
 @njit(cache=True, nogil=True)
-def play_density(
-    state,
-    ship_at,
-    total,
-    rows,
-    cols,
-    sinks,
-    cell_list,
-    size,
-    start,
-    count,
-    weight,
-    tie,
-    ship_of,
-    through_start,
-    through,
-):
+def play_density(state, ship_at, total, rows, cols, sinks, weight, tie, geometry):
     """Shots the density shooter needs to hit every ship cell (sinks: 0 none, 1 sunk, 2 named, 3 revealed).
 
     The counts are kept up to date shot by shot: a shot changes only the placements through its cell.
     Equal, to the integer, to :func:`density_map` recounted from scratch (tested).
     """
+    cell_list, size, start, count, ship_of, through_start, through = geometry
     n = rows * cols
     nplace = cell_list.shape[0]
     status = np.zeros(n, dtype=np.int8)
@@ -172,7 +157,7 @@ def play_density(
         power[k] = power[k - 1] * weight
     density = np.zeros(n, dtype=np.int64)
     for p in range(nplace):
-        _spread(p, 1, 1, status, density, cell_list, size, ship_of)
+        _spread(p, 1, 1, status, density, geometry)
     left = size.copy()
     shots = hits = 0
     while hits < total:
@@ -180,39 +165,26 @@ def play_density(
         shots += 1
         ship = ship_at[cell]
         if ship < 0:
-            _close(
-                cell,
-                status,
-                density,
-                valid,
-                hits_in,
-                afloat,
-                power,
-                through_start,
-                through,
-                cell_list,
-                size,
-                ship_of,
-            )
+            _close(cell, status, density, valid, hits_in, afloat, power, geometry)
             status[cell] = MISS
             continue
         for i in range(through_start[cell], through_start[cell + 1]):
             p = through[i]
             if valid[p] and afloat[ship_of[p]]:
-                _spread(p, -1, power[hits_in[p]], status, density, cell_list, size, ship_of)
+                _spread(p, -1, power[hits_in[p]], status, density, geometry)
         status[cell] = HIT
         for i in range(through_start[cell], through_start[cell + 1]):
             p = through[i]
             if valid[p]:
                 hits_in[p] += 1
                 if afloat[ship_of[p]]:
-                    _spread(p, 1, power[hits_in[p]], status, density, cell_list, size, ship_of)
+                    _spread(p, 1, power[hits_in[p]], status, density, geometry)
         hits += 1
         left[ship] -= 1
         if left[ship] == 0 and sinks >= 2:
             for p in range(start[ship], start[ship] + count[ship]):
                 if valid[p]:
-                    _spread(p, -1, power[hits_in[p]], status, density, cell_list, size, ship_of)
+                    _spread(p, -1, power[hits_in[p]], status, density, geometry)
             afloat[ship] = False
             found = -1
             if sinks == 2:
@@ -224,20 +196,7 @@ def play_density(
                         if cell_list[found, k] == c:
                             mine = True
                 if mine:
-                    _close(
-                        c,
-                        status,
-                        density,
-                        valid,
-                        hits_in,
-                        afloat,
-                        power,
-                        through_start,
-                        through,
-                        cell_list,
-                        size,
-                        ship_of,
-                    )
+                    _close(c, status, density, valid, hits_in, afloat, power, geometry)
                     status[c] = SUNK
     return shots
 

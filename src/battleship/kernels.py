@@ -232,7 +232,7 @@ def play_game(kind, state, ship_at, total, rows, cols, option, sinks, weight, ge
 
     ``geometry`` is :func:`battleship.tables.geometry`: the placement tables the kernels read.
     """
-    cell_list, size, start, count, ship_of, through_start, through = geometry
+    size = geometry[1]
     if kind == RANDOM:
         return play_random(state, ship_at, total, rows, cols)
     if kind == FLOOD:
@@ -240,23 +240,7 @@ def play_game(kind, state, ship_at, total, rows, cols, option, sinks, weight, ge
     if kind == DENSITY_GRID:
         return play_density_grid(ship_at, total, rows, cols, size)
     if kind == DENSITY:
-        return play_density(
-            state,
-            ship_at,
-            total,
-            rows,
-            cols,
-            sinks,
-            cell_list,
-            size,
-            start,
-            count,
-            weight,
-            option,
-            ship_of,
-            through_start,
-            through,
-        )
+        return play_density(state, ship_at, total, rows, cols, sinks, weight, option, geometry)
     return play_hunt_target(state, ship_at, total, rows, cols, kind == HUNT_TARGET_PARITY, option)
 
 
