@@ -56,10 +56,17 @@ def density_map(status, afloat, cell_list, size, start, count, weight):
 
 
 @njit(cache=True, nogil=True)
+def centre_distance(cell, rows, cols):
+    """Squared distance from the board's centre, in half cells (an integer, exact)."""
+    r, c = cell // cols, cell % cols
+    return (2 * r - rows + 1) ** 2 + (2 * c - cols + 1) ** 2
+
+
+@njit(cache=True, nogil=True)
 def choose(density, status, rows, cols, tie, state):
     """The unknown cell of highest density, ties broken by rule ``tie``."""
     best = -1
-    best_key = 0.0
+    best_key = 0
     ties = 0
     for cell in range(status.shape[0]):
         if status[cell] != UNKNOWN:
@@ -75,15 +82,13 @@ def choose(density, status, rows, cols, tie, state):
                 if below(state, ties) == 0:
                     best = cell
                 continue
-            r, c = cell // cols, cell % cols
-            key = (2 * r - rows + 1) ** 2 + (2 * c - cols + 1) ** 2
+            key = centre_distance(cell, rows, cols)
             if key < best_key:
                 best, best_key = cell, key
             continue
         best = cell
         ties = 1
-        r, c = cell // cols, cell % cols
-        best_key = (2 * r - rows + 1) ** 2 + (2 * c - cols + 1) ** 2
+        best_key = centre_distance(cell, rows, cols)
     return best
 
 
@@ -186,16 +191,15 @@ def play_density(state, ship_at, total, rows, cols, sinks, weight, tie, geometry
                 if valid[p]:
                     _spread(p, -1, power[hits_in[p]], status, density, geometry)
             afloat[ship] = False
-            found = -1
-            if sinks == 2:
+            if sinks == 3:  # revealed: the referee shows the ship's cells
+                for c in range(n):
+                    if ship_at[c] == ship:
+                        _close(c, status, density, valid, hits_in, afloat, power, geometry)
+                        status[c] = SUNK
+            else:
                 found = named_placement(status, ship, cell, cell_list, size, start, count)
-            for c in range(n):
-                mine = ship_at[c] == ship if sinks == 3 else False
-                if found >= 0:
-                    for k in range(size[ship]):
-                        if cell_list[found, k] == c:
-                            mine = True
-                if mine:
+                for k in range(size[ship] if found >= 0 else 0):
+                    c = cell_list[found, k]
                     _close(c, status, density, valid, hits_in, afloat, power, geometry)
                     status[c] = SUNK
     return shots

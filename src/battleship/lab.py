@@ -232,12 +232,24 @@ class ShotsFile:
         if saved != self.params:
             changed = sorted(k for k in set(saved) | set(self.params) if saved.get(k) != self.params.get(k))
             raise BattleshipError(f"{self.path} was written by a different run ({', '.join(changed)} differ)")
-        # every line but the last ends in a newline: the last is empty or a line cut short
-        complete = [line for line in self.path.read_text().split("\n")[:-1] if line.strip()]
-        done = len(complete) // CHUNK * CHUNK
-        kept = np.array(complete[:done], dtype=np.int64)
-        self.path.write_text("".join(f"{v}\n" for v in kept))
-        np.add.at(histogram, kept, 1)
+        # read line by line (a 10^8-game file is too big to hold as text): tally each chunk apart and
+        # keep it only once complete, then cut the file after the last complete chunk
+        done, keep_bytes, offset = 0, 0, 0
+        chunk = np.zeros(cells + 1, dtype=np.int64)
+        in_chunk = 0
+        with self.path.open("rb") as handle:
+            for line in handle:
+                if not line.endswith(b"\n"):
+                    break  # a line cut short by the kill
+                offset += len(line)
+                chunk[int(line)] += 1
+                in_chunk += 1
+                if in_chunk == CHUNK:
+                    histogram += chunk
+                    chunk[:] = 0
+                    done, keep_bytes, in_chunk = done + CHUNK, offset, 0
+        with self.path.open("r+b") as handle:
+            handle.truncate(keep_bytes)
         return done, histogram
 
     def append(self, shots: np.ndarray) -> None:

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from battleship.cells import iter_cells
 from battleship.rules import Rules
 
 
@@ -60,13 +61,12 @@ def tables(rules: Rules) -> Tables:
     size = np.array([s.size for s in rules.fleet], dtype=np.int64)
     cell_list = np.full((len(masks), int(size.max())), -1, dtype=np.int64)
     for p, m in enumerate(masks):
-        cells = [i for i in range(rules.cells) if m >> i & 1]
+        cells = list(iter_cells(m))
         cell_list[p, : len(cells)] = cells
     covering: list[list[int]] = [[] for _ in range(rules.cells)]
     for p, m in enumerate(masks):
-        for i in range(rules.cells):
-            if m >> i & 1:
-                covering[i].append(p)
+        for i in iter_cells(m):
+            covering[i].append(p)
     through_start = np.concatenate(([0], np.cumsum([len(c) for c in covering]))).astype(np.int64)
     return Tables(
         nwords=nwords,

@@ -34,7 +34,8 @@ class HuntTargetShooter:
         )
         if self.parity and self._given_order is None:
             on = [c for c in order if (c // rules.cols + c % rules.cols) % 2 == self.colour]
-            order = on + [c for c in order if c not in set(on)]
+            on_set = set(on)
+            order = on + [c for c in order if c not in on_set]
         self._order = order
         self._hunt = 0
         self._queue: deque[int] = deque()
