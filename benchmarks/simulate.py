@@ -17,6 +17,8 @@ from battleship.rules import preset
 def rate(shooter: str, games: int, jobs: int) -> float:
     """Games per second for one run (after a warm-up run compiles the kernels)."""
     rules = preset("standard")
+    if lab.refusal(shooter, rules):  # trial-sink plays 003's no-contact rules
+        rules = preset("pirates")
     lab.simulate(rules, shooter, 1000, seed=0, jobs=jobs)
     start = time.perf_counter()
     lab.simulate(rules, shooter, games, seed=1, jobs=jobs)

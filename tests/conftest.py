@@ -31,13 +31,13 @@ def chi2_upper(df: int, z: float = 3.719) -> float:
 
 
 @st.composite
-def small_rules(draw, max_side: int = 7, max_ships: int = 4) -> Rules:
+def small_rules(draw, max_side: int = 7, max_ships: int = 4, spacings: tuple = tuple(Spacing)) -> Rules:
     """Straight-ship rules small enough for brute force, every spacing and sink mode."""
     rows = draw(st.integers(3, max_side))
     cols = draw(st.integers(3, max_side))
     lengths = draw(st.lists(st.integers(1, 4), min_size=1, max_size=max_ships))
     fleet = tuple(Ship.line(f"Ship {LETTERS[i]}", LETTERS[i], n) for i, n in enumerate(lengths))
-    spacing = draw(st.sampled_from(list(Spacing)))
+    spacing = draw(st.sampled_from(list(spacings)))
     sinks = draw(st.sampled_from(list(Sinks)))
     try:
         return Rules(rows, cols, fleet, spacing, sinks)

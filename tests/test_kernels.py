@@ -8,14 +8,15 @@ from hypothesis import strategies as st
 
 from battleship import density, generators, kernels, lab
 from battleship.game import play
+from battleship.options import Options
 from battleship.rng import stream
 from battleship.rules import preset
 from battleship.shooters.hunt_target import HuntTargetParityShooter, HuntTargetShooter
 from tests.conftest import small_rules
 
 
-def _kernel_shots(rules, kind, seed, layouts, option=0):
-    return lab.play_rows(rules, kind, seed, layouts, option)
+def _kernel_shots(rules, kind, seed, layouts, options=None):
+    return lab.play_rows(rules, kind, seed, layouts, options)
 
 
 @settings(max_examples=40, deadline=None)
@@ -23,7 +24,7 @@ def _kernel_shots(rules, kind, seed, layouts, option=0):
 def test_hunt_target_kernel_matches_the_readable_shooter(rules, seed, parity, colour):
     layouts = generators.draw(rules, "uniform", seed, 3)
     kind = kernels.HUNT_TARGET_PARITY if parity else kernels.HUNT_TARGET
-    shots = _kernel_shots(rules, kind, seed, layouts, colour)
+    shots = _kernel_shots(rules, kind, seed, layouts, Options(colour=colour))
     for i, row in enumerate(layouts):
         order = kernels.hunt_order(
             stream(np.uint64(seed) ^ kernels.SHOOTER_SALT, np.uint64(i)),
@@ -66,7 +67,7 @@ def test_parity_hunting_beats_plain_hunting_on_the_same_layouts():
 @given(small_rules(), st.integers(0, 2**32), st.sampled_from(["first", "centre"]))
 def test_density_kernel_matches_the_readable_shooter(rules, seed, tie):
     layouts = generators.draw(rules, "uniform", seed, 3)
-    shots = _kernel_shots(rules, kernels.DENSITY, seed, layouts, density.TIES[tie])
+    shots = _kernel_shots(rules, kernels.DENSITY, seed, layouts, Options(tie=tie))
     for i, row in enumerate(layouts):
         record = play(
             density.DensityShooter(tie=tie), generators.to_layout(rules, row), np.random.default_rng(0)
@@ -153,5 +154,5 @@ def test_004_methods_match_a_literal_port_of_the_r_code(seed, name):
         )
         assert got == _r_guess_search(board, order)
         assert kernels.play_density_grid(
-            ship_at, rules.ship_cells, rules.rows, rules.cols, t.size
+            ship_at, rules.ship_cells, rules.rows, rules.cols, t.size, 0
         ) == _r_den_search(board, [int(x) for x in t.size])

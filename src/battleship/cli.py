@@ -21,6 +21,7 @@ from battleship import rules as rules_mod
 from battleship.errors import BattleshipError
 from battleship.game import play as play_game
 from battleship.layout import Layout
+from battleship.options import Options, format_spec, parse_spec
 from battleship.render import grid_text
 from battleship.rules import Rules
 from battleship.shooters import SHOOTERS, make
@@ -37,6 +38,26 @@ err = Console(stderr=True)
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or rules TOML file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed: the same seed gives the same result.")]
+ShooterHelp = (
+    f"One of {', '.join(SHOOTERS)}, with options as name:key=value,... (tie, colour, weight, skew, boost)."
+)
+TieOpt = Annotated[
+    str | None, typer.Option("--tie", help="Tie rule of scoring shooters: first | random | centre.")
+]
+SkewOpt = Annotated[
+    bool,
+    typer.Option("--skew", help="002's diagonal skew: +20% to one colour while the smallest ship floats."),
+]
+
+
+def shooter_options(spec: str, tie: str | None, skew: bool) -> tuple[str, Options]:
+    """A shooter spec with the --tie and --skew flags applied on top."""
+    name, options = parse_spec(spec)
+    if tie is not None:
+        options = dataclasses.replace(options, tie=tie)
+    if skew and not options.skew:
+        options = dataclasses.replace(options, skew=20)
+    return name, options
 
 
 def friendly(func):
@@ -161,9 +182,11 @@ def layout_cmd(
 @app.command("play")
 @friendly
 def play_cmd(
-    shooter: Annotated[str, typer.Option("--shooter", help=f"One of: {', '.join(SHOOTERS)}.")] = "random",
+    shooter: Annotated[str, typer.Option("--shooter", help=ShooterHelp)] = "random",
     rules: RulesOpt = "standard",
     seed: SeedOpt = 0,
+    tie: TieOpt = None,
+    skew: SkewOpt = False,
     generator: Annotated[str, typer.Option("--generator", "-g", help="Layout generator.")] = "uniform",
     layout: Annotated[
         str | None, typer.Option("--layout", help="Target layout: notation text or a file.")
@@ -173,7 +196,8 @@ def play_cmd(
     """Play one game and print it in 001's game notation, with the board at the end."""
     r = rules_mod.load(rules)
     target = read_layout(layout, r) if layout else generators.generate(r, generator, seed, 1)[0]
-    player = make(shooter)
+    name, options = shooter_options(shooter, tie, skew)
+    player = make(name, options)
     record = play_game(player, target, np.random.default_rng([seed, 1]))
     game_text = notation.write_game(notation.from_record(record))
     board = notation.format_board(record.observation)
@@ -231,7 +255,7 @@ def read_layout_file(path: Path, r: Rules) -> np.ndarray:
 @app.command("simulate")
 @friendly
 def simulate_cmd(
-    shooter: Annotated[str, typer.Option("--shooter", help="A shooter the lab runs as a kernel.")] = "random",
+    shooter: Annotated[str, typer.Option("--shooter", help=ShooterHelp)] = "random",
     rules: RulesOpt = "standard",
     generator: Annotated[str, typer.Option("--generator", "-g", help="Layout generator.")] = "uniform",
     layouts: Annotated[
@@ -241,12 +265,16 @@ def simulate_cmd(
     seed: SeedOpt = 0,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Threads (results do not depend on it).")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Write shots per game, one a line.")] = None,
-    tie: Annotated[str, typer.Option("--tie", help="density ties: first | random | centre")] = "first",
+    tie: TieOpt = None,
+    skew: SkewOpt = False,
     resume: Annotated[bool, typer.Option("--resume", help="Carry on the run saved in --out.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Play many games of one shooter and summarise the shots per game (streamed: any number of games)."""
     r = rules_mod.load(rules)
+    name, options = shooter_options(shooter, tie, skew)
+    lab.kernel_kind(name, r)
+    shooter = format_spec(name, options)
     rows = read_layout_file(layouts, r) if layouts is not None else None
     if rows is not None and games > len(rows):
         games = len(rows)
@@ -259,27 +287,29 @@ def simulate_cmd(
             "generator": generator,
             "seed": seed,
             "games": games,
-            "tie": tie,
+            "tie": options.tie,
             "layouts": str(layouts) if layouts else None,
         }
+        if set(options.changed()) - {"tie"}:
+            params["options"] = dataclasses.asdict(options)
         shots_file = lab.ShotsFile(out, params)
         done, histogram = shots_file.start(resume, r.cells)
     elif resume:
         raise BattleshipError("--resume needs --out FILE, the run to carry on")
     with progress_bar(disable=as_json or games < 100_000) as progress:
         task = progress.add_task(f"{shooter} on {r.name}", total=games, completed=done)
-        lab.warm_up(r, shooter, generator)
+        lab.warm_up(r, name, generator)
         start = time.perf_counter()
         if done < games:
             for _first, chunk in lab.stream(
                 r,
-                shooter,
+                name,
                 games,
                 seed=seed,
                 generator=generator,
                 layouts=rows,
                 jobs=jobs,
-                tie=tie,
+                options=options,
                 start=done,
             ):
                 if shots_file is not None:
@@ -311,7 +341,9 @@ def simulate_cmd(
 @app.command("compare")
 @friendly
 def compare_cmd(
-    shooters: Annotated[list[str], typer.Argument(help="Shooters to compare, on the same layouts.")],
+    shooters: Annotated[
+        list[str], typer.Argument(help="Shooters to compare on the same layouts, as name:key=value,...")
+    ],
     rules: RulesOpt = "standard",
     generator: Annotated[str, typer.Option("--generator", "-g", help="Layout generator.")] = "uniform",
     games: Annotated[int, typer.Option("--games", "-n", help="Games per shooter.")] = 10_000,
@@ -324,25 +356,31 @@ def compare_cmd(
 ) -> None:
     """Every shooter on the same layouts: one table, and 000's charts as PNG and SVG."""
     r = rules_mod.load(rules)
-    for name in shooters:
-        lab.kernel_kind(name)  # refuse unknown names before any work
+    specs = {}
+    for spec in shooters:  # refuse unknown names, bad options and unplayable rules before any work
+        name, options = parse_spec(spec)
+        lab.kernel_kind(name, r)
+        specs[format_spec(name, options)] = (name, options)
+    if len(specs) < len(shooters):
+        raise BattleshipError("a shooter is named twice (with the same options)")
     results: dict[str, np.ndarray] = {}
     summaries: dict[str, lab.Summary] = {}
     with progress_bar(disable=as_json) as progress:
-        for name in shooters:
-            task = progress.add_task(name, total=games)
+        for label, (name, options) in specs.items():
+            task = progress.add_task(label, total=games)
             lab.warm_up(r, name, generator)
             start = time.perf_counter()
-            results[name] = lab.simulate(
+            results[label] = lab.simulate(
                 r,
                 name,
                 games,
                 seed=seed,
                 generator=generator,
                 jobs=jobs,
+                options=options,
                 on_chunk=lambda _first, chunk, task=task: progress.advance(task, len(chunk)),
             )
-            summaries[name] = lab.summarise(results[name], r.ship_cells, time.perf_counter() - start)
+            summaries[label] = lab.summarise(results[label], r.ship_cells, time.perf_counter() - start)
     written = figures.compare_charts(
         results, r.cells, r.ship_cells, figures_dir, f"{r.name}, {games:,} games"
     )
@@ -389,7 +427,8 @@ def demo_cmd(seed: SeedOpt = 2026, as_json: JsonOpt = False) -> None:
     """The main job of `make run`: one game of each shooter on the standard rules, with its board."""
     r = rules_mod.preset("standard")
     target = generators.generate(r, "uniform", seed, 1)[0]
-    records = {name: play_game(make(name), target, np.random.default_rng([seed, 1])) for name in SHOOTERS}
+    playable = [name for name in SHOOTERS if lab.refusal(name, r) is None]  # trial-sink needs no-touch rules
+    records = {name: play_game(make(name), target, np.random.default_rng([seed, 1])) for name in playable}
     if as_json:
         emit_json(
             {

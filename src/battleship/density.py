@@ -1,15 +1,25 @@
-"""000's probability-density shooter, as a Numba kernel and as a readable Shooter.
+"""000's probability-density shooter and 001's superposition shooter: Numba kernels and readable Shooters.
 
-Every afloat ship's placements that avoid misses and cells of sunk ships are counted on each unknown
-cell they cover. Hits count as open water for placements, and a placement through ``k`` hits not yet
-explained by a sunk ship weighs ``weight ** k`` (000's "heavy score weighting"). The most counted
-unknown cell is fired at; ties go to the first in reading order (000's implementation), a random one,
-or the one nearest the centre.
+density (000): every afloat ship's placements that avoid misses and cells of sunk ships are counted
+on each unknown cell they cover. Hits count as open water for placements, and a placement through
+``k`` hits not yet explained by a sunk ship weighs ``weight ** k`` (000's "heavy score weighting").
+The most counted unknown cell is fired at; ties go to the first in reading order (000's
+implementation), a random one, or the one nearest the centre. With ``skew`` (002), one checkerboard
+colour scores that many percent more while the fleet's smallest ship may be afloat.
+
+superposition (001, section 5, "a sub-optimal implementation"): the same count with every placement
+weighing 1 ("every arrangement of every operational ship"), after two forced-cell rules: a hit with
+exactly one unsearched neighbour and no hit neighbour has its ship there; a ship with exactly one
+possible arrangement is there. While any hit is not explained by a sunk ship, only unsearched
+neighbours of hits are candidates (as 001's code does); while hunting, cells ``(row + col) % n == k``
+get the parity ``boost`` (n the smallest operational ship's length, k the residue most shots so far
+went to).
 
 Which cells a sunk ship held: under ``revealed`` rules the referee shows them. Under ``named`` rules
 the ship's placements through the sinking cell whose cells are all unexplained hits are candidates;
 when exactly one remains its cells are marked sunk, otherwise the hits stay unexplained. Under
-``sunk`` and ``none`` rules no ship is known to be sunk, so every ship stays in the count.
+``sunk`` and ``none`` rules no ship is known to be sunk, so every ship stays in the count. Both
+shooters play every rules variant and every fleet, polyominoes included.
 """
 
 from __future__ import annotations
@@ -17,15 +27,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from battleship.choice import HIT, MISS, SUNK, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
-from battleship.rng import below
+from battleship.options import BOOST, SINKS, SKEW, TIE, WEIGHT, Options
 from battleship.rules import Rules, Sinks
-from battleship.tables import tables
+from battleship.tables import geometry, tables
 
-TIES = {"first": 0, "random": 1, "centre": 2}
-UNKNOWN, MISS, HIT, SUNK = 0, 1, 2, 3
-DEFAULT_WEIGHT = 20
+DENSITY, SUPERPOSITION = 0, 1
 
 
 @njit(cache=True, nogil=True)
@@ -53,43 +62,6 @@ def density_map(status, afloat, cell_list, size, start, count, weight):
                 if status[cell] == UNKNOWN:
                     density[cell] += w
     return density
-
-
-@njit(cache=True, nogil=True)
-def centre_distance(cell, rows, cols):
-    """Squared distance from the board's centre, in half cells (an integer, exact)."""
-    r, c = cell // cols, cell % cols
-    return (2 * r - rows + 1) ** 2 + (2 * c - cols + 1) ** 2
-
-
-@njit(cache=True, nogil=True)
-def choose(density, status, rows, cols, tie, state):
-    """The unknown cell of highest density, ties broken by rule ``tie``."""
-    best = -1
-    best_key = 0
-    ties = 0
-    for cell in range(status.shape[0]):
-        if status[cell] != UNKNOWN:
-            continue
-        d = density[cell]
-        if best >= 0 and d < density[best]:
-            continue
-        if best >= 0 and d == density[best]:
-            if tie == 0:
-                continue
-            if tie == 1:
-                ties += 1
-                if below(state, ties) == 0:
-                    best = cell
-                continue
-            key = centre_distance(cell, rows, cols)
-            if key < best_key:
-                best, best_key = cell, key
-            continue
-        best = cell
-        ties = 1
-        best_key = centre_distance(cell, rows, cols)
-    return best
 
 
 @njit(cache=True, nogil=True)
@@ -144,13 +116,100 @@ def _close(cell, status, density, valid, hits, afloat, power, geometry):
 
 
 @njit(cache=True, nogil=True)
-def play_density(state, ship_at, total, rows, cols, sinks, weight, tie, geometry):
-    """Shots the density shooter needs to hit every ship cell (sinks: 0 none, 1 sunk, 2 named, 3 revealed).
+def fitting(status, geometry):
+    """Per placement: True when it covers no miss and no sunk-ship cell."""
+    cell_list, size, ship_of = geometry[0], geometry[1], geometry[4]
+    valid = np.ones(cell_list.shape[0], dtype=np.bool_)
+    for p in range(cell_list.shape[0]):
+        for k in range(size[ship_of[p]]):
+            st = status[cell_list[p, k]]
+            if st == MISS or st == SUNK:  # noqa: SIM109 (plain compares for Numba)
+                valid[p] = False
+                break
+    return valid
+
+
+@njit(cache=True, nogil=True)
+def forced_cell(status, afloat, valid, rows, cols, geometry):
+    """001's forced cells: a hit's only open neighbour, or an unsearched cell of a ship's only arrangement."""
+    cell_list, size, start, count = geometry[0], geometry[1], geometry[2], geometry[3]
+    for cell in range(status.shape[0]):
+        if status[cell] != HIT:
+            continue
+        r, c = cell // cols, cell % cols
+        open_cells = 0
+        last = -1
+        hit_next = False
+        for dr, dc in ((-1, 0), (1, 0), (0, 1), (0, -1)):
+            if 0 <= r + dr < rows and 0 <= c + dc < cols:
+                nb = (r + dr) * cols + c + dc
+                if status[nb] == UNKNOWN:
+                    open_cells += 1
+                    last = nb
+                elif status[nb] == HIT:
+                    hit_next = True
+        if open_cells == 1 and not hit_next:
+            return last
+    for s in range(size.shape[0]):
+        if not afloat[s]:
+            continue
+        only = -1
+        for p in range(start[s], start[s] + count[s]):
+            if valid[p]:
+                if only >= 0:
+                    only = -2
+                    break
+                only = p
+        if only >= 0:
+            for k in range(size[s]):
+                if status[cell_list[only, k]] == UNKNOWN:
+                    return cell_list[only, k]
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def superposition_pick(density, status, afloat, valid, rows, cols, params, geometry, state):
+    """001's superposition choice, given the arrangement counts (``density`` with weight 1)."""
+    forced = forced_cell(status, afloat, valid, rows, cols, geometry)
+    if forced >= 0:
+        return forced
+    n = status.shape[0]
+    eligible = np.zeros(n, dtype=np.bool_)
+    targeting = False
+    for cell in range(n):
+        if status[cell] != HIT:
+            continue
+        r, c = cell // cols, cell % cols
+        for dr, dc in ((-1, 0), (1, 0), (0, 1), (0, -1)):
+            if 0 <= r + dr < rows and 0 <= c + dc < cols and status[(r + dr) * cols + c + dc] == UNKNOWN:
+                eligible[(r + dr) * cols + c + dc] = True
+                targeting = True
+    if targeting:
+        factor = np.full(n, 100, dtype=np.int64)
+    else:
+        for cell in range(n):
+            eligible[cell] = status[cell] == UNKNOWN
+        factor = pattern_factor(status, rows, cols, smallest_afloat(afloat, geometry[1]), params[BOOST])
+    return choose(density, factor, eligible, rows, cols, params[TIE], state)
+
+
+@njit(cache=True, nogil=True)
+def density_pick(density, status, afloat, rows, cols, params, geometry, state):
+    """000's choice: the unknown cell of highest density (with 002's skew when asked for)."""
+    factor = skew_factor(status, afloat, geometry[1], rows, cols, params[SKEW])
+    return choose(density, factor, status == UNKNOWN, rows, cols, params[TIE], state)
+
+
+@njit(cache=True, nogil=True)
+def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
+    """Shots the density (``mode`` 0) or superposition (1) shooter needs to hit every ship cell.
 
     The counts are kept up to date shot by shot: a shot changes only the placements through its cell.
     Equal, to the integer, to :func:`density_map` recounted from scratch (tested).
     """
     cell_list, size, start, count, ship_of, through_start, through = geometry
+    sinks = params[SINKS]
+    weight = params[WEIGHT] if mode == DENSITY else 1
     n = rows * cols
     nplace = cell_list.shape[0]
     status = np.zeros(n, dtype=np.int8)
@@ -166,7 +225,10 @@ def play_density(state, ship_at, total, rows, cols, sinks, weight, tie, geometry
     left = size.copy()
     shots = hits = 0
     while hits < total:
-        cell = choose(density, status, rows, cols, tie, state)
+        if mode == DENSITY:
+            cell = density_pick(density, status, afloat, rows, cols, params, geometry, state)
+        else:
+            cell = superposition_pick(density, status, afloat, valid, rows, cols, params, geometry, state)
         shots += 1
         ship = ship_at[cell]
         if ship < 0:
@@ -205,44 +267,60 @@ def play_density(state, ship_at, total, rows, cols, sinks, weight, tie, geometry
     return shots
 
 
-SINK_CODES = {Sinks.NONE: 0, Sinks.SUNK: 1, Sinks.NAMED: 2, Sinks.REVEALED: 3}
+def observed_status(rules: Rules, observation: Observation) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell unknown/miss/hit/sunk, and which ships are afloat, from the observation alone."""
+    t = tables(rules)
+    status = np.zeros(rules.cells, dtype=np.int8)
+    afloat = np.ones(len(rules.fleet), dtype=np.bool_)
+    for shot in observation.shots:
+        status[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
+        if shot.outcome is Outcome.SUNK and shot.ship is not None:
+            afloat[shot.ship] = False
+            if rules.sinks is Sinks.REVEALED:
+                for c in range(rules.cells):
+                    if shot.cells >> c & 1:
+                        status[c] = SUNK
+            else:
+                claim_named(status, shot.ship, shot.cell, t.cell_list, t.size, t.start, t.count)
+    return status, afloat
 
 
 class DensityShooter:
     """000's probability density shooter (see the module docstring). Plays every rules variant."""
 
     name = "density"
+    mode = DENSITY
 
-    def __init__(self, weight: int = DEFAULT_WEIGHT, tie: str = "first"):
-        if tie not in TIES:
-            raise BattleshipError(f"tie rule {tie!r} is not one of {', '.join(TIES)}")
-        self.weight, self.tie = weight, tie
+    def __init__(self, options: Options | None = None, **keys):
+        self.options = options if options is not None else Options(**keys)
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Remember the rules; all other state is read from the observation."""
-        self._rules, self._rng = rules, rng
+        self._rules = rules
+        self._params = self.options.vector(rules)
         self._state = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
 
-    def status(self, observation: Observation) -> tuple[np.ndarray, np.ndarray]:
-        """Per cell unknown/miss/hit/sunk, and which ships are afloat, from the observation alone."""
-        rules, t = self._rules, tables(self._rules)
-        status = np.zeros(rules.cells, dtype=np.int8)
-        afloat = np.ones(len(rules.fleet), dtype=np.bool_)
-        for shot in observation.shots:
-            status[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
-            if shot.outcome is Outcome.SUNK and shot.ship is not None:
-                afloat[shot.ship] = False
-                if rules.sinks is Sinks.REVEALED:
-                    for c in range(rules.cells):
-                        if shot.cells >> c & 1:
-                            status[c] = SUNK
-                else:
-                    claim_named(status, shot.ship, shot.cell, t.cell_list, t.size, t.start, t.count)
-        return status, afloat
-
     def next_shot(self, observation: Observation) -> int:
-        """The unknown cell with the highest weighted placement count."""
+        """The cell this shooter's scores put first."""
         rules, t = self._rules, tables(self._rules)
-        status, afloat = self.status(observation)
-        density = density_map(status, afloat, t.cell_list, t.size, t.start, t.count, self.weight)
-        return int(choose(density, status, rules.rows, rules.cols, TIES[self.tie], self._state))
+        status, afloat = observed_status(rules, observation)
+        weight = self.options.weight if self.mode == DENSITY else 1
+        density = density_map(status, afloat, t.cell_list, t.size, t.start, t.count, weight)
+        g = geometry(t)
+        if self.mode == DENSITY:
+            cell = density_pick(density, status, afloat, rules.rows, rules.cols, self._params, g, self._state)
+        else:
+            valid = fitting(status, g)
+            cell = superposition_pick(
+                density, status, afloat, valid, rules.rows, rules.cols, self._params, g, self._state
+            )
+        if cell < 0:
+            raise BattleshipError("no cell is left to fire at: the observation contradicts the rules")
+        return int(cell)
+
+
+class SuperpositionShooter(DensityShooter):
+    """001's practical optimal strategy: forced cells, then the most arranged cell, parity boosted."""
+
+    name = "superposition"
+    mode = SUPERPOSITION

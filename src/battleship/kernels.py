@@ -12,13 +12,16 @@ Shooters here:
   north (turn 4), turn 5 fires south of the first hit, not at the new cell's neighbours.
 - ``hunt-target-parity`` (000): the same, hunting only cells with ``(row + col) % 2 == colour`` until
   none is left (then the rest, which only matters for fleets with one-cell ships).
-- ``density`` (000): see :mod:`battleship.density`.
+- ``density`` (000) and ``superposition`` (001): see :mod:`battleship.density`.
+- ``trial-sink`` (003): see :mod:`battleship.trialsink`.
 - ``flood`` (004's ``guessSearch``): guesses down a shuffled order; a hit starts 004's ``recSearch``,
   which marks the hit ship cells' whole 4-connected group and every cell next to it. Each marked cell
   counts as a guess, including those the last flood marks after the final ship cell, as 004 counts.
 - ``density-grid`` (004's ``denSearch``): fire at the cell that most placements of every ship avoid
   marked cells through (004 never drops sunk ships from ``ship.sizes``), the first such cell in R's
-  column-major order, flooding on a hit as above.
+  column-major order, flooding on a hit as above; ``skew`` as in :mod:`battleship.options`.
+
+Every kernel reads its options from the int64 vector of :meth:`battleship.options.Options.vector`.
 """
 
 from __future__ import annotations
@@ -26,8 +29,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from battleship.choice import MISS, UNKNOWN, pattern_factor
+from battleship.density import DENSITY as DENSITY_MODE
+from battleship.density import SUPERPOSITION as SUPERPOSITION_MODE
 from battleship.density import play_density
+from battleship.options import COLOUR, SKEW
 from battleship.rng import below, stream
+from battleship.trialsink import play_trial_sink
 
 # Shooters draw from streams of ``seed ^ SHOOTER_SALT``: a run that draws its layouts with the same
 # seed would otherwise hand the shooter the very numbers that placed the ships.
@@ -39,6 +47,8 @@ HUNT_TARGET_PARITY = 2
 DENSITY = 3
 FLOOD = 4
 DENSITY_GRID = 5
+SUPERPOSITION = 6
+TRIAL_SINK = 7
 KINDS = {
     "random": RANDOM,
     "hunt-target": HUNT_TARGET,
@@ -46,6 +56,8 @@ KINDS = {
     "density": DENSITY,
     "flood": FLOOD,
     "density-grid": DENSITY_GRID,
+    "superposition": SUPERPOSITION,
+    "trial-sink": TRIAL_SINK,
 }
 
 
@@ -183,10 +195,12 @@ def play_flood(state, ship_at, total, rows, cols, order):
 
 
 @njit(cache=True, nogil=True)
-def play_density_grid(ship_at, total, rows, cols, size):
+def play_density_grid(ship_at, total, rows, cols, size, skew):
     """004's density method: misses-only density over the whole fleet, first maximum column by column."""
     n = rows * cols
     marked = np.zeros(n, dtype=np.bool_)
+    status = np.zeros(n, dtype=np.int8)
+    factor = np.full(n, 100, dtype=np.int64)
     stack = np.empty(4 * n + 1, dtype=np.int64)
     den = np.zeros(n, dtype=np.int64)
     guesses = hits = 0
@@ -214,11 +228,15 @@ def play_density_grid(ship_at, total, rows, cols, size):
                     if ok:
                         for k in range(length):
                             den[r * cols + c + k] += 1
+        if skew > 0:  # 004 never drops a ship, so the smallest is always "afloat"
+            for cell in range(n):
+                status[cell] = MISS if marked[cell] else UNKNOWN
+            factor = pattern_factor(status, rows, cols, 2, skew)
         best = -1
         for c in range(cols):  # R's which(): column-major order
             for r in range(rows):
                 cell = r * cols + c
-                if best < 0 or den[cell] > den[best]:
+                if best < 0 or den[cell] * factor[cell] > den[best] * factor[best]:
                     best = cell
         new, ships = flood(best, ship_at, marked, rows, cols, stack)
         guesses += new
@@ -227,8 +245,8 @@ def play_density_grid(ship_at, total, rows, cols, size):
 
 
 @njit(cache=True, nogil=True)
-def play_game(kind, state, ship_at, total, rows, cols, option, sinks, weight, geometry):
-    """One game of shooter ``kind``; returns the number of shots. ``option``: parity colour or tie rule.
+def play_game(kind, state, ship_at, total, rows, cols, params, geometry):
+    """One game of shooter ``kind``; returns the number of shots. ``params``: the options vector.
 
     ``geometry`` is :func:`battleship.tables.geometry`: the placement tables the kernels read.
     """
@@ -238,14 +256,18 @@ def play_game(kind, state, ship_at, total, rows, cols, option, sinks, weight, ge
     if kind == FLOOD:
         return play_flood(state, ship_at, total, rows, cols, np.empty(0, dtype=np.int64))
     if kind == DENSITY_GRID:
-        return play_density_grid(ship_at, total, rows, cols, size)
+        return play_density_grid(ship_at, total, rows, cols, size, params[SKEW])
     if kind == DENSITY:
-        return play_density(state, ship_at, total, rows, cols, sinks, weight, option, geometry)
-    return play_hunt_target(state, ship_at, total, rows, cols, kind == HUNT_TARGET_PARITY, option)
+        return play_density(state, ship_at, total, rows, cols, params, geometry, DENSITY_MODE)
+    if kind == SUPERPOSITION:
+        return play_density(state, ship_at, total, rows, cols, params, geometry, SUPERPOSITION_MODE)
+    if kind == TRIAL_SINK:
+        return play_trial_sink(state, ship_at, total, rows, cols, params, geometry)
+    return play_hunt_target(state, ship_at, total, rows, cols, kind == HUNT_TARGET_PARITY, params[COLOUR])
 
 
 @njit(cache=True, nogil=True)
-def play_games(kind, seed, first, layouts, rows, cols, option, sinks, weight, geometry, out):
+def play_games(kind, seed, first, layouts, rows, cols, params, geometry, out):
     """Play ``len(out)`` games on ``layouts`` (rows of placement indices); game ``i`` uses stream ``first + i``."""
     cell_list, size = geometry[0], geometry[1]
     ship_at = np.empty(rows * cols, dtype=np.int64)
@@ -259,4 +281,4 @@ def play_games(kind, seed, first, layouts, rows, cols, option, sinks, weight, ge
             for k in range(size[s]):
                 ship_at[cell_list[p, k]] = s
         state = stream(seed ^ SHOOTER_SALT, first + i)
-        out[i] = play_game(kind, state, ship_at, total, rows, cols, option, sinks, weight, geometry)
+        out[i] = play_game(kind, state, ship_at, total, rows, cols, params, geometry)

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from battleship import density, generators, kernels
+from battleship import generators, kernels, trialsink
 from battleship.errors import BattleshipError
+from battleship.options import Options
 from battleship.rng import seed_words
 from battleship.rules import Rules
 from battleship.tables import geometry
@@ -26,11 +27,26 @@ CHUNK = 20_000
 QUANTILES = (0.01, 0.05, 0.25, 0.75, 0.95, 0.99)
 
 
-def kernel_kind(shooter: str) -> int:
-    """The kernel number of a shooter the lab can run at full speed."""
+def kernel_kind(shooter: str, rules: Rules | None = None) -> int:
+    """The kernel number of a shooter the lab can run at full speed; refuses rules it cannot play."""
     if shooter not in kernels.KINDS:
         raise BattleshipError(f"the lab has no kernel for {shooter!r}; it runs {', '.join(kernels.KINDS)}")
+    if rules is not None:
+        why = refusal(shooter, rules)
+        if why:
+            raise BattleshipError(why)
     return kernels.KINDS[shooter]
+
+
+def refusal(shooter: str, rules: Rules) -> str | None:
+    """Why ``shooter`` cannot play ``rules``, or None when it can."""
+    if shooter == "trial-sink":
+        return trialsink.refusal(rules)
+    if shooter == "density-grid":
+        bent = [s.name for s in rules.fleet if not s.is_straight]
+        if bent:
+            return f"density-grid counts straight runs (004's buildDen); {', '.join(bent)} is not straight"
+    return None
 
 
 def play_rows(
@@ -38,8 +54,7 @@ def play_rows(
     kind: int,
     seed: int,
     rows: np.ndarray,
-    option: int = 0,
-    weight: int = density.DEFAULT_WEIGHT,
+    options: Options | None = None,
     first: int = 0,
 ) -> np.ndarray:
     """Shots per game on ``rows`` (layouts as placement indices); game ``i`` uses stream ``first + i``."""
@@ -52,9 +67,7 @@ def play_rows(
         rows,
         rules.rows,
         rules.cols,
-        option,
-        density.SINK_CODES[rules.sinks],
-        weight,
+        (options or Options()).vector(rules),
         geometry(t),
         out,
     )
@@ -69,20 +82,19 @@ def _play_chunk(
     count: int,
     generator: str,
     layouts,
-    option: int,
-    weight: int,
+    options: Options,
 ):
     rows = (
         layouts[first : first + count]
         if layouts is not None
         else generators.draw(rules, generator, seed, count, first=first, threads=False)
     )
-    return play_rows(rules, kind, seed, rows, option, weight, first)
+    return play_rows(rules, kind, seed, rows, options, first)
 
 
 def warm_up(rules: Rules, shooter: str, generator: str = "uniform") -> None:
     """Compile (or load) the kernels with one game, so that timings and threads start warm."""
-    _play_chunk(rules, kernel_kind(shooter), 0, 0, 1, generator, None, 0, density.DEFAULT_WEIGHT)
+    _play_chunk(rules, kernel_kind(shooter, rules), 0, 0, 1, generator, None, Options())
 
 
 def stream(
@@ -93,27 +105,23 @@ def stream(
     generator: str = "uniform",
     layouts: np.ndarray | None = None,
     jobs: int = 1,
-    colour: int = 0,
-    tie: str = "first",
-    weight: int = density.DEFAULT_WEIGHT,
+    options: Options | None = None,
     start: int = 0,
 ) -> Iterator[tuple[int, np.ndarray]]:
     """Chunks ``(first game, shots)`` in order, from game ``start`` (a multiple of CHUNK) to ``games``."""
-    kind = kernel_kind(shooter)
-    if tie not in density.TIES:
-        raise BattleshipError(f"tie rule {tie!r} is not one of {', '.join(density.TIES)}")
+    kind = kernel_kind(shooter, rules)
+    options = options or Options()
     if games < 1:
         raise BattleshipError("--games must be at least 1")
     if layouts is not None and len(layouts) < games:
         raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
     if start % CHUNK:
         raise BattleshipError(f"a run resumes at a multiple of {CHUNK} games, not {start}")
-    option = density.TIES[tie] if kind == kernels.DENSITY else colour
     warm_up(rules, shooter, generator)
 
     def run(first: int) -> tuple[int, np.ndarray]:
         count = min(CHUNK, games - first)
-        return first, _play_chunk(rules, kind, seed, first, count, generator, layouts, option, weight)
+        return first, _play_chunk(rules, kind, seed, first, count, generator, layouts, options)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         # a bounded window of chunks in flight keeps memory flat for any number of games

@@ -1,25 +1,45 @@
-"""Shooting strategies, selectable by name."""
+"""Shooting strategies, selectable by name, with options written ``name:key=value,...``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from battleship.density import DensityShooter
+from battleship.density import DensityShooter, SuperpositionShooter
 from battleship.errors import BattleshipError
 from battleship.game import Shooter
+from battleship.options import Options, parse_spec
+from battleship.shooters.flood import DensityGridShooter, FloodShooter
 from battleship.shooters.hunt_target import HuntTargetParityShooter, HuntTargetShooter
 from battleship.shooters.random import RandomShooter
+from battleship.trialsink import TrialSinkShooter
 
-SHOOTERS: dict[str, tuple[str, Callable[[], Shooter]]] = {
-    "random": ("a uniformly random cell not yet fired at", RandomShooter),
-    "hunt-target": ("000: random hunt, then the N/S/E/W neighbours of every hit", HuntTargetShooter),
-    "hunt-target-parity": ("000: hunt-target that hunts on one checkerboard colour", HuntTargetParityShooter),
+SHOOTERS: dict[str, tuple[str, Callable[[Options], Shooter]]] = {
+    "random": ("a uniformly random cell not yet fired at", lambda o: RandomShooter()),
+    "hunt-target": (
+        "000: random hunt, then the N/S/E/W neighbours of every hit",
+        lambda o: HuntTargetShooter(colour=o.colour),
+    ),
+    "hunt-target-parity": (
+        "000: hunt-target that hunts on one checkerboard colour (colour=0|1)",
+        lambda o: HuntTargetParityShooter(colour=o.colour),
+    ),
     "density": ("000: the most counted cell over every placement of every afloat ship", DensityShooter),
+    "flood": ("004: random guesses, and a flood of the neighbours of every hit", FloodShooter),
+    "density-grid": (
+        "004: misses-only density over the whole fleet, and a flood on a hit",
+        DensityGridShooter,
+    ),
+    "superposition": ("001: forced cells, then the most arranged cell, parity boosted", SuperpositionShooter),
+    "trial-sink": (
+        "003: trial shots by ship options, sink shots to finish (no-touch rules)",
+        TrialSinkShooter,
+    ),
 }
 
 
-def make(name: str) -> Shooter:
-    """A new shooter by name."""
+def make(spec: str, options: Options | None = None) -> Shooter:
+    """A new shooter from ``name`` or ``name:key=value,...`` (keys of :class:`Options`)."""
+    name, options = parse_spec(spec, options)
     if name not in SHOOTERS:
         raise BattleshipError(f"no shooter named {name!r}; choose one of {', '.join(SHOOTERS)}")
-    return SHOOTERS[name][1]()
+    return SHOOTERS[name][1](options)

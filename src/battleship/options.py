@@ -1,0 +1,106 @@
+"""Shooter options, written ``name:key=value,...`` on the command line, and the vector kernels read.
+
+One :class:`Options` value configures every shooter; each reads only the keys it documents:
+
+- ``tie``: how equal cells are split: ``first`` (reading order), ``random`` or ``centre`` (nearest
+  the middle, then reading order). density, superposition, trial-sink.
+- ``colour``: the checkerboard colour hunt-target-parity hunts on, ``(row + col) % 2``.
+- ``weight``: density's factor per unexplained hit a placement passes through.
+- ``skew``: 002's diagonal skew, in percent (002 uses 20): while the smallest ship may be afloat,
+  cells of one checkerboard colour (the colour most of the shots so far went to) score that much
+  more. density, density-grid, trial-sink.
+- ``boost``: superposition's parity boost (001), in percent, to cells ``(row + col) % n == k`` where
+  ``n`` is the smallest afloat ship's length and ``k`` the residue most shots so far went to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from battleship.errors import BattleshipError
+from battleship.rules import Rules, Sinks, Spacing
+
+TIES = {"first": 0, "random": 1, "centre": 2}
+SINK_CODES = {Sinks.NONE: 0, Sinks.SUNK: 1, Sinks.NAMED: 2, Sinks.REVEALED: 3}
+SPACING_CODES = {Spacing.TOUCH: 0, Spacing.NO_EDGE: 1, Spacing.NO_CONTACT: 2}
+DEFAULT_WEIGHT = 20
+
+# positions in the kernels' parameter vector
+TIE, COLOUR, WEIGHT, SKEW, BOOST, SINKS, SPACING = range(7)
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a shooter plays (see the module docstring for what each key means)."""
+
+    tie: str = "first"
+    colour: int = 0
+    weight: int = DEFAULT_WEIGHT
+    skew: int = 0
+    boost: int = 5
+
+    def __post_init__(self) -> None:
+        if self.tie not in TIES:
+            raise BattleshipError(f"tie rule {self.tie!r} is not one of {', '.join(TIES)}")
+        if self.colour not in (0, 1):
+            raise BattleshipError(f"colour must be 0 or 1, not {self.colour}")
+        if not 1 <= self.weight <= 10_000:
+            raise BattleshipError(f"weight must be between 1 and 10000, not {self.weight}")
+        for key in ("skew", "boost"):
+            if not 0 <= getattr(self, key) <= 1000:
+                raise BattleshipError(f"{key} is a percentage between 0 and 1000, not {getattr(self, key)}")
+
+    def vector(self, rules: Rules) -> np.ndarray:
+        """The int64 parameter vector of the kernels, for ``rules``."""
+        out = np.zeros(7, dtype=np.int64)
+        out[TIE] = TIES[self.tie]
+        out[COLOUR] = self.colour
+        out[WEIGHT] = self.weight
+        out[SKEW] = self.skew
+        out[BOOST] = self.boost
+        out[SINKS] = SINK_CODES[rules.sinks]
+        out[SPACING] = SPACING_CODES[rules.spacing]
+        return out
+
+    def changed(self) -> dict[str, object]:
+        """The options that differ from the defaults."""
+        default = Options()
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != getattr(default, f.name)
+        }
+
+
+def parse_spec(spec: str, base: Options | None = None) -> tuple[str, Options]:
+    """``"density:tie=random,skew=20"`` -> ``("density", Options(tie="random", skew=20))``."""
+    name, _, rest = spec.partition(":")
+    name = name.strip()
+    if not name:
+        raise BattleshipError(f"shooter {spec!r}: no name before the options")
+    values: dict[str, object] = {}
+    fields = {f.name: f.type for f in dataclasses.fields(Options)}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if key not in fields or not eq:
+            raise BattleshipError(
+                f"shooter {spec!r}: {item!r} is not key=value with a key among {', '.join(fields)}"
+            )
+        if key == "tie":
+            values[key] = value.strip()
+        else:
+            try:
+                values[key] = int(value)
+            except ValueError:
+                raise BattleshipError(f"shooter {spec!r}: {key} must be an integer, not {value!r}") from None
+    return name, dataclasses.replace(base or Options(), **values)
+
+
+def format_spec(name: str, options: Options) -> str:
+    """The inverse of :func:`parse_spec` (defaults left out)."""
+    changed = options.changed()
+    return name + (":" + ",".join(f"{k}={v}" for k, v in changed.items()) if changed else "")
