@@ -14,7 +14,7 @@ import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from battleship import figures, generators, lab, notation, shapes
 from battleship import rules as rules_mod
@@ -32,7 +32,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
+# piped output is not cut to 80 columns: tables keep their natural width, as in a wide terminal
+console = Console(width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True)
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or rules TOML file.")]
@@ -396,8 +397,8 @@ def compare_cmd(
         )
         return
     table = Table(
-        "shooter",
-        "mean (95% CI)",
+        Column("shooter", no_wrap=True),
+        Column("mean (95% CI)", no_wrap=True),
         "sd",
         "median",
         "mode",
