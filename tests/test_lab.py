@@ -102,6 +102,19 @@ def test_compare_writes_the_charts_and_a_paired_table(tmp_path):
         ).stdout
     )
     assert alone["mean"] == data["shooters"]["hunt-target"]["mean"]  # the same layouts and streams
+    paired = data["shooters"]["hunt-target"]
+    assert paired["minus_first"] == pytest.approx(paired["mean"] - data["shooters"]["random"]["mean"])
+    low, high = paired["minus_first_ci95"]
+    assert low < paired["minus_first"] < high < 0
+
+
+def test_compare_takes_options_and_refuses_rules_a_shooter_cannot_play(tmp_path):
+    args = ["compare", "density", "density:skew=20", "--games", "200", "--figures", str(tmp_path), "--json"]
+    data = json.loads(runner.invoke(app, args).stdout)
+    assert set(data["shooters"]) == {"density", "density:skew=20"}
+    result = runner.invoke(app, ["compare", "trial-sink", "--games", "10", "--figures", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "may not touch" in result.stderr
 
 
 def test_exact_random_curve():

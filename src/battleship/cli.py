@@ -382,6 +382,8 @@ def compare_cmd(
                 on_chunk=lambda _first, chunk, task=task: progress.advance(task, len(chunk)),
             )
             summaries[label] = lab.summarise(results[label], r.ship_cells, time.perf_counter() - start)
+    first = next(iter(results))
+    differences = {name: lab.paired_difference(shots, results[first]) for name, shots in results.items()}
     written = figures.compare_charts(
         results, r.cells, r.ship_cells, figures_dir, f"{r.name}, {games:,} games"
     )
@@ -391,7 +393,14 @@ def compare_cmd(
                 "rules": r.name,
                 "seed": seed,
                 "games": games,
-                "shooters": {name: s.as_dict() for name, s in summaries.items()},
+                "shooters": {
+                    name: {
+                        **s.as_dict(),
+                        "minus_first": differences[name][0],
+                        "minus_first_ci95": list(differences[name][1]),
+                    }
+                    for name, s in summaries.items()
+                },
                 "figures": [str(p) for p in written],
             }
         )
@@ -405,9 +414,11 @@ def compare_cmd(
         "min",
         "max",
         "games/s",
+        Column(f"minus {next(iter(summaries))}", no_wrap=True),
         title=f"{r.name}: {games:,} games each, the same layouts (seed {seed})",
     )
     for name, s in summaries.items():
+        diff, (low, high) = differences[name]
         table.add_row(
             name,
             f"{s.mean:.2f} ({s.ci95[0]:.2f} .. {s.ci95[1]:.2f})",
@@ -417,6 +428,7 @@ def compare_cmd(
             str(s.min),
             str(s.max),
             f"{s.games_per_second:,.0f}",
+            "" if name == first else f"{diff:+.3f} ({low:+.3f} .. {high:+.3f})",
         )
     console.print(table)
     console.print("charts: " + ", ".join(str(p) for p in written), highlight=False)

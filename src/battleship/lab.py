@@ -213,6 +213,14 @@ def summarise(shots: np.ndarray, perfect: int, seconds: float) -> Summary:
     return summarise_histogram(np.bincount(shots), perfect, seconds)
 
 
+def paired_difference(shots: np.ndarray, baseline: np.ndarray) -> tuple[float, tuple[float, float]]:
+    """Mean of ``shots - baseline`` over the same layouts, with its normal 95% interval."""
+    diff = (shots - baseline).astype(np.float64)
+    mean = float(diff.mean())
+    half = 1.959963984540054 * float(diff.std(ddof=1)) / np.sqrt(len(diff)) if len(diff) > 1 else 0.0
+    return mean, (mean - half, mean + half)
+
+
 class ShotsFile:
     """Shots per game streamed to a text file (one a line) with its run's parameters beside it.
 
