@@ -1,0 +1,108 @@
+"""The exact engine against brute force: every layout replayed against the shots."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from battleship import generators
+from battleship.errors import BattleshipError
+from battleship.game import Game, Observation, Outcome, Shot
+from battleship.layout import Layout
+from battleship.posterior import Contradiction, posterior
+from battleship.rules import Rules, Ship, Sinks, preset
+from battleship.tables import tables
+from tests.conftest import brute_force_layouts, small_rules
+
+
+def replays(rules: Rules, masks: tuple[int, ...], observation: Observation) -> bool:
+    """True when the layout ``masks`` answers every shot of ``observation`` as observed."""
+    game = Game(Layout(rules, masks))
+    for shot in observation.shots:
+        if game.over:
+            return False
+        if game.fire(shot.cell) != shot:
+            return False
+    return True
+
+
+def brute_posterior(rules: Rules, observation: Observation) -> tuple[int, np.ndarray]:
+    """Count consistent layouts and per-placement counts by replaying every layout."""
+    t = tables(rules)
+    index = {(s, m): t.start[s] + i for s, ms in enumerate(rules.placements) for i, m in enumerate(ms)}
+    counts = np.zeros(len(t.masks), dtype=np.int64)
+    total = 0
+    for masks in brute_force_layouts(rules):
+        if replays(rules, masks, observation):
+            total += 1
+            for s, m in enumerate(masks):
+                counts[index[s, m]] += 1
+    return total, counts
+
+
+@st.composite
+def observed_games(draw, max_side: int = 5, max_ships: int = 3):
+    """Small rules, a hidden layout, and the answers to a random prefix of shots at it."""
+    rules = draw(small_rules(max_side=max_side, max_ships=max_ships))
+    seed = draw(st.integers(0, 2**32))
+    layout = generators.generate(rules, "uniform", seed, 1)[0]
+    order = np.random.default_rng(seed).permutation(rules.cells)
+    game = Game(layout)
+    shots = draw(st.integers(0, rules.cells))
+    for cell in order[:shots]:
+        if game.over:
+            break
+        game.fire(int(cell))
+    return rules, game.observation
+
+
+@settings(max_examples=150, deadline=None)
+@given(observed_games())
+def test_posterior_matches_brute_force_replay(case):
+    rules, observation = case
+    expected_total, expected_counts = brute_posterior(rules, observation)
+    result = posterior(rules, observation)
+    assert result.layouts == expected_total
+    assert (result.placement_layouts == expected_counts).all()
+
+
+@settings(max_examples=80, deadline=None)
+@given(observed_games(), st.data())
+def test_a_tampered_observation_is_counted_or_refused_exactly(case, data):
+    rules, observation = case
+    if not observation.shots:
+        return
+    i = data.draw(st.integers(0, len(observation.shots) - 1))
+    shot = observation.shots[i]
+    outcome = data.draw(st.sampled_from(list(Outcome)))
+    ship = data.draw(st.integers(0, len(rules.fleet) - 1))
+    tampered = Shot(
+        shot.cell,
+        outcome,
+        ship if rules.sinks in (Sinks.NAMED, Sinks.REVEALED) and outcome is Outcome.SUNK else None,
+    )
+    if rules.sinks is Sinks.REVEALED and outcome is Outcome.SUNK:
+        return  # revealed cells would need inventing too
+    shots = (*observation.shots[:i], tampered, *observation.shots[i + 1 :])
+    changed = Observation(rules, shots)
+    expected_total, _ = brute_posterior(rules, changed)
+    if expected_total == 0:
+        with pytest.raises(Contradiction):
+            posterior(rules, changed)
+    else:
+        assert posterior(rules, changed).layouts == expected_total
+
+
+def test_the_open_standard_board_probabilities_sum_to_the_fleet():
+    rules = Rules(6, 6, preset("standard").fleet[2:])
+    result = posterior(rules)
+    assert result.probability.sum() == pytest.approx(rules.ship_cells)
+
+
+def test_a_contradiction_says_what_is_wrong():
+    rules = Rules(4, 4, (Ship.line("Three", "T", 3),), sinks=Sinks.NAMED)
+    shots = (Shot(0, Outcome.HIT), Shot(1, Outcome.SUNK, 0))
+    with pytest.raises(Contradiction, match="Three"):
+        posterior(rules, Observation(rules, shots))
+    with pytest.raises(BattleshipError, match="second time"):
+        posterior(rules, Observation(rules, (Shot(0, Outcome.MISS), Shot(0, Outcome.MISS))))
