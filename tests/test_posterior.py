@@ -106,3 +106,42 @@ def test_a_contradiction_says_what_is_wrong():
         posterior(rules, Observation(rules, shots))
     with pytest.raises(BattleshipError, match="second time"):
         posterior(rules, Observation(rules, (Shot(0, Outcome.MISS), Shot(0, Outcome.MISS))))
+
+
+def test_counts_agree_with_the_row_counter_and_the_published_figure():
+    from battleship import rowcount
+    from battleship.posterior import count
+
+    assert count(preset("standard")) == (30_093_975_536, "rows")
+    for n in (6, 7):
+        rules = preset(f"square-{n}")
+        assert count(rules)[0] == rowcount.count(rules)
+
+
+def test_the_search_engine_and_the_row_engine_agree_mid_game():
+    from battleship.posterior import count_by_rows, count_by_search, evidence
+
+    rules = Rules(6, 6, preset("standard").fleet[1:], sinks=Sinks.NAMED)
+    layout = generators.generate(rules, "uniform", 11, 1)[0]
+    game = Game(layout)
+    for cell in np.random.default_rng(11).permutation(rules.cells)[:14]:
+        if game.over:
+            break
+        game.fire(int(cell))
+        ev = evidence(rules, game.observation)
+        rows_total, rows_counts = count_by_rows(rules, ev)
+        search_total, search_counts = count_by_search(rules, ev)
+        assert rows_total == search_total
+        assert (rows_counts == search_counts).all()
+
+
+def test_count_command_prints_both_conventions():
+    import json
+
+    from typer.testing import CliRunner
+
+    from battleship.cli import app
+
+    out = json.loads(CliRunner().invoke(app, ["count", "--sizes", "6..7", "--json"]).stdout)
+    assert [row["rules"] for row in out] == ["square-6", "square-7"]
+    assert all(row["identical"] * 2 == row["distinct"] for row in out)  # the two 3-ships swap

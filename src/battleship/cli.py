@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Column, Table
 
 from battleship import figures, generators, lab, notation, shapes
+from battleship import posterior as posterior_mod
 from battleship import rules as rules_mod
 from battleship.errors import BattleshipError
 from battleship.game import play as play_game
@@ -178,6 +179,78 @@ def layout_cmd(
         for first in range(0, n, chunk):
             out.write(generators.format_lines(r, indices[first : first + chunk]))
         out.flush()
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``"6..15"`` or ``"6,8,10"`` as a list of board sides."""
+    try:
+        if ".." in text:
+            low, high = (int(x) for x in text.split("..", 1))
+            return list(range(low, high + 1))
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise BattleshipError(f"--sizes {text!r}: give a range like 6..15 or a list like 6,8,10") from None
+
+
+@app.command("count")
+@friendly
+def count_cmd(
+    rules: RulesOpt = "standard",
+    sizes: Annotated[
+        str | None, typer.Option("--sizes", help="Square boards with the standard fleet, e.g. 6..15.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The number of layouts, with same-shaped ships told apart (distinct) and not (identical)."""
+    targets = (
+        [rules_mod.square(n) for n in parse_sizes(sizes)] if sizes is not None else [rules_mod.load(rules)]
+    )
+    rows = []
+    with progress_bar(disable=as_json or len(targets) == 1) as progress:
+        task = progress.add_task("counting", total=len(targets))
+        for r in targets:
+            start = time.perf_counter()
+            layouts, engine = posterior_mod.count(r)
+            rows.append(
+                {
+                    "rules": r.name,
+                    "board": f"{r.rows}x{r.cols}",
+                    "spacing": r.spacing.value,
+                    "distinct": layouts,
+                    "identical": layouts // posterior_mod.identical_factor(r),
+                    "engine": engine,
+                    "seconds": time.perf_counter() - start,
+                }
+            )
+            progress.advance(task)
+    if as_json:
+        emit_json(rows if sizes is not None else rows[0])
+        return
+    table = Table(
+        "rules",
+        "board",
+        "spacing",
+        "layouts (distinct ships)",
+        "layouts (identical ships)",
+        "engine",
+        "seconds",
+    )
+    for row in rows:
+        table.add_row(
+            row["rules"],
+            row["board"],
+            row["spacing"],
+            f"{row['distinct']:,}",
+            f"{row['identical']:,}",
+            row["engine"],
+            f"{row['seconds']:.3f}",
+        )
+    console.print(table)
+    console.print(
+        "distinct: ships of the same shape are different ships (the standard fleet's two 3-ships); "
+        "identical: swapping them gives the same layout.",
+        highlight=False,
+    )
 
 
 @app.command("play")

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from math import factorial, prod
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import Dict
 
 from battleship.cells import cell_name, iter_cells
 from battleship.errors import BattleshipError
@@ -164,7 +166,7 @@ def _enumerate(order, lists, lengths, cells, halos, hits, out_counts):
                     break
             if ok:
                 total += 1
-                for d in range(nships):
+                for d in range(nships if out_counts.shape[0] > 0 else 0):
                     out_counts[picked[d]] += 1
             continue
         for w in range(nwords):
@@ -174,7 +176,7 @@ def _enumerate(order, lists, lengths, cells, halos, hits, out_counts):
     return total
 
 
-def count_by_search(rules: Rules, ev: Evidence) -> tuple[int, np.ndarray]:
+def count_by_search(rules: Rules, ev: Evidence, marginals: bool = True) -> tuple[int, np.ndarray]:
     """Layouts and per-placement layout counts, by visiting every consistent layout (any rules)."""
     t = tables(rules)
     groups = [
@@ -189,7 +191,7 @@ def count_by_search(rules: Rules, ev: Evidence) -> tuple[int, np.ndarray]:
         lists[d, : len(groups[s])] = groups[s]
         lengths[d] = len(groups[s])
     hits = np.array([(ev.hits >> (64 * w)) & (2**64 - 1) for w in range(t.nwords)], dtype=np.uint64)
-    counts = np.zeros(len(t.masks), dtype=np.int64)
+    counts = np.zeros(len(t.masks) if marginals else 0, dtype=np.int64)
     total = _enumerate(order, lists, lengths, t.cells, t.halos, hits, counts)
     return int(total), counts
 
@@ -232,11 +234,22 @@ class Posterior:
         return [c for c in open_cells if counts[c] == top]
 
 
+def count(rules: Rules, observation: Observation | None = None) -> tuple[int, str]:
+    """The number of layouts consistent with ``observation`` (ships told apart), and the engine used."""
+    ev = evidence(rules, observation or Observation(rules))
+    check_size(rules, ev)
+    if fast_path(rules):
+        return count_by_rows(rules, ev, marginals=False)[0], "rows"
+    return count_by_search(rules, ev, marginals=False)[0], "search"
+
+
 def posterior(rules: Rules, observation: Observation | None = None) -> Posterior:
     """The exact posterior over layouts given ``observation`` (uniform prior over layouts)."""
     observation = observation or Observation(rules)
     ev = evidence(rules, observation)
-    total, counts = count_by_search(rules, ev)
+    check_size(rules, ev)
+    engine = "rows" if fast_path(rules) else "search"
+    total, counts = count_by_rows(rules, ev) if engine == "rows" else count_by_search(rules, ev)
     if total == 0:
         raise Contradiction(
             "no layout fits these shots: "
@@ -245,4 +258,340 @@ def posterior(rules: Rules, observation: Observation | None = None) -> Posterior
             if ev.hits
             else "no layout fits these shots"
         )
-    return Posterior(rules, total, counts, "search")
+    return Posterior(rules, total, counts, engine)
+
+
+def check_size(rules: Rules, ev: Evidence) -> None:
+    """Refuse problems whose counts could overflow 64-bit integers (their product of choices is the bound)."""
+    t = tables(rules)
+    bound = 1
+    for s in range(len(rules.fleet)):
+        bound *= max(1, int(ev.admissible[t.start[s] : t.start[s] + t.count[s]].sum()))
+    if bound >= 2**62:
+        raise BattleshipError(
+            f"up to {bound:.3e} layouts: too many for exact 64-bit counting; use a smaller board or fleet"
+        )
+
+
+# ---- the fast engine: straight ships that may touch -------------------------------------------
+#
+# Every ship lies along a row or down a column. For one choice of orientations, enumerate the
+# placements of the column ships (the minority: the board is transposed when most ships lie in
+# columns); the row ships then lie within single rows, which are independent. A left-to-right
+# pass over a row counts, for every subset of the row ships, the ways to put that subset in the row
+# covering its uncovered hits; a subset convolution down the rows counts the layouts. The same pass
+# run backwards, weighted by the ways the other rows hold the other ships (prefix and suffix
+# products over rows), gives every row placement's count.
+
+
+@njit(cache=True, nogil=True)
+def _row_forward(r, cols, free, must, hz, lengths, pidx_row, f):
+    """``f[c][A]``: ways to fill columns < c of row ``r`` with the row ships of subset ``A``."""
+    nsub = f.shape[1]
+    f[:, :] = 0
+    f[0, 0] = 1
+    for c in range(cols):
+        for a in range(nsub):
+            v = f[c, a]
+            if v == 0:
+                continue
+            if not must >> c & 1:
+                f[c + 1, a] += v
+            for j in range(hz.shape[0]):
+                if a >> j & 1:
+                    continue
+                length = lengths[hz[j]]
+                if c + length > cols or pidx_row[hz[j], r, c] < 0:
+                    continue
+                piece = ((1 << length) - 1) << c
+                if free & piece == piece:
+                    f[c + length, a | (1 << j)] += v
+
+
+@njit(cache=True, nogil=True)
+def _row_kernel(r, cols, free, must, hz, lengths, pidx_row, f, g, kernel):
+    """Row ``r`` with free cells ``free``: ``kernel[j * cols + c][X]`` counts the ways the row holds row
+    ship ``j`` at column ``c`` while the ships of ``X`` lie in other rows (so a placement's layouts are
+    ``kernel . other``); returns nothing, fills ``f`` (forward ways) on the way."""
+    nsub = f.shape[1]
+    full = nsub - 1
+    _row_forward(r, cols, free, must, hz, lengths, pidx_row, f)
+    # g[c][B]: ways to fill columns >= c with exactly the row ships of B
+    g[:, :] = 0
+    g[cols, 0] = 1
+    for c in range(cols - 1, -1, -1):
+        for b in range(nsub):
+            v = 0 if must >> c & 1 else g[c + 1, b]
+            for j in range(hz.shape[0]):
+                if not b >> j & 1:
+                    continue
+                length = lengths[hz[j]]
+                if c + length > cols or pidx_row[hz[j], r, c] < 0:
+                    continue
+                piece = ((1 << length) - 1) << c
+                if free & piece == piece:
+                    v += g[c + length, b & ~(1 << j)]
+            g[c, b] = v
+    kernel[:, :] = 0
+    for j in range(hz.shape[0]):
+        length = lengths[hz[j]]
+        for c in range(cols - length + 1):
+            piece = ((1 << length) - 1) << c
+            if pidx_row[hz[j], r, c] < 0 or free & piece != piece:
+                continue
+            row = kernel[j * cols + c]
+            for a in range(nsub):
+                if a >> j & 1 or f[c, a] == 0:
+                    continue
+                rest = full & ~a & ~(1 << j)
+                b = rest
+                while True:
+                    if g[c + length, b]:
+                        row[rest & ~b] += f[c, a] * g[c + length, b]
+                    if b == 0:
+                        break
+                    b = (b - 1) & rest
+
+
+@njit(cache=True, nogil=True)
+def _convolve(x, y, out):
+    """Subset convolution: ``out[S] = sum over A within S of x[S - A] * y[A]``."""
+    for s in range(out.shape[0]):
+        total = 0
+        a = s
+        while True:
+            total += x[s & ~a] * y[a]
+            if a == 0:
+                break
+            a = (a - 1) & s
+        out[s] = total
+
+
+@njit(cache=True, nogil=True)
+def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, counts):
+    """Layouts with the ships flagged ``vertical`` down columns and the rest along rows; adds to ``counts``."""
+    nships = lengths.shape[0]
+    nh = 0
+    for s in range(nships):
+        if not vertical[s]:
+            nh += 1
+    hz = np.empty(nh, dtype=np.int64)
+    vt = np.empty(nships - nh, dtype=np.int64)
+    i = k = 0
+    for s in range(nships):
+        if vertical[s]:
+            vt[k] = s
+            k += 1
+        else:
+            hz[i] = s
+            i += 1
+    nv = vt.shape[0]
+    nsub = 1 << nh
+    full = nsub - 1
+    rowfull = (1 << cols) - 1
+    # the admissible column placements of each vertical ship: (top, col, placement)
+    vlist = np.empty((nv, rows * cols, 3), dtype=np.int64)
+    vcount = np.zeros(nv, dtype=np.int64)
+    for d in range(nv):
+        s = vt[d]
+        for r in range(rows):
+            for c in range(cols):
+                if pidx_col[s, r, c] >= 0:
+                    vlist[d, vcount[d], 0] = r
+                    vlist[d, vcount[d], 1] = c
+                    vlist[d, vcount[d], 2] = pidx_col[s, r, c]
+                    vcount[d] += 1
+    used = np.zeros((nv + 1, rows), dtype=np.int64)
+    choice = np.full(nv + 1, -1, dtype=np.int64)
+    prefix = np.zeros((rows + 1, nsub), dtype=np.int64)
+    suffix = np.zeros((rows + 1, nsub), dtype=np.int64)
+    ways = np.zeros((rows, nsub), dtype=np.int64)
+    other = np.zeros(nsub, dtype=np.int64)
+    f = np.zeros((cols + 1, nsub), dtype=np.int64)
+    h = np.zeros((cols + 1, nsub), dtype=np.int64)
+    # rows met again with the same free cells reuse their ways and placement kernels
+    slots = Dict.empty(key_type=types.int64, value_type=types.int64)
+    ways_of = Dict.empty(key_type=types.int64, value_type=types.int64)
+    kernels = np.zeros((64, max(1, nh) * cols, nsub), dtype=np.int64)
+    way_rows = np.zeros((64, nsub), dtype=np.int64)
+    total = 0
+    depth = 0
+    while depth >= 0:
+        if depth == nv:
+            prefix[0, :] = 0
+            prefix[0, 0] = 1
+            for r in range(rows):
+                free = rowfull & ~used[nv, r]
+                key = r * (rowfull + 1) + free
+                if key in ways_of:
+                    at = ways_of[key]
+                else:
+                    at = len(ways_of)
+                    if at >= way_rows.shape[0]:
+                        bigger_rows = np.zeros((2 * way_rows.shape[0], nsub), dtype=np.int64)
+                        bigger_rows[: way_rows.shape[0]] = way_rows
+                        way_rows = bigger_rows
+                    ways_of[key] = at
+                    _row_forward(r, cols, free, hitrow[r] & free, hz, lengths, pidx_row, f)
+                    way_rows[at, :] = f[cols, :]
+                ways[r, :] = way_rows[at]
+                _convolve(prefix[r], ways[r], prefix[r + 1])
+            found = prefix[rows, full]
+            total += found
+            if found > 0 and counts.shape[0] > 0:  # an empty counts array asks for the total only
+                suffix[rows, :] = 0
+                suffix[rows, 0] = 1
+                for r in range(rows - 1, -1, -1):
+                    _convolve(suffix[r + 1], ways[r], suffix[r])
+                for d in range(nv):
+                    counts[vlist[d, choice[d], 2]] += found
+                for r in range(rows):
+                    free = rowfull & ~used[nv, r]
+                    _convolve(prefix[r], suffix[r + 1], other)
+                    key = r * (rowfull + 1) + free
+                    if key in slots:
+                        slot = slots[key]
+                    else:
+                        slot = len(slots)
+                        if slot >= kernels.shape[0]:  # grow the cache
+                            bigger = np.zeros(
+                                (2 * kernels.shape[0], kernels.shape[1], kernels.shape[2]), dtype=np.int64
+                            )
+                            bigger[: kernels.shape[0]] = kernels
+                            kernels = bigger
+                        slots[key] = slot
+                        _row_kernel(
+                            r, cols, free, hitrow[r] & free, hz, lengths, pidx_row, f, h, kernels[slot]
+                        )
+                    kernel = kernels[slot]
+                    for j in range(nh):
+                        s = hz[j]
+                        length = lengths[s]
+                        for c in range(cols - length + 1):
+                            p = pidx_row[s, r, c]
+                            piece = ((1 << length) - 1) << c
+                            if p < 0 or free & piece != piece:
+                                continue
+                            m = 0
+                            row = kernel[j * cols + c]
+                            for x in range(nsub):
+                                m += row[x] * other[x]
+                            counts[p] += m
+            depth -= 1
+            continue
+        choice[depth] += 1
+        if choice[depth] >= vcount[depth]:
+            choice[depth] = -1
+            depth -= 1
+            continue
+        top, col = vlist[depth, choice[depth], 0], vlist[depth, choice[depth], 1]
+        length = lengths[vt[depth]]
+        ok = True
+        for r in range(top, top + length):
+            if used[depth, r] >> col & 1:
+                ok = False
+                break
+        if not ok:
+            continue
+        for r in range(rows):
+            used[depth + 1, r] = used[depth, r]
+        for r in range(top, top + length):
+            used[depth + 1, r] |= 1 << col
+        depth += 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, counts):
+    """Every orientation split; frame 0 is the board, frame 1 its transpose. Returns the layout count."""
+    nships = lengths.shape[0]
+    total = 0
+    vertical = np.zeros(nships, dtype=np.bool_)
+    for vset in range(1 << nships):
+        skip = False
+        nv = 0
+        for s in range(nships):
+            vertical[s] = vset >> s & 1
+            if vertical[s]:
+                nv += 1
+                if lengths[s] == 1:
+                    skip = True  # a one-cell ship is counted once, along a row
+        if skip:
+            continue
+        frame = 0 if 2 * nv <= nships else 1
+        if frame == 1:
+            for s in range(nships):
+                vertical[s] = not vertical[s] and lengths[s] > 1
+            # one-cell ships stay "along a row" in the transposed frame too
+        total += _split(
+            frames_rows[frame],
+            frames_cols[frame],
+            lengths,
+            vertical,
+            pidx_row[frame],
+            pidx_col[frame],
+            hitrow[frame],
+            counts,
+        )
+    return total
+
+
+def _frames(rules: Rules, ev: Evidence):
+    """Placement indices by (ship, row, col) along rows and down columns, for the board and its transpose."""
+    t = tables(rules)
+    rows, cols = rules.rows, rules.cols
+    side = max(rows, cols)
+    nships = len(rules.fleet)
+    pidx_row = np.full((2, nships, side, side), -1, dtype=np.int64)
+    pidx_col = np.full((2, nships, side, side), -1, dtype=np.int64)
+    for p in np.flatnonzero(ev.admissible):
+        s = int(t.ship_of[p])
+        first = int(t.cell_list[p, 0])
+        r, c = divmod(first, cols)
+        along_row = t.size[s] == 1 or int(t.cell_list[p, 1]) == first + 1
+        if along_row:
+            pidx_row[0, s, r, c] = p
+            (pidx_row if t.size[s] == 1 else pidx_col)[1, s, c, r] = p
+        else:
+            pidx_col[0, s, r, c] = p
+            pidx_row[1, s, c, r] = p
+    hitrow = np.zeros((2, side), dtype=np.int64)
+    for cell in iter_cells(ev.hits):
+        r, c = divmod(cell, cols)
+        hitrow[0, r] |= 1 << c
+        hitrow[1, c] |= 1 << r
+    return (
+        np.array([rows, cols], dtype=np.int64),
+        np.array([cols, rows], dtype=np.int64),
+        pidx_row,
+        pidx_col,
+        hitrow,
+    )
+
+
+def fast_path(rules: Rules) -> bool:
+    """True when the row engine applies: straight ships that may touch, sides up to 62."""
+    return (
+        rules.spacing.value == "touch"
+        and all(s.is_straight for s in rules.fleet)
+        and max(rules.rows, rules.cols) <= 62
+        and len(rules.fleet) <= 12
+    )
+
+
+def count_by_rows(rules: Rules, ev: Evidence, marginals: bool = True) -> tuple[int, np.ndarray]:
+    """Layouts and per-placement layout counts by the row engine (see :func:`fast_path`)."""
+    t = tables(rules)
+    frames_rows, frames_cols, pidx_row, pidx_col, hitrow = _frames(rules, ev)
+    lengths = t.size.astype(np.int64)
+    counts = np.zeros(len(t.masks) if marginals else 0, dtype=np.int64)
+    total = _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, counts)
+    return int(total), counts
+
+
+def identical_factor(rules: Rules) -> int:
+    """How many distinct-ship layouts make one layout when same-shaped ships are not told apart."""
+    seen: dict[tuple, int] = {}
+    for ship in rules.fleet:
+        seen[ship.cells] = seen.get(ship.cells, 0) + 1
+    return prod(factorial(n) for n in seen.values())
