@@ -145,3 +145,81 @@ def test_count_command_prints_both_conventions():
     out = json.loads(CliRunner().invoke(app, ["count", "--sizes", "6..7", "--json"]).stdout)
     assert [row["rules"] for row in out] == ["square-6", "square-7"]
     assert all(row["identical"] * 2 == row["distinct"] for row in out)  # the two 3-ships swap
+
+
+def board_fits(board, masks) -> bool:
+    """The order-free reading of a board state, written out plainly."""
+    rules = board.rules
+    covered = 0
+    for m in masks:
+        covered |= m
+    if covered & board.misses or board.hits & ~covered:
+        return False
+    marks = dict(board.sunk_at)
+    full = [m & ~board.hits == 0 for m in masks]
+    if rules.sinks is Sinks.NAMED:
+        return all(
+            (full[s] and masks[s] >> marks_of[s] & 1) if s in marks_of else not full[s]
+            for marks_of in [{ship: cell for cell, ship in board.sunk_at}]
+            for s in range(len(masks))
+        )
+    if rules.sinks is Sinks.SUNK:
+        for s, m in enumerate(masks):
+            inside = [c for c in marks if m >> c & 1]
+            if full[s] != (len(inside) == 1) or len(inside) > 1:
+                return False
+        return True
+    if rules.sinks is Sinks.REVEALED:
+        shown = dict(board.revealed)
+        return all(masks[s] == shown[s] if s in shown else not full[s] for s in range(len(masks)))
+    return True
+
+
+@settings(max_examples=100, deadline=None)
+@given(observed_games())
+def test_a_board_state_means_what_it_shows(case):
+    from battleship.notation import board_state
+
+    rules, observation = case
+    board = board_state(observation)
+    expected = sum(1 for masks in brute_force_layouts(rules) if board_fits(board, masks))
+    assert posterior(rules, board.observation()).layouts == expected
+
+
+def test_samples_are_uniform_over_the_consistent_layouts():
+    from collections import Counter
+
+    from battleship.posterior import sample
+    from tests.conftest import chi2_upper
+
+    rules = Rules(4, 4, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)), sinks=Sinks.NAMED)
+    layout = Layout(rules, (rules.placements[0][0], rules.placements[1][-1]))
+    game = Game(layout)
+    for cell in (5, 10, 0):
+        game.fire(cell)
+    consistent = [m for m in brute_force_layouts(rules) if replays(rules, m, game.observation)]
+    draws = 20_000
+    t = tables(rules)
+    rows = sample(rules, game.observation, draws, seed=3)
+    seen = Counter(tuple(t.masks[p] for p in row) for row in rows)
+    assert set(seen) <= set(consistent)
+    expected = draws / len(consistent)
+    stat = sum((seen.get(m, 0) - expected) ** 2 / expected for m in consistent)
+    assert stat < chi2_upper(len(consistent) - 1)
+
+
+def test_monte_carlo_agrees_with_the_exact_answer():
+    from battleship.posterior import monte_carlo
+
+    rules = preset("standard")
+    layout = generators.generate(rules, "uniform", 5, 1)[0]
+    game = Game(layout)
+    for cell in np.random.default_rng(5).permutation(100)[:30]:
+        if game.over:
+            break
+        game.fire(int(cell))
+    exact = posterior(rules, game.observation).probability
+    estimate = monte_carlo(rules, game.observation, seconds=0.5, seed=1)
+    assert estimate.samples >= 64
+    z = np.abs(estimate.probability - exact) / np.maximum(estimate.standard_error, 1 / estimate.samples)
+    assert z.max() < 5

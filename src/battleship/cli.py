@@ -19,11 +19,12 @@ from rich.table import Column, Table
 from battleship import figures, generators, lab, notation, shapes
 from battleship import posterior as posterior_mod
 from battleship import rules as rules_mod
+from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import play as play_game
 from battleship.layout import Layout
 from battleship.options import Options, format_spec, parse_spec
-from battleship.render import grid_text
+from battleship.render import grid_text, heat_text
 from battleship.rules import Rules
 from battleship.shooters import SHOOTERS, make
 
@@ -35,7 +36,7 @@ app = typer.Typer(
 )
 # piped output is not cut to 80 columns: tables keep their natural width, as in a wide terminal
 console = Console(width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or rules TOML file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
@@ -251,6 +252,141 @@ def count_cmd(
         "identical: swapping them gives the same layout.",
         highlight=False,
     )
+
+
+def read_board_arg(board: str, r: Rules) -> notation.BoardState:
+    """A board state given as text or as a file holding it."""
+    path = Path(board)
+    text = board
+    if "/" not in board and path.exists():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise BattleshipError(f"cannot read board file {path}: {exc.strerror}") from None
+    return notation.parse_board(text, r)
+
+
+def skewed_best(r: Rules, observation, probability: np.ndarray) -> list[int]:
+    """002's skewed choice: the best cells once one colour is boosted 20% while the smallest ship floats."""
+    from battleship.choice import MISS, UNKNOWN, skew_factor
+
+    status = np.array(
+        [UNKNOWN if not observation.is_shot(c) else MISS for c in range(r.cells)], dtype=np.int8
+    )
+    afloat = np.array([i in observation.afloat for i in range(len(r.fleet))], dtype=np.bool_)
+    size = np.array([ship.size for ship in r.fleet], dtype=np.int64)
+    factor = skew_factor(status, afloat, size, r.rows, r.cols, 20)
+    score = probability.ravel() * factor
+    open_cells = [c for c in range(r.cells) if not observation.is_shot(c)]
+    top = max(score[c] for c in open_cells)
+    return [c for c in open_cells if score[c] >= top * (1 - 1e-12)]
+
+
+@app.command("calc")
+@friendly
+def calc_cmd(
+    board: Annotated[
+        str | None, typer.Argument(help="A board state (one line, rows split by '/') or a file holding one.")
+    ] = None,
+    rules: RulesOpt = "standard",
+    game: Annotated[
+        Path | None, typer.Option("--game", help="A game in 001's notation: its shots, in their order.")
+    ] = None,
+    player: Annotated[
+        str | None, typer.Option("--player", help="With --game: whose shots (default: the first who shot).")
+    ] = None,
+    percent: Annotated[
+        bool, typer.Option("--percent", help="Show each cell's probability in percent.")
+    ] = False,
+    png: Annotated[
+        Path | None, typer.Option("--png", help="Also draw the heat map to this PNG file.")
+    ] = None,
+    seconds: Annotated[
+        float | None,
+        typer.Option("--time", help="Monte Carlo with this time budget instead of exact counts."),
+    ] = None,
+    skew: SkewOpt = False,
+    seed: SeedOpt = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Hit probabilities of every cell given what has been seen: exact counts, or Monte Carlo with --time."""
+    r = rules_mod.load(rules)
+    if (board is None) == (game is None):
+        raise BattleshipError("give a board state or --game FILE (one of the two)")
+    if game is not None:
+        try:
+            text = game.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise BattleshipError(f"cannot read game file {game}: {exc.strerror}") from None
+        records = notation.read_game(text, r).records()
+        if not records:
+            raise BattleshipError(f"{game}: nobody has fired yet")
+        name = player or next(iter(records))
+        if name not in records:
+            raise BattleshipError(f"{game}: {name!r} fired no shots; shooters: {', '.join(records)}")
+        observation = records[name].observation
+    else:
+        observation = read_board_arg(board, r).observation()
+    grid = notation.board_state(observation).grid()
+    start = time.perf_counter()
+    estimate = None
+    if seconds is not None:
+        if seconds <= 0:
+            raise BattleshipError("--time must be a positive number of seconds")
+        estimate = posterior_mod.monte_carlo(r, observation, seconds, seed)
+        probability, layouts, engine = (
+            estimate.probability,
+            None,
+            f"monte carlo ({estimate.samples:,} samples)",
+        )
+    else:
+        result = posterior_mod.posterior(r, observation)
+        probability, layouts, engine = result.probability, result.layouts, result.engine
+    elapsed = time.perf_counter() - start
+    flat = probability.ravel()
+    open_cells = [c for c in range(r.cells) if not observation.is_shot(c)]
+    if skew:
+        best = skewed_best(r, observation, probability)
+    elif open_cells:
+        top = max(flat[c] for c in open_cells)
+        best = [c for c in open_cells if flat[c] >= top * (1 - 1e-12)]
+    else:
+        best = []
+    names = [cell_name(c, r.cols) for c in best]
+    if png is not None:
+        figures.heat_map(probability, grid, png, f"{r.name}: P(ship), {len(observation.shots)} shots", best)
+    if as_json:
+        data = {
+            "rules": r.name,
+            "layouts": layouts,
+            "probability": [[float(x) for x in row] for row in probability],
+            "best": names,
+            "shots": len(observation.shots),
+            "engine": engine,
+            "seconds": elapsed,
+        }
+        if estimate is not None:
+            data["samples"] = estimate.samples
+            data["standard_error"] = [[float(x) for x in row] for row in estimate.standard_error]
+        emit_json(data)
+        return
+    console.print(heat_text(probability, grid, percent, frozenset(best)))
+    if layouts is not None:
+        console.print(f"layouts left: {layouts:,} ({engine}, {elapsed:.3f} s)", highlight=False)
+    else:
+        worst = float(estimate.standard_error.max())
+        console.print(
+            f"{engine} in {elapsed:.2f} s; largest standard error {100 * worst:.2f} percentage points",
+            highlight=False,
+        )
+    label = "best cell" if len(names) == 1 else "best cells (tied)"
+    if names:
+        shown = flat[best[0]]
+        console.print(
+            f"{label}{' with skew' if skew else ''}: {', '.join(names)} ({100 * shown:.2f}%)", highlight=False
+        )
+    if png is not None:
+        console.print(f"heat map: {png}", highlight=False)
 
 
 @app.command("play")

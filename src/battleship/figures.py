@@ -6,7 +6,11 @@ from math import comb
 from pathlib import Path
 
 import numpy as np
+from matplotlib import colormaps
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from battleship.cells import row_name
 
 # Okabe-Ito: distinguishable with the common forms of colour blindness.
 COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
@@ -56,3 +60,36 @@ def compare_charts(
         ax.legend(loc="upper left" if kind == "cumulative" else "upper right", fontsize=8)
         written += _save(fig, out_dir / kind)
     return written
+
+
+def heat_map(probability: np.ndarray, grid: list[list[str]], path: Path, title: str, best=()) -> Path:
+    """000's heat map: the probability of a ship on each unknown cell, shot cells marked."""
+    rows, cols = probability.shape
+    masked = np.ma.masked_array(probability, mask=[[ch != "." for ch in row] for row in grid])
+    fig = Figure(figsize=(1 + 0.55 * cols, 0.8 + 0.55 * rows))
+    ax = fig.subplots()
+    cmap = colormaps["viridis"].with_extremes(bad="#DDDDDD")
+    image = ax.imshow(masked, cmap=cmap, vmin=0)
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="P(ship)")
+    for r in range(rows):
+        for c in range(cols):
+            ch = grid[r][c]
+            if ch != ".":
+                ax.text(
+                    c,
+                    r,
+                    ch,
+                    ha="center",
+                    va="center",
+                    color="#D55E00" if ch != "o" else "#0072B2",
+                    fontweight="bold",
+                )
+    for cell in best:
+        r, c = divmod(cell, cols)
+        ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="#E69F00", linewidth=2.5))
+    ax.set_xticks(range(cols), [str(c + 1) for c in range(cols)])
+    ax.set_yticks(range(rows), [row_name(r) for r in range(rows)])
+    ax.set_title(title)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    return path

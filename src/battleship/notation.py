@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from battleship.cells import from_xy, iter_cells, to_xy
 from battleship.errors import BattleshipError, IllegalShot, NotationError
-from battleship.game import Game, Observation, Record
+from battleship.game import Game, Observation, Outcome, Record, Shot
 from battleship.layout import Layout
 from battleship.rules import Rules, Sinks
 
@@ -112,6 +112,36 @@ class BoardState:
     def text(self, multiline: bool = False) -> str:
         """The board state in its text format."""
         return ("\n" if multiline else "/").join("".join(row) for row in self.grid())
+
+    def observation(self) -> Observation:
+        """The board as shots in the least telling order: misses, plain hits, then the sinking shots.
+
+        A board state has no order, so this reads a sunk ship as "all its cells hit, its marked cell
+        last" and a ship not marked sunk as "not all hit", which is what the board shows.
+        """
+        rules = self.rules
+        sink_cells = {cell for cell, _ in self.sunk_at}
+        shots = [Shot(c, Outcome.MISS) for c in iter_cells(self.misses)]
+        revealed_cells = 0
+        for _ship, mask in self.revealed:
+            revealed_cells |= mask
+        plain = self.hits & ~revealed_cells
+        shots += [Shot(c, Outcome.HIT) for c in iter_cells(plain) if c not in sink_cells]
+        for cell, ship in self.sunk_at:
+            shots.append(Shot(cell, Outcome.SUNK, ship))
+        for ship, mask in self.revealed:
+            cells = list(iter_cells(mask))
+            shots += [Shot(c, Outcome.HIT) for c in cells[:-1]]
+            shots.append(Shot(cells[-1], Outcome.SUNK, ship, mask))
+        # revealed ships' plain hits must come before any sinking shot that could claim them
+        first_sink = (
+            next(i for i, s in enumerate(shots) if s.outcome is Outcome.SUNK)
+            if any(s.outcome is Outcome.SUNK for s in shots)
+            else len(shots)
+        )
+        head = [s for s in shots[first_sink:] if s.outcome is Outcome.HIT]
+        tail = [s for s in shots[first_sink:] if s.outcome is Outcome.SUNK]
+        return Observation(rules, (*shots[:first_sink], *head, *tail))
 
 
 def board_state(observation: Observation) -> BoardState:

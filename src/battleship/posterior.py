@@ -595,3 +595,80 @@ def identical_factor(rules: Rules) -> int:
     for ship in rules.fleet:
         seen[ship.cells] = seen.get(ship.cells, 0) + 1
     return prod(factorial(n) for n in seen.values())
+
+
+def _engine(rules: Rules, ev: Evidence) -> tuple[int, np.ndarray]:
+    """Layouts and per-placement counts by the fastest exact engine for ``rules``."""
+    return count_by_rows(rules, ev) if fast_path(rules) else count_by_search(rules, ev)
+
+
+def sample(rules: Rules, observation: Observation, count: int, seed: int = 0) -> np.ndarray:
+    """``count`` layouts drawn exactly uniformly from those consistent with ``observation``.
+
+    Ship by ship: draw the ship's placement with probability (its layouts / all layouts), using an
+    integer draw so the law is exact, then condition on it. Draws that agree so far share the work.
+    Returns rows of placement indices (one per ship, in fleet order).
+    """
+    ev = evidence(rules, observation)
+    check_size(rules, ev)
+    t = tables(rules)
+    rng = np.random.default_rng(seed)
+    out = np.empty((count, len(rules.fleet)), dtype=np.int64)
+
+    def fill(which: np.ndarray, admissible: np.ndarray, ship: int) -> None:
+        if ship == len(rules.fleet):
+            return
+        total, counts = _engine(rules, Evidence(admissible, ev.hits))
+        if total == 0:
+            raise Contradiction("no layout fits these shots")
+        block = counts[t.start[ship] : t.start[ship] + t.count[ship]]
+        cumulative = np.cumsum(block)
+        draws = np.array([int(rng.integers(0, total)) for _ in which], dtype=np.int64)
+        chosen = np.searchsorted(cumulative, draws, side="right") + t.start[ship]
+        for p in np.unique(chosen):
+            group = which[chosen == p]
+            out[group, ship] = p
+            narrowed = admissible.copy()
+            narrowed[t.start[ship] : t.start[ship] + t.count[ship]] = False
+            narrowed[p] = True
+            fill(group, narrowed, ship + 1)
+
+    if count > 0:
+        fill(np.arange(count), ev.admissible.copy(), 0)
+    return out
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo estimate of the hit probabilities, from exact uniform samples."""
+
+    samples: int
+    probability: np.ndarray  # rows x cols
+    standard_error: np.ndarray  # rows x cols
+    seconds: float
+
+
+def monte_carlo(
+    rules: Rules, observation: Observation, seconds: float, seed: int = 0, batch: int = 64
+) -> Estimate:
+    """Draw exact uniform samples in batches until ``seconds`` have passed (002's mode, without its bias)."""
+    import time
+
+    t = tables(rules)
+    start = time.perf_counter()
+    hits = np.zeros(rules.cells, dtype=np.int64)
+    n = 0
+    k = 0
+    while n == 0 or time.perf_counter() - start < seconds:
+        rows = sample(rules, observation, batch, seed=seed * 1_000_003 + k)
+        k += 1
+        for row in rows:
+            for p in row:
+                cells = t.cell_list[p]
+                hits[cells[cells >= 0]] += 1
+        n += len(rows)
+    p = hits / n
+    se = np.sqrt(p * (1 - p) / n)
+    return Estimate(
+        n, p.reshape(rules.rows, rules.cols), se.reshape(rules.rows, rules.cols), time.perf_counter() - start
+    )

@@ -27,3 +27,57 @@ def grid_text(grid: list[list[str]], symbols: str = "") -> Text:
         if r < rows - 1:
             out.append("\n")
     return out
+
+
+# viridis, sampled: a sequential scale that stays readable with colour blindness and in grey
+VIRIDIS = [
+    "#440154",
+    "#482878",
+    "#3E4A89",
+    "#31688E",
+    "#26828E",
+    "#1F9E89",
+    "#35B779",
+    "#6DCD59",
+    "#B4DE2C",
+    "#FDE725",
+]
+
+
+def heat_colour(value: float, top: float) -> str:
+    """The viridis colour of ``value`` on a scale from 0 to ``top``."""
+    if top <= 0:
+        return VIRIDIS[0]
+    return VIRIDIS[min(len(VIRIDIS) - 1, int(value / top * (len(VIRIDIS) - 1) + 0.5))]
+
+
+def heat_text(
+    probability, grid: list[list[str]], percent: bool = False, best: frozenset[int] = frozenset()
+) -> Text:
+    """A heat map of ``probability`` over the unknown (``.``) cells of ``grid``; shot cells keep their letters.
+
+    With ``percent`` each unknown cell shows its probability in percent; the best cells are framed.
+    """
+    rows, cols = len(grid), len(grid[0])
+    width = 5 if percent else 3
+    unknown = [probability[r][c] for r in range(rows) for c in range(cols) if grid[r][c] == "."]
+    top = max(unknown, default=0.0)
+    out = Text("   " + "".join(f"{c + 1:^{width}}" for c in range(cols)) + "\n", style="bold")
+    for r in range(rows):
+        out.append(f"{row_name(r):>2} ", style="bold")
+        for c in range(cols):
+            ch = grid[r][c]
+            cell = r * cols + c
+            if ch != ".":
+                out.append(f"{ch:^{width}}", style=STATE_STYLES.get(ch, "bold"))
+                continue
+            value = probability[r][c]
+            colour = heat_colour(value, top)
+            fg = "black" if VIRIDIS.index(colour) >= 6 else "white"
+            label = f"{100 * value:.0f}" if percent else ""
+            if cell in best:
+                label = f"[{label or '*'}]"
+            out.append(f"{label:^{width}}", style=f"bold {fg} on {colour}")
+        if r < rows - 1:
+            out.append("\n")
+    return out

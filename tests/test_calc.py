@@ -1,0 +1,71 @@
+"""The calculator on the command line."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from battleship.cli import app
+
+runner = CliRunner()
+BOARD = "........../........../....o...../...oxo..../........../........../........../........../........../.........."
+
+
+def _calc(*args):
+    result = runner.invoke(app, ["calc", *args])
+    return result
+
+
+def test_calc_json_has_the_contract_keys_and_a_forced_cell():
+    data = json.loads(_calc(BOARD, "--json").stdout)
+    assert {"layouts", "probability", "best"} <= set(data)
+    assert isinstance(data["layouts"], int) and data["layouts"] > 0
+    assert len(data["probability"]) == 10 and len(data["probability"][0]) == 10
+    # the hit at D5 has one open neighbour left: E5 holds a ship for certain
+    assert data["best"] == ["E5"]
+    assert data["probability"][4][4] == pytest.approx(1.0)
+
+
+def test_calc_prints_a_heat_map_and_writes_a_png(tmp_path):
+    out = _calc(BOARD, "--percent", "--png", str(tmp_path / "heat.png"))
+    assert out.exit_code == 0
+    assert "layouts left: 592,583,188" in out.stdout
+    assert (tmp_path / "heat.png").stat().st_size > 1000
+
+
+def test_calc_reads_a_game_in_order(tmp_path):
+    game = runner.invoke(app, ["play", "--shooter", "hunt-target", "--seed", "2"]).stdout
+    lines = game.split("\n")
+    keep, moves = [], 0
+    for line in lines:
+        if ":" in line and "(" in line:
+            moves += 1
+            if moves > 15:
+                break
+        keep.append(line)
+    path = tmp_path / "game.txt"
+    path.write_text("\n".join(keep) + "\n")
+    data = json.loads(_calc("--game", str(path), "--json").stdout)
+    assert data["shots"] == 15
+    assert data["layouts"] > 0
+
+
+def test_calc_monte_carlo_reports_its_samples():
+    data = json.loads(_calc(BOARD, "--time", "0.2", "--json").stdout)
+    assert data["layouts"] is None and data["samples"] > 0
+    assert data["best"] == ["E5"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["........../....."], "row"),
+        ([BOARD.replace("x", "Q")], "not allowed"),
+        ([BOARD.replace(".", "o")], "fits nowhere"),
+        ([], "one of the two"),
+    ],
+)
+def test_calc_explains_bad_input(args, words):
+    result = _calc(*args)
+    assert result.exit_code == 2
+    assert words in result.stderr
