@@ -223,3 +223,30 @@ def test_monte_carlo_agrees_with_the_exact_answer():
     assert estimate.samples >= 64
     z = np.abs(estimate.probability - exact) / np.maximum(estimate.standard_error, 1 / estimate.samples)
     assert z.max() < 5
+
+
+@settings(max_examples=60, deadline=None)
+@given(observed_games(), st.integers(0, 2**32), st.booleans())
+def test_a_prior_per_placement_is_exact_against_brute_force(case, seed, as_float):
+    rules, observation = case
+    t = tables(rules)
+    rng = np.random.default_rng(seed)
+    prior = rng.random(len(t.masks)) * 3 if as_float else rng.integers(0, 4, len(t.masks))
+    index = {(s, m): t.start[s] + i for s, ms in enumerate(rules.placements) for i, m in enumerate(ms)}
+    total = 0.0
+    counts = np.zeros(len(t.masks))
+    for masks in brute_force_layouts(rules):
+        if replays(rules, masks, observation):
+            w = float(np.prod([prior[index[s, m]] for s, m in enumerate(masks)]))
+            total += w
+            for s, m in enumerate(masks):
+                counts[index[s, m]] += w
+    if total == 0:
+        with pytest.raises(Contradiction):
+            posterior(rules, observation, prior=prior)
+        return
+    result = posterior(rules, observation, prior=prior)
+    assert result.layouts == pytest.approx(total, rel=1e-9)
+    assert np.allclose(result.placement_layouts, counts, rtol=1e-9, atol=1e-9)
+    if not as_float:
+        assert result.layouts == int(total)

@@ -133,7 +133,7 @@ def why_nowhere(rules: Rules, observation: Observation, ship: int) -> str:
 
 
 @njit(cache=True, nogil=True)
-def _enumerate(order, lists, lengths, cells, halos, hits, out_counts):
+def _enumerate(order, lists, lengths, cells, halos, hits, weight, out_counts):
     """Depth-first over ships in ``order``; counts layouts covering ``hits`` and, per placement, its layouts."""
     nships = order.shape[0]
     nwords = cells.shape[1]
@@ -141,7 +141,7 @@ def _enumerate(order, lists, lengths, cells, halos, hits, out_counts):
     picked = np.full(nships, -1, dtype=np.int64)
     blocked = np.zeros((nships + 1, nwords), dtype=np.uint64)
     covered = np.zeros((nships + 1, nwords), dtype=np.uint64)
-    total = 0
+    total = weight[0] * 0  # the weights' number type: int64 counts, or float64 under a prior
     depth = 0
     while depth >= 0:
         choice[depth] += 1
@@ -165,9 +165,12 @@ def _enumerate(order, lists, lengths, cells, halos, hits, out_counts):
                     ok = False
                     break
             if ok:
-                total += 1
+                w = weight[picked[0]]
+                for d in range(1, nships):
+                    w *= weight[picked[d]]
+                total += w
                 for d in range(nships if out_counts.shape[0] > 0 else 0):
-                    out_counts[picked[d]] += 1
+                    out_counts[picked[d]] += w
             continue
         for w in range(nwords):
             blocked[depth + 1, w] = blocked[depth, w] | halos[p, w]
@@ -176,7 +179,7 @@ def _enumerate(order, lists, lengths, cells, halos, hits, out_counts):
     return total
 
 
-def count_by_search(rules: Rules, ev: Evidence, marginals: bool = True) -> tuple[int, np.ndarray]:
+def count_by_search(rules: Rules, ev: Evidence, marginals: bool = True, weight: np.ndarray | None = None):
     """Layouts and per-placement layout counts, by visiting every consistent layout (any rules)."""
     t = tables(rules)
     groups = [
@@ -191,9 +194,10 @@ def count_by_search(rules: Rules, ev: Evidence, marginals: bool = True) -> tuple
         lists[d, : len(groups[s])] = groups[s]
         lengths[d] = len(groups[s])
     hits = np.array([(ev.hits >> (64 * w)) & (2**64 - 1) for w in range(t.nwords)], dtype=np.uint64)
-    counts = np.zeros(len(t.masks) if marginals else 0, dtype=np.int64)
-    total = _enumerate(order, lists, lengths, t.cells, t.halos, hits, counts)
-    return int(total), counts
+    weight = np.ones(len(t.masks), dtype=np.int64) if weight is None else weight
+    counts = np.zeros(len(t.masks) if marginals else 0, dtype=weight.dtype)
+    total = _enumerate(order, lists, lengths, t.cells, t.halos, hits, weight, counts)
+    return (float(total) if weight.dtype == np.float64 else int(total)), counts
 
 
 @dataclass(frozen=True, eq=False)
@@ -201,15 +205,15 @@ class Posterior:
     """The exact answer: how many layouts fit, and how many of them use each placement and cell."""
 
     rules: Rules
-    layouts: int
-    placement_layouts: np.ndarray  # (placements,) int64: layouts using each placement
+    layouts: int | float  # a float only under a float prior
+    placement_layouts: np.ndarray  # (placements,) int64 (float64 under a float prior): layouts using each
     engine: str
 
     @cached_property
     def cell_layouts(self) -> np.ndarray:
         """Per cell, the number of consistent layouts with a ship there (int64, rows x cols)."""
         t = tables(self.rules)
-        out = np.zeros(self.rules.cells + 1, dtype=np.int64)
+        out = np.zeros(self.rules.cells + 1, dtype=self.placement_layouts.dtype)
         cells = np.where(t.cell_list >= 0, t.cell_list, self.rules.cells)
         np.add.at(out, cells.ravel(), np.repeat(self.placement_layouts, cells.shape[1]))
         return out[:-1].reshape(self.rules.rows, self.rules.cols)
@@ -243,14 +247,25 @@ def count(rules: Rules, observation: Observation | None = None) -> tuple[int, st
     return count_by_search(rules, ev, marginals=False)[0], "search"
 
 
-def posterior(rules: Rules, observation: Observation | None = None) -> Posterior:
-    """The exact posterior over layouts given ``observation`` (uniform prior over layouts)."""
+def posterior(
+    rules: Rules, observation: Observation | None = None, prior: np.ndarray | None = None
+) -> Posterior:
+    """The exact posterior over layouts given ``observation``.
+
+    The prior is uniform over layouts unless ``prior`` gives a weight per placement (in the order of
+    :func:`battleship.tables.tables`), a layout then weighing the product of its placements' weights:
+    integer weights keep every count exact, float weights give float sums.
+    """
     observation = observation or Observation(rules)
     ev = evidence(rules, observation)
-    check_size(rules, ev)
+    weight = None if prior is None else check_prior(rules, prior)
+    check_size(rules, ev, weight)
     engine = "rows" if fast_path(rules) else "search"
-    total, counts = count_by_rows(rules, ev) if engine == "rows" else count_by_search(rules, ev)
+    count_with = count_by_rows if engine == "rows" else count_by_search
+    total, counts = count_with(rules, ev, weight=weight)
     if total == 0:
+        if prior is not None:
+            raise Contradiction("every layout that fits these shots has prior weight zero")
         raise Contradiction(
             "no layout fits these shots: "
             + ", ".join(cell_name(c, rules.cols) for c in iter_cells(ev.hits))
@@ -261,12 +276,31 @@ def posterior(rules: Rules, observation: Observation | None = None) -> Posterior
     return Posterior(rules, total, counts, engine)
 
 
-def check_size(rules: Rules, ev: Evidence) -> None:
+def check_prior(rules: Rules, prior: np.ndarray) -> np.ndarray:
+    """A prior as the engines take it: one finite non-negative weight per placement, int64 or float64."""
+    t = tables(rules)
+    prior = np.asarray(prior)
+    if prior.shape != (len(t.masks),):
+        raise BattleshipError(
+            f"a prior needs one weight per placement ({len(t.masks)}), not shape {prior.shape}"
+        )
+    if not np.isfinite(prior).all() or (prior < 0).any():
+        raise BattleshipError("prior weights must be finite and not negative")
+    if np.issubdtype(prior.dtype, np.integer):
+        return prior.astype(np.int64)
+    return prior.astype(np.float64)
+
+
+def check_size(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> None:
     """Refuse problems whose counts could overflow 64-bit integers (their product of choices is the bound)."""
+    if weight is not None and weight.dtype == np.float64:
+        return  # floats do not overflow at these sizes
     t = tables(rules)
     bound = 1
     for s in range(len(rules.fleet)):
-        bound *= max(1, int(ev.admissible[t.start[s] : t.start[s] + t.count[s]].sum()))
+        block = slice(t.start[s], t.start[s] + t.count[s])
+        top = 1 if weight is None else max(1, int(weight[block].max()))
+        bound *= max(1, int(ev.admissible[block].sum())) * top
     if bound >= 2**62:
         raise BattleshipError(
             f"up to {bound:.3e} layouts: too many for exact 64-bit counting; use a smaller board or fleet"
@@ -285,7 +319,7 @@ def check_size(rules: Rules, ev: Evidence) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _row_forward(r, cols, free, must, hz, lengths, pidx_row, f):
+def _row_forward(r, cols, free, must, hz, lengths, pidx_row, weight, f):
     """``f[c][A]``: ways to fill columns < c of row ``r`` with the row ships of subset ``A``."""
     nsub = f.shape[1]
     f[:, :] = 0
@@ -305,17 +339,17 @@ def _row_forward(r, cols, free, must, hz, lengths, pidx_row, f):
                     continue
                 piece = ((1 << length) - 1) << c
                 if free & piece == piece:
-                    f[c + length, a | (1 << j)] += v
+                    f[c + length, a | (1 << j)] += v * weight[pidx_row[hz[j], r, c]]
 
 
 @njit(cache=True, nogil=True)
-def _row_kernel(r, cols, free, must, hz, lengths, pidx_row, f, g, kernel):
+def _row_kernel(r, cols, free, must, hz, lengths, pidx_row, weight, f, g, kernel):
     """Row ``r`` with free cells ``free``: ``kernel[j * cols + c][X]`` counts the ways the row holds row
     ship ``j`` at column ``c`` while the ships of ``X`` lie in other rows (so a placement's layouts are
     ``kernel . other``); returns nothing, fills ``f`` (forward ways) on the way."""
     nsub = f.shape[1]
     full = nsub - 1
-    _row_forward(r, cols, free, must, hz, lengths, pidx_row, f)
+    _row_forward(r, cols, free, must, hz, lengths, pidx_row, weight, f)
     # g[c][B]: ways to fill columns >= c with exactly the row ships of B
     g[:, :] = 0
     g[cols, 0] = 1
@@ -330,7 +364,7 @@ def _row_kernel(r, cols, free, must, hz, lengths, pidx_row, f, g, kernel):
                     continue
                 piece = ((1 << length) - 1) << c
                 if free & piece == piece:
-                    v += g[c + length, b & ~(1 << j)]
+                    v += g[c + length, b & ~(1 << j)] * weight[pidx_row[hz[j], r, c]]
             g[c, b] = v
     kernel[:, :] = 0
     for j in range(hz.shape[0]):
@@ -340,6 +374,7 @@ def _row_kernel(r, cols, free, must, hz, lengths, pidx_row, f, g, kernel):
             if pidx_row[hz[j], r, c] < 0 or free & piece != piece:
                 continue
             row = kernel[j * cols + c]
+            w = weight[pidx_row[hz[j], r, c]]
             for a in range(nsub):
                 if a >> j & 1 or f[c, a] == 0:
                     continue
@@ -347,7 +382,7 @@ def _row_kernel(r, cols, free, must, hz, lengths, pidx_row, f, g, kernel):
                 b = rest
                 while True:
                     if g[c + length, b]:
-                        row[rest & ~b] += f[c, a] * g[c + length, b]
+                        row[rest & ~b] += f[c, a] * g[c + length, b] * w
                     if b == 0:
                         break
                     b = (b - 1) & rest
@@ -368,7 +403,7 @@ def _convolve(x, y, out):
 
 
 @njit(cache=True, nogil=True)
-def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, counts):
+def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, counts):
     """Layouts with the ships flagged ``vertical`` down columns and the rest along rows; adds to ``counts``."""
     nships = lengths.shape[0]
     nh = 0
@@ -403,18 +438,18 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, counts):
                     vcount[d] += 1
     used = np.zeros((nv + 1, rows), dtype=np.int64)
     choice = np.full(nv + 1, -1, dtype=np.int64)
-    prefix = np.zeros((rows + 1, nsub), dtype=np.int64)
-    suffix = np.zeros((rows + 1, nsub), dtype=np.int64)
-    ways = np.zeros((rows, nsub), dtype=np.int64)
-    other = np.zeros(nsub, dtype=np.int64)
-    f = np.zeros((cols + 1, nsub), dtype=np.int64)
-    h = np.zeros((cols + 1, nsub), dtype=np.int64)
+    prefix = np.zeros((rows + 1, nsub), dtype=weight.dtype)
+    suffix = np.zeros((rows + 1, nsub), dtype=weight.dtype)
+    ways = np.zeros((rows, nsub), dtype=weight.dtype)
+    other = np.zeros(nsub, dtype=weight.dtype)
+    f = np.zeros((cols + 1, nsub), dtype=weight.dtype)
+    h = np.zeros((cols + 1, nsub), dtype=weight.dtype)
     # rows met again with the same free cells reuse their ways and placement kernels
     slots = Dict.empty(key_type=types.int64, value_type=types.int64)
     ways_of = Dict.empty(key_type=types.int64, value_type=types.int64)
-    kernels = np.zeros((64, max(1, nh) * cols, nsub), dtype=np.int64)
-    way_rows = np.zeros((64, nsub), dtype=np.int64)
-    total = 0
+    kernels = np.zeros((64, max(1, nh) * cols, nsub), dtype=weight.dtype)
+    way_rows = np.zeros((64, nsub), dtype=weight.dtype)
+    total = weight[0] * 0
     depth = 0
     while depth >= 0:
         if depth == nv:
@@ -428,15 +463,18 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, counts):
                 else:
                     at = len(ways_of)
                     if at >= way_rows.shape[0]:
-                        bigger_rows = np.zeros((2 * way_rows.shape[0], nsub), dtype=np.int64)
+                        bigger_rows = np.zeros((2 * way_rows.shape[0], nsub), dtype=weight.dtype)
                         bigger_rows[: way_rows.shape[0]] = way_rows
                         way_rows = bigger_rows
                     ways_of[key] = at
-                    _row_forward(r, cols, free, hitrow[r] & free, hz, lengths, pidx_row, f)
+                    _row_forward(r, cols, free, hitrow[r] & free, hz, lengths, pidx_row, weight, f)
                     way_rows[at, :] = f[cols, :]
                 ways[r, :] = way_rows[at]
                 _convolve(prefix[r], ways[r], prefix[r + 1])
-            found = prefix[rows, full]
+            vw = weight[0] * 0 + 1  # the column ships' weight
+            for d in range(nv):
+                vw *= weight[vlist[d, choice[d], 2]]
+            found = prefix[rows, full] * vw
             total += found
             if found > 0 and counts.shape[0] > 0:  # an empty counts array asks for the total only
                 suffix[rows, :] = 0
@@ -455,13 +493,23 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, counts):
                         slot = len(slots)
                         if slot >= kernels.shape[0]:  # grow the cache
                             bigger = np.zeros(
-                                (2 * kernels.shape[0], kernels.shape[1], kernels.shape[2]), dtype=np.int64
+                                (2 * kernels.shape[0], kernels.shape[1], kernels.shape[2]), dtype=weight.dtype
                             )
                             bigger[: kernels.shape[0]] = kernels
                             kernels = bigger
                         slots[key] = slot
                         _row_kernel(
-                            r, cols, free, hitrow[r] & free, hz, lengths, pidx_row, f, h, kernels[slot]
+                            r,
+                            cols,
+                            free,
+                            hitrow[r] & free,
+                            hz,
+                            lengths,
+                            pidx_row,
+                            weight,
+                            f,
+                            h,
+                            kernels[slot],
                         )
                     kernel = kernels[slot]
                     for j in range(nh):
@@ -472,11 +520,11 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, counts):
                             piece = ((1 << length) - 1) << c
                             if p < 0 or free & piece != piece:
                                 continue
-                            m = 0
+                            m = weight[0] * 0
                             row = kernel[j * cols + c]
                             for x in range(nsub):
                                 m += row[x] * other[x]
-                            counts[p] += m
+                            counts[p] += m * vw
             depth -= 1
             continue
         choice[depth] += 1
@@ -502,10 +550,10 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, counts):
 
 
 @njit(cache=True, nogil=True)
-def _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, counts):
+def _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, weight, counts):
     """Every orientation split; frame 0 is the board, frame 1 its transpose. Returns the layout count."""
     nships = lengths.shape[0]
-    total = 0
+    total = weight[0] * 0
     vertical = np.zeros(nships, dtype=np.bool_)
     for vset in range(1 << nships):
         skip = False
@@ -531,6 +579,7 @@ def _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, c
             pidx_row[frame],
             pidx_col[frame],
             hitrow[frame],
+            weight,
             counts,
         )
     return total
@@ -579,14 +628,15 @@ def fast_path(rules: Rules) -> bool:
     )
 
 
-def count_by_rows(rules: Rules, ev: Evidence, marginals: bool = True) -> tuple[int, np.ndarray]:
+def count_by_rows(rules: Rules, ev: Evidence, marginals: bool = True, weight: np.ndarray | None = None):
     """Layouts and per-placement layout counts by the row engine (see :func:`fast_path`)."""
     t = tables(rules)
     frames_rows, frames_cols, pidx_row, pidx_col, hitrow = _frames(rules, ev)
     lengths = t.size.astype(np.int64)
-    counts = np.zeros(len(t.masks) if marginals else 0, dtype=np.int64)
-    total = _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, counts)
-    return int(total), counts
+    weight = np.ones(len(t.masks), dtype=np.int64) if weight is None else weight
+    counts = np.zeros(len(t.masks) if marginals else 0, dtype=weight.dtype)
+    total = _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, weight, counts)
+    return (float(total) if weight.dtype == np.float64 else int(total)), counts
 
 
 def identical_factor(rules: Rules) -> int:
