@@ -69,3 +69,27 @@ def test_calc_explains_bad_input(args, words):
     result = _calc(*args)
     assert result.exit_code == 2
     assert words in result.stderr
+
+
+def test_replay_draws_a_frame_per_turn_and_a_gif(tmp_path):
+    played = json.loads(
+        runner.invoke(
+            app, ["play", "--shooter", "density", "--rules", "square-6", "--seed", "1", "--json"]
+        ).stdout
+    )
+    game = tmp_path / "game.txt"
+    game.write_text(played["notation"])
+    args = [
+        "replay",
+        str(game),
+        "--rules",
+        "square-6",
+        "--frames",
+        str(tmp_path / "f"),
+        "--gif",
+        str(tmp_path / "r.gif"),
+    ]
+    data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert len(data["turns"]) == played["shots"] == len(list((tmp_path / "f").iterdir()))
+    assert data["turns"][-1]["layouts"] >= 1
+    assert (tmp_path / "r.gif").read_bytes()[:3] == b"GIF"

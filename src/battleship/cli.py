@@ -21,6 +21,7 @@ from battleship import posterior as posterior_mod
 from battleship import rules as rules_mod
 from battleship.cells import cell_name
 from battleship.errors import BattleshipError
+from battleship.game import Observation
 from battleship.game import play as play_game
 from battleship.layout import Layout
 from battleship.options import Options, format_spec, parse_spec
@@ -387,6 +388,91 @@ def calc_cmd(
         )
     if png is not None:
         console.print(f"heat map: {png}", highlight=False)
+
+
+@app.command("replay")
+@friendly
+def replay_cmd(
+    game: Annotated[Path, typer.Argument(help="A game in 001's notation.")],
+    rules: RulesOpt = "standard",
+    player: Annotated[
+        str | None, typer.Option("--player", help="Whose shots (default: the first who shot).")
+    ] = None,
+    frames: Annotated[
+        Path | None, typer.Option("--frames", help="Write one PNG per turn into this folder.")
+    ] = None,
+    gif: Annotated[Path | None, typer.Option("--gif", help="Write the turns as one animated GIF.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """000's walkthrough: every turn's exact probability map beside the board, the chosen cell marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    r = rules_mod.load(rules)
+    if frames is None and gif is None:
+        raise BattleshipError("say where the pictures go: --frames DIR and/or --gif FILE")
+    try:
+        text = game.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BattleshipError(f"cannot read game file {game}: {exc.strerror}") from None
+    paper = notation.read_game(text, r)
+    records = paper.records()
+    if not records:
+        raise BattleshipError(f"{game}: nobody has fired yet")
+    name = player or next(iter(records))
+    if name not in records:
+        raise BattleshipError(f"{game}: {name!r} fired no shots; shooters: {', '.join(records)}")
+    record = records[name]
+    hidden = record.layout.grid() if record.layout is not None else None
+    if frames is not None:
+        frames.mkdir(parents=True, exist_ok=True)
+    images, turns = [], []
+    shots = record.shots
+    with progress_bar(disable=as_json) as progress:
+        task = progress.add_task(f"replaying {name}", total=len(shots))
+        for turn, shot in enumerate(shots):
+            before = Observation(r, shots[:turn])
+            result = posterior_mod.posterior(r, before)
+            seen = notation.board_state(before).grid()
+            p = float(result.probability.ravel()[shot.cell])
+            title = f"turn {turn + 1}: {cell_name(shot.cell, r.cols)} ({100 * p:.1f}%), {shot.outcome.value}"
+            fig = figures.replay_frame(result.probability, seen, hidden, shot.cell, title)
+            canvas = FigureCanvasAgg(fig)
+            if frames is not None:
+                fig.savefig(frames / f"turn-{turn + 1:03d}.png", dpi=90)
+            if gif is not None:
+                canvas.draw()
+                images.append(Image.fromarray(np.asarray(canvas.buffer_rgba())).convert("P"))
+            turns.append(
+                {
+                    "turn": turn + 1,
+                    "cell": cell_name(shot.cell, r.cols),
+                    "probability": p,
+                    "outcome": shot.outcome.value,
+                    "layouts": result.layouts,
+                }
+            )
+            progress.advance(task)
+    if gif is not None:
+        gif.parent.mkdir(parents=True, exist_ok=True)
+        images[0].save(gif, save_all=True, append_images=images[1:], duration=900, loop=0)
+    if as_json:
+        emit_json(
+            {
+                "player": name,
+                "turns": turns,
+                "frames": str(frames) if frames else None,
+                "gif": str(gif) if gif else None,
+            }
+        )
+        return
+    console.print(
+        f"{len(turns)} turns of {name}: " + ", ".join(str(x) for x in (frames, gif) if x is not None),
+        highlight=False,
+    )
 
 
 @app.command("play")

@@ -93,3 +93,35 @@ def heat_map(probability: np.ndarray, grid: list[list[str]], path: Path, title: 
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     return path
+
+
+def replay_frame(
+    probability: np.ndarray, seen: list[list[str]], hidden: list[list[str]] | None, chosen: int, title: str
+) -> Figure:
+    """000's walkthrough frame: the probability map beside the board, the chosen cell ringed on both."""
+    rows, cols = probability.shape
+    fig = Figure(figsize=(2 + 1.1 * cols, 1.2 + 0.55 * rows))
+    heat, board = fig.subplots(1, 2)
+    masked = np.ma.masked_array(probability, mask=[[ch != "." for ch in row] for row in seen])
+    image = heat.imshow(masked, cmap=colormaps["viridis"].with_extremes(bad="#DDDDDD"), vmin=0)
+    fig.colorbar(image, ax=heat, fraction=0.046, pad=0.04, label="P(ship)")
+    board.imshow(np.zeros((rows, cols)), cmap="Greys", vmin=0, vmax=1)
+    for r in range(rows):
+        for c in range(cols):
+            ch = seen[r][c]
+            ship = hidden[r][c] if hidden is not None else "."
+            if ship != ".":
+                board.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, color="#BBBBBB"))
+            if ch != ".":
+                colour = "#0072B2" if ch == "o" else "#D55E00"
+                heat.text(c, r, ch, ha="center", va="center", color=colour, fontweight="bold")
+                board.text(c, r, ch, ha="center", va="center", color=colour, fontweight="bold")
+    r, c = divmod(chosen, cols)
+    for ax in (heat, board):
+        ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="#E69F00", linewidth=3))
+        ax.set_xticks(range(cols), [str(k + 1) for k in range(cols)])
+        ax.set_yticks(range(rows), [row_name(k) for k in range(rows)])
+    heat.set_title("probability before the shot")
+    board.set_title("the board (ships grey)")
+    fig.suptitle(title)
+    return fig
