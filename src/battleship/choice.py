@@ -23,7 +23,8 @@ def centre_distance(cell, rows, cols):
 
 @njit(cache=True, nogil=True)
 def choose(score, factor, eligible, rows, cols, tie, state):
-    """The eligible cell of highest ``score * factor``; ties: 0 first, 1 random, 2 centre-most."""
+    """The eligible cell of highest ``score * factor`` (``factor`` empty: ``score``); ties: 0 first, 1 random, 2 centre-most."""
+    scaled = factor.shape[0] > 0
     best = -1
     best_key = 0
     best_value = 0
@@ -31,7 +32,7 @@ def choose(score, factor, eligible, rows, cols, tie, state):
     for cell in range(score.shape[0]):
         if not eligible[cell]:
             continue
-        value = score[cell] * factor[cell]
+        value = score[cell] * factor[cell] if scaled else score[cell] * 100
         if best >= 0 and value < best_value:
             continue
         if best >= 0 and value == best_value:
@@ -88,6 +89,10 @@ def smallest_afloat(afloat, size):
 
 @njit(cache=True, nogil=True)
 def skew_factor(status, afloat, size, rows, cols, percent):
-    """002's diagonal skew: one colour favoured while a ship of the fleet's smallest size may be afloat."""
-    on = percent > 0 and smallest_afloat(afloat, size) == size.min()
-    return pattern_factor(status, rows, cols, 2, percent if on else 0)
+    """002's diagonal skew: one colour favoured while a ship of the fleet's smallest size may be afloat.
+
+    Empty (no scaling) when the skew is off.
+    """
+    if percent <= 0 or smallest_afloat(afloat, size) != size.min():
+        return np.empty(0, dtype=np.int64)
+    return pattern_factor(status, rows, cols, 2, percent)

@@ -185,7 +185,7 @@ def superposition_pick(density, status, afloat, valid, rows, cols, params, geome
                 eligible[(r + dr) * cols + c + dc] = True
                 targeting = True
     if targeting:
-        factor = np.full(n, 100, dtype=np.int64)
+        factor = np.empty(0, dtype=np.int64)
     else:
         for cell in range(n):
             eligible[cell] = status[cell] == UNKNOWN
@@ -194,10 +194,13 @@ def superposition_pick(density, status, afloat, valid, rows, cols, params, geome
 
 
 @njit(cache=True, nogil=True)
-def density_pick(density, status, afloat, rows, cols, params, geometry, state):
-    """000's choice: the unknown cell of highest density (with 002's skew when asked for)."""
-    factor = skew_factor(status, afloat, geometry[1], rows, cols, params[SKEW])
-    return choose(density, factor, status == UNKNOWN, rows, cols, params[TIE], state)
+def density_pick(density, status, afloat, rows, cols, params, geometry, state, open_cells, plain):
+    """000's choice: the unknown cell of highest density (with 002's skew when asked for).
+
+    ``open_cells`` is ``status == UNKNOWN`` and ``plain`` an empty factor, kept by the caller (no allocation per shot).
+    """
+    factor = skew_factor(status, afloat, geometry[1], rows, cols, params[SKEW]) if params[SKEW] > 0 else plain
+    return choose(density, factor, open_cells, rows, cols, params[TIE], state)
 
 
 @njit(cache=True, nogil=True)
@@ -220,16 +223,21 @@ def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
     for k in range(1, power.shape[0]):
         power[k] = power[k - 1] * weight
     density = np.zeros(n, dtype=np.int64)
+    open_cells = np.ones(n, dtype=np.bool_)
+    plain = np.empty(0, dtype=np.int64)  # no scaling
     for p in range(nplace):
         _spread(p, 1, 1, status, density, geometry)
     left = size.copy()
     shots = hits = 0
     while hits < total:
         if mode == DENSITY:
-            cell = density_pick(density, status, afloat, rows, cols, params, geometry, state)
+            cell = density_pick(
+                density, status, afloat, rows, cols, params, geometry, state, open_cells, plain
+            )
         else:
             cell = superposition_pick(density, status, afloat, valid, rows, cols, params, geometry, state)
         shots += 1
+        open_cells[cell] = False
         ship = ship_at[cell]
         if ship < 0:
             _close(cell, status, density, valid, hits_in, afloat, power, geometry)
@@ -308,7 +316,19 @@ class DensityShooter:
         density = density_map(status, afloat, t.cell_list, t.size, t.start, t.count, weight)
         g = geometry(t)
         if self.mode == DENSITY:
-            cell = density_pick(density, status, afloat, rules.rows, rules.cols, self._params, g, self._state)
+            plain = np.empty(0, dtype=np.int64)
+            cell = density_pick(
+                density,
+                status,
+                afloat,
+                rules.rows,
+                rules.cols,
+                self._params,
+                g,
+                self._state,
+                status == UNKNOWN,
+                plain,
+            )
         else:
             valid = fitting(status, g)
             cell = superposition_pick(

@@ -21,8 +21,7 @@ from functools import cached_property
 from math import factorial, prod
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
 from battleship.cells import cell_name, iter_cells
 from battleship.errors import BattleshipError
@@ -444,11 +443,15 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
     other = np.zeros(nsub, dtype=weight.dtype)
     f = np.zeros((cols + 1, nsub), dtype=weight.dtype)
     h = np.zeros((cols + 1, nsub), dtype=weight.dtype)
-    # rows met again with the same free cells reuse their ways and placement kernels
-    slots = Dict.empty(key_type=types.int64, value_type=types.int64)
-    ways_of = Dict.empty(key_type=types.int64, value_type=types.int64)
-    kernels = np.zeros((64, max(1, nh) * cols, nsub), dtype=weight.dtype)
+    # rows met again with the same free cells (a "slot") reuse their ways; a row placement's layouts
+    # are linear in the other rows' weights, so those are summed per slot over every column-ship
+    # combination and the row's placement kernel is applied once per slot at the end
+    slot_of = np.full((rows, rowfull + 1), -1, dtype=np.int64)
+    nslots = 0
     way_rows = np.zeros((64, nsub), dtype=weight.dtype)
+    acc = np.zeros((64, nsub), dtype=weight.dtype)
+    key_of = np.zeros(64, dtype=np.int64)
+    row_slot = np.zeros(rows, dtype=np.int64)
     total = weight[0] * 0
     depth = 0
     while depth >= 0:
@@ -458,17 +461,25 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
             for r in range(rows):
                 free = rowfull & ~used[nv, r]
                 key = r * (rowfull + 1) + free
-                if key in ways_of:
-                    at = ways_of[key]
-                else:
-                    at = len(ways_of)
+                at = slot_of[r, free]
+                if at < 0:
+                    at = nslots
+                    nslots += 1
                     if at >= way_rows.shape[0]:
-                        bigger_rows = np.zeros((2 * way_rows.shape[0], nsub), dtype=weight.dtype)
-                        bigger_rows[: way_rows.shape[0]] = way_rows
-                        way_rows = bigger_rows
-                    ways_of[key] = at
+                        grown = np.zeros((2 * way_rows.shape[0], nsub), dtype=weight.dtype)
+                        grown[: way_rows.shape[0]] = way_rows
+                        way_rows = grown
+                        grown = np.zeros((2 * acc.shape[0], nsub), dtype=weight.dtype)
+                        grown[: acc.shape[0]] = acc
+                        acc = grown
+                        grown_keys = np.zeros(2 * key_of.shape[0], dtype=np.int64)
+                        grown_keys[: key_of.shape[0]] = key_of
+                        key_of = grown_keys
+                    slot_of[r, free] = at
+                    key_of[at] = key
                     _row_forward(r, cols, free, hitrow[r] & free, hz, lengths, pidx_row, weight, f)
                     way_rows[at, :] = f[cols, :]
+                row_slot[r] = at
                 ways[r, :] = way_rows[at]
                 _convolve(prefix[r], ways[r], prefix[r + 1])
             vw = weight[0] * 0 + 1  # the column ships' weight
@@ -484,47 +495,10 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
                 for d in range(nv):
                     counts[vlist[d, choice[d], 2]] += found
                 for r in range(rows):
-                    free = rowfull & ~used[nv, r]
                     _convolve(prefix[r], suffix[r + 1], other)
-                    key = r * (rowfull + 1) + free
-                    if key in slots:
-                        slot = slots[key]
-                    else:
-                        slot = len(slots)
-                        if slot >= kernels.shape[0]:  # grow the cache
-                            bigger = np.zeros(
-                                (2 * kernels.shape[0], kernels.shape[1], kernels.shape[2]), dtype=weight.dtype
-                            )
-                            bigger[: kernels.shape[0]] = kernels
-                            kernels = bigger
-                        slots[key] = slot
-                        _row_kernel(
-                            r,
-                            cols,
-                            free,
-                            hitrow[r] & free,
-                            hz,
-                            lengths,
-                            pidx_row,
-                            weight,
-                            f,
-                            h,
-                            kernels[slot],
-                        )
-                    kernel = kernels[slot]
-                    for j in range(nh):
-                        s = hz[j]
-                        length = lengths[s]
-                        for c in range(cols - length + 1):
-                            p = pidx_row[s, r, c]
-                            piece = ((1 << length) - 1) << c
-                            if p < 0 or free & piece != piece:
-                                continue
-                            m = weight[0] * 0
-                            row = kernel[j * cols + c]
-                            for x in range(nsub):
-                                m += row[x] * other[x]
-                            counts[p] += m * vw
+                    at = row_slot[r]
+                    for x in range(nsub):
+                        acc[at, x] += vw * other[x]
             depth -= 1
             continue
         choice[depth] += 1
@@ -546,6 +520,22 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
         for r in range(top, top + length):
             used[depth + 1, r] |= 1 << col
         depth += 1
+    if counts.shape[0] > 0:
+        kernel = np.zeros((max(1, nh) * cols, nsub), dtype=weight.dtype)
+        for at in range(nslots):
+            r, free = key_of[at] // (rowfull + 1), key_of[at] % (rowfull + 1)
+            _row_kernel(r, cols, free, hitrow[r] & free, hz, lengths, pidx_row, weight, f, h, kernel)
+            for j in range(nh):
+                length = lengths[hz[j]]
+                for c in range(cols - length + 1):
+                    p = pidx_row[hz[j], r, c]
+                    piece = ((1 << length) - 1) << c
+                    if p < 0 or free & piece != piece:
+                        continue
+                    m = weight[0] * 0
+                    for x in range(nsub):
+                        m += kernel[j * cols + c, x] * acc[at, x]
+                    counts[p] += m
     return total
 
 
@@ -619,11 +609,11 @@ def _frames(rules: Rules, ev: Evidence):
 
 
 def fast_path(rules: Rules) -> bool:
-    """True when the row engine applies: straight ships that may touch, sides up to 62."""
+    """True when the row engine applies: straight ships that may touch, sides up to 16."""
     return (
         rules.spacing.value == "touch"
         and all(s.is_straight for s in rules.fleet)
-        and max(rules.rows, rules.cols) <= 62
+        and max(rules.rows, rules.cols) <= 16
         and len(rules.fleet) <= 12
     )
 

@@ -179,8 +179,7 @@ def trial_sink_shot(status, afloat, rows, cols, params, geometry, state):
         length = run_from(first, status, rows, cols, run)
         if length:
             extension_scores(status, afloat, run, length, rows, cols, geometry, score)
-            factor = np.full(n, 100, dtype=np.int64)
-            return choose(score, factor, score > 0, rows, cols, params[TIE], state)
+            return choose(score, np.empty(0, dtype=np.int64), score > 0, rows, cols, params[TIE], state)
     trial_scores(status, afloat, geometry, score)
     factor = skew_factor(status, afloat, geometry[1], rows, cols, params[SKEW])
     return choose(score, factor, status == UNKNOWN, rows, cols, params[TIE], state)
