@@ -165,3 +165,15 @@ def test_saved_runs_are_never_overwritten_or_mixed(tmp_path):
     other = runner.invoke(app, [*base, "--seed", "9", "--resume"])
     assert other.exit_code == 2 and "different run (seed differ)" in other.stderr
     assert len(out.read_text().split()) == 100
+
+
+def test_notation_file_holds_every_game_and_deterministic_shooters_make_the_kernels_moves(tmp_path):
+    out, games_file = tmp_path / "shots.txt", tmp_path / "games.txt"
+    args = ["simulate", "--shooter", "density", "--games", "30", "--seed", "4", "--out", str(out)]
+    result = runner.invoke(app, [*args, "--notation", str(games_file), "--json"])
+    assert result.exit_code == 0, result.stderr
+    blocks = [b for b in games_file.read_text().split("\n\n") if b.strip()]
+    moves = [sum(1 for line in b.splitlines() if line.startswith("density:")) for b in blocks]
+    assert moves == [int(x) for x in out.read_text().split()]
+    again = runner.invoke(app, [*args[:-2], "--notation", str(games_file)])
+    assert again.exit_code == 2 and "exists" in again.stderr

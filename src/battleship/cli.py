@@ -548,6 +548,30 @@ def read_layout_file(path: Path, r: Rules) -> np.ndarray:
     return generators.to_indices(r, layouts)
 
 
+def write_notation(
+    path: Path, r: Rules, name: str, options: Options, games: int, seed: int, generator, rows, quiet
+):
+    """Every game of a run in 001's notation, separated by blank lines, replayed by the readable shooter.
+
+    The layouts are the run's own; a shooter that draws random numbers draws them from its own
+    generator here (seeded by the game number), so its moves follow the same law but are not the
+    kernel's very moves. Deterministic shooters (ties ``first`` or ``centre``) make the same moves.
+    """
+    if games > 100_000:
+        raise BattleshipError("--notation writes at most 100,000 games; it replays each one in Python")
+    if path.exists():
+        raise BattleshipError(f"{path} exists: remove it or choose another file")
+    layouts = rows[:games] if rows is not None else generators.draw(r, generator, seed, games)
+    with path.open("w", encoding="utf-8") as handle, progress_bar(disable=quiet or games < 200) as progress:
+        task = progress.add_task("writing games", total=games)
+        for i, row in enumerate(layouts):
+            record = play_game(
+                make(name, options), generators.to_layout(r, row), np.random.default_rng([seed, i])
+            )
+            handle.write(notation.write_game(notation.from_record(record, "target")) + "\n")
+            progress.advance(task)
+
+
 @app.command("simulate")
 @friendly
 def simulate_cmd(
@@ -564,6 +588,14 @@ def simulate_cmd(
     tie: TieOpt = None,
     skew: SkewOpt = False,
     resume: Annotated[bool, typer.Option("--resume", help="Carry on the run saved in --out.")] = False,
+    games_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--notation",
+            help="Also write every game in 001's notation (at most 100,000 games), played by the readable "
+            "shooter on the same layouts.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Play many games of one shooter and summarise the shots per game (streamed: any number of games)."""
@@ -613,6 +645,8 @@ def simulate_cmd(
                 histogram += np.bincount(chunk, minlength=r.cells + 1)
                 progress.advance(task, len(chunk))
         seconds = time.perf_counter() - start
+    if games_file is not None:
+        write_notation(games_file, r, name, options, games, seed, generator, rows, as_json)
     summary = lab.summarise_histogram(histogram, r.ship_cells, seconds)
     summary = dataclasses.replace(summary, games_per_second=(games - done) / seconds if seconds > 0 else 0.0)
     if as_json:
