@@ -699,8 +699,10 @@ def monte_carlo(
     hits = np.zeros(rules.cells, dtype=np.int64)
     n = 0
     k = 0
+    size = min(8, batch)  # small first batches keep short budgets short
     while n == 0 or time.perf_counter() - start < seconds:
-        rows = sample(rules, observation, batch, seed=seed * 1_000_003 + k)
+        rows = sample(rules, observation, size, seed=seed * 1_000_003 + k)
+        size = min(2 * size, batch)
         k += 1
         for row in rows:
             for p in row:
