@@ -53,7 +53,8 @@ def test_calc_reads_a_game_in_order(tmp_path):
 def test_calc_monte_carlo_reports_its_samples():
     data = json.loads(_calc(BOARD, "--time", "0.2", "--json").stdout)
     assert data["layouts"] is None and data["samples"] > 0
-    assert data["best"] == ["E5"]
+    assert "E5" in data["best"]  # a ship in every sample: the forced cell
+    assert data["probability"][4][4] == 1.0
 
 
 @pytest.mark.parametrize(
