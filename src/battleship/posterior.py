@@ -391,10 +391,12 @@ def _row_kernel(r, cols, free, must, hz, lengths, pidx_row, weight, f, g, kernel
 def _convolve(x, y, out):
     """Subset convolution: ``out[S] = sum over A within S of x[S - A] * y[A]``."""
     for s in range(out.shape[0]):
-        total = 0
+        total = x[0] * 0
         a = s
         while True:
-            total += x[s & ~a] * y[a]
+            xv = x[s & ~a]
+            if xv != 0:
+                total += xv * y[a]
             if a == 0:
                 break
             a = (a - 1) & s
