@@ -404,8 +404,42 @@ def _convolve(x, y, out):
 
 
 @njit(cache=True, nogil=True)
+def _slot(r, free, cols, hitrow, hz, lengths, pidx_row, weight, f, slot_of, way_rows, key_of, nslots):
+    """The slot of row ``r`` with free cells ``free``: its ways are computed the first time only."""
+    at = slot_of[r, free]
+    if at < 0:
+        at = nslots[0]
+        nslots[0] += 1
+        slot_of[r, free] = at
+        key_of[at] = r * slot_of.shape[1] + free
+        _row_forward(r, cols, free, hitrow[r] & free, hz, lengths, pidx_row, weight, f)
+        way_rows[at, :] = f[cols, :]
+    return at
+
+
+@njit(cache=True, nogil=True)
+def _dot_full(x, y, full):
+    """``sum over B of x[B] * y[full - B]``: the count once ``x`` and ``y`` split every row ship."""
+    total = x[0] * 0
+    b = full
+    while True:
+        if x[b] != 0:
+            total += x[b] * y[full & ~b]
+        if b == 0:
+            break
+        b = (b - 1) & full
+    return total
+
+
+@njit(cache=True, nogil=True)
 def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, counts):
-    """Layouts with the ships flagged ``vertical`` down columns and the rest along rows; adds to ``counts``."""
+    """Layouts with the ships flagged ``vertical`` down columns and the rest along rows; adds to ``counts``.
+
+    The column ships but the last are enumerated; the last one's placements are handled together:
+    each changes only the rows it crosses, so with the prefix and suffix over the other rows its
+    layouts cost a convolution per row it crosses, and the row placements' weights from every
+    placement of it are gathered in two passes over the rows (``below`` and ``above``).
+    """
     nships = lengths.shape[0]
     nh = 0
     for s in range(nships):
@@ -425,6 +459,7 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
     nsub = 1 << nh
     full = nsub - 1
     rowfull = (1 << cols) - 1
+    want = counts.shape[0] > 0  # an empty counts array asks for the total only
     # the admissible column placements of each vertical ship: (top, col, placement)
     vlist = np.empty((nv, rows * cols, 3), dtype=np.int64)
     vcount = np.zeros(nv, dtype=np.int64)
@@ -437,70 +472,151 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
                     vlist[d, vcount[d], 1] = c
                     vlist[d, vcount[d], 2] = pidx_col[s, r, c]
                     vcount[d] += 1
-    used = np.zeros((nv + 1, rows), dtype=np.int64)
-    choice = np.full(nv + 1, -1, dtype=np.int64)
-    prefix = np.zeros((rows + 1, nsub), dtype=weight.dtype)
-    suffix = np.zeros((rows + 1, nsub), dtype=weight.dtype)
-    ways = np.zeros((rows, nsub), dtype=weight.dtype)
-    other = np.zeros(nsub, dtype=weight.dtype)
+    # a row's free cells lose at most one bit per column ship: that bounds the distinct rows met
+    per_row = 0
+    term = 1
+    for j in range(nv + 1):
+        per_row += term
+        term = term * (cols - j) // (j + 1)
+    capacity = rows * min(per_row, rowfull + 1)
+    slot_of = np.full((rows, rowfull + 1), -1, dtype=np.int64)
+    way_rows = np.zeros((capacity, nsub), dtype=weight.dtype)
+    acc = np.zeros((capacity, nsub), dtype=weight.dtype)
+    key_of = np.zeros(capacity, dtype=np.int64)
+    nslots = np.zeros(1, dtype=np.int64)
     f = np.zeros((cols + 1, nsub), dtype=weight.dtype)
     h = np.zeros((cols + 1, nsub), dtype=weight.dtype)
-    # rows met again with the same free cells (a "slot") reuse their ways; a row placement's layouts
-    # are linear in the other rows' weights, so those are summed per slot over every column-ship
-    # combination and the row's placement kernel is applied once per slot at the end
-    slot_of = np.full((rows, rowfull + 1), -1, dtype=np.int64)
-    nslots = 0
-    way_rows = np.zeros((64, nsub), dtype=weight.dtype)
-    acc = np.zeros((64, nsub), dtype=weight.dtype)
-    key_of = np.zeros(64, dtype=np.int64)
-    row_slot = np.zeros(rows, dtype=np.int64)
+    used = np.zeros((nv + 1, rows), dtype=np.int64)
+    choice = np.full(nv + 1, -1, dtype=np.int64)
+    base = np.zeros(rows, dtype=np.int64)
+    prefix = np.zeros((rows + 1, nsub), dtype=weight.dtype)
+    suffix = np.zeros((rows + 1, nsub), dtype=weight.dtype)
+    other = np.zeros(nsub, dtype=weight.dtype)
+    tmp = np.zeros(nsub, dtype=weight.dtype)
+    starts = np.zeros((rows + 1, nsub), dtype=weight.dtype)  # by top row: last ship's M * suffix
+    ends = np.zeros((rows + 1, nsub), dtype=weight.dtype)  # by bottom row: prefix * last ship's M
+    below = np.zeros((rows + 1, nsub), dtype=weight.dtype)
+    above = np.zeros((rows + 1, nsub), dtype=weight.dtype)
+    maxlen = 1
+    for d in range(nv):
+        maxlen = max(maxlen, lengths[vt[d]])
+    inner_pre = np.zeros((maxlen + 1, nsub), dtype=weight.dtype)
+    inner_suf = np.zeros((maxlen + 1, nsub), dtype=weight.dtype)
+    mod = np.zeros(maxlen, dtype=np.int64)
     total = weight[0] * 0
+    leaf = nv - 1 if nv > 0 else 0
     depth = 0
     while depth >= 0:
-        if depth == nv:
+        if depth == leaf:
+            for r in range(rows):
+                base[r] = _slot(
+                    r,
+                    rowfull & ~used[depth, r],
+                    cols,
+                    hitrow,
+                    hz,
+                    lengths,
+                    pidx_row,
+                    weight,
+                    f,
+                    slot_of,
+                    way_rows,
+                    key_of,
+                    nslots,
+                )
             prefix[0, :] = 0
             prefix[0, 0] = 1
             for r in range(rows):
-                free = rowfull & ~used[nv, r]
-                key = r * (rowfull + 1) + free
-                at = slot_of[r, free]
-                if at < 0:
-                    at = nslots
-                    nslots += 1
-                    if at >= way_rows.shape[0]:
-                        grown = np.zeros((2 * way_rows.shape[0], nsub), dtype=weight.dtype)
-                        grown[: way_rows.shape[0]] = way_rows
-                        way_rows = grown
-                        grown = np.zeros((2 * acc.shape[0], nsub), dtype=weight.dtype)
-                        grown[: acc.shape[0]] = acc
-                        acc = grown
-                        grown_keys = np.zeros(2 * key_of.shape[0], dtype=np.int64)
-                        grown_keys[: key_of.shape[0]] = key_of
-                        key_of = grown_keys
-                    slot_of[r, free] = at
-                    key_of[at] = key
-                    _row_forward(r, cols, free, hitrow[r] & free, hz, lengths, pidx_row, weight, f)
-                    way_rows[at, :] = f[cols, :]
-                row_slot[r] = at
-                ways[r, :] = way_rows[at]
-                _convolve(prefix[r], ways[r], prefix[r + 1])
-            vw = weight[0] * 0 + 1  # the column ships' weight
-            for d in range(nv):
+                _convolve(prefix[r], way_rows[base[r]], prefix[r + 1])
+            suffix[rows, :] = 0
+            suffix[rows, 0] = 1
+            for r in range(rows - 1, -1, -1):
+                _convolve(suffix[r + 1], way_rows[base[r]], suffix[r])
+            vw = weight[0] * 0 + 1  # the enumerated column ships' weight
+            for d in range(leaf if nv > 0 else 0):
                 vw *= weight[vlist[d, choice[d], 2]]
-            found = prefix[rows, full] * vw
-            total += found
-            if found > 0 and counts.shape[0] > 0:  # an empty counts array asks for the total only
-                suffix[rows, :] = 0
-                suffix[rows, 0] = 1
-                for r in range(rows - 1, -1, -1):
-                    _convolve(suffix[r + 1], ways[r], suffix[r])
-                for d in range(nv):
-                    counts[vlist[d, choice[d], 2]] += found
-                for r in range(rows):
-                    _convolve(prefix[r], suffix[r + 1], other)
-                    at = row_slot[r]
+            if nv == 0:
+                found = prefix[rows, full]
+                total += found
+                if want and found > 0:
+                    for r in range(rows):
+                        _convolve(prefix[r], suffix[r + 1], other)
+                        for x in range(nsub):
+                            acc[base[r], x] += other[x]
+                depth -= 1
+                continue
+            last = vt[nv - 1]
+            length = lengths[last]
+            starts[:, :] = 0
+            ends[:, :] = 0
+            gathered = weight[0] * 0
+            for k in range(vcount[nv - 1]):
+                top, col, p = vlist[nv - 1, k, 0], vlist[nv - 1, k, 1], vlist[nv - 1, k, 2]
+                clash = False
+                for r in range(top, top + length):
+                    if used[depth, r] >> col & 1:
+                        clash = True
+                        break
+                if clash:
+                    continue
+                for i in range(length):
+                    r = top + i
+                    mod[i] = _slot(
+                        r,
+                        rowfull & ~used[depth, r] & ~(1 << col),
+                        cols,
+                        hitrow,
+                        hz,
+                        lengths,
+                        pidx_row,
+                        weight,
+                        f,
+                        slot_of,
+                        way_rows,
+                        key_of,
+                        nslots,
+                    )
+                inner_pre[0, :] = prefix[top]
+                for i in range(length):
+                    _convolve(inner_pre[i], way_rows[mod[i]], inner_pre[i + 1])
+                wl = weight[p] * vw
+                found = _dot_full(inner_pre[length], suffix[top + length], full) * wl
+                total += found
+                if not want or found == 0:
+                    continue
+                counts[p] += found
+                gathered += found
+                inner_suf[length, :] = suffix[top + length]
+                for i in range(length - 1, -1, -1):
+                    _convolve(inner_suf[i + 1], way_rows[mod[i]], inner_suf[i])
+                for i in range(length):
+                    _convolve(inner_pre[i], inner_suf[i + 1], other)
                     for x in range(nsub):
-                        acc[at, x] += vw * other[x]
+                        acc[mod[i], x] += wl * other[x]
+                # the rows above and below this placement: M * suffix by top row, prefix * M by bottom row
+                m_only = inner_suf[0]  # rows top.. with this placement, then the suffix below it
+                for x in range(nsub):
+                    starts[top, x] += wl * m_only[x]
+                    ends[top + length - 1, x] += wl * inner_pre[length, x]
+            if want and gathered > 0:
+                for d in range(leaf):
+                    counts[vlist[d, choice[d], 2]] += gathered
+                # below[r]: placements starting under row r, with the rows between; above[r]: ending over it
+                below[rows - 1, :] = 0
+                for r in range(rows - 2, -1, -1):
+                    _convolve(below[r + 1], way_rows[base[r + 1]], tmp)
+                    for x in range(nsub):
+                        below[r, x] = tmp[x] + starts[r + 1, x]
+                above[0, :] = 0
+                for r in range(1, rows):
+                    _convolve(above[r - 1], way_rows[base[r - 1]], tmp)
+                    for x in range(nsub):
+                        above[r, x] = tmp[x] + ends[r - 1, x]
+                for r in range(rows):
+                    _convolve(prefix[r], below[r], other)
+                    _convolve(above[r], suffix[r + 1], tmp)
+                    for x in range(nsub):
+                        acc[base[r], x] += other[x] + tmp[x]
             depth -= 1
             continue
         choice[depth] += 1
@@ -522,10 +638,17 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
         for r in range(top, top + length):
             used[depth + 1, r] |= 1 << col
         depth += 1
-    if counts.shape[0] > 0:
+    if want:
         kernel = np.zeros((max(1, nh) * cols, nsub), dtype=weight.dtype)
-        for at in range(nslots):
+        for at in range(nslots[0]):
             r, free = key_of[at] // (rowfull + 1), key_of[at] % (rowfull + 1)
+            nonzero = False
+            for x in range(nsub):
+                if acc[at, x] != 0:
+                    nonzero = True
+                    break
+            if not nonzero:
+                continue
             _row_kernel(r, cols, free, hitrow[r] & free, hz, lengths, pidx_row, weight, f, h, kernel)
             for j in range(nh):
                 length = lengths[hz[j]]
