@@ -73,8 +73,8 @@ def test_simulate_reads_a_layouts_file_and_reports_bad_lines(tmp_path):
     assert result.exit_code == 2 and "layout on line 2" in result.stderr
 
 
-def test_lab_refuses_shooters_without_kernels():
-    with pytest.raises(BattleshipError, match="no kernel for 'psychic'"):
+def test_lab_refuses_unknown_shooters():
+    with pytest.raises(BattleshipError, match="no shooter named 'psychic'"):
         lab.simulate(preset("standard"), "psychic", 10)
 
 

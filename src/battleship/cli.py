@@ -601,7 +601,7 @@ def simulate_cmd(
     """Play many games of one shooter and summarise the shots per game (streamed: any number of games)."""
     r = rules_mod.load(rules)
     name, options = shooter_options(shooter, tie, skew)
-    lab.kernel_kind(name, r)
+    lab.check(name, r)
     shooter = format_spec(name, options)
     rows = read_layout_file(layouts, r) if layouts is not None else None
     if rows is not None and games > len(rows):
@@ -620,11 +620,11 @@ def simulate_cmd(
         }
         if set(options.changed()) - {"tie"}:
             params["options"] = dataclasses.asdict(options)
-        shots_file = lab.ShotsFile(out, params)
+        shots_file = lab.ShotsFile(out, params, lab.chunk_size(name))
         done, histogram = shots_file.start(resume, r.cells)
     elif resume:
         raise BattleshipError("--resume needs --out FILE, the run to carry on")
-    with progress_bar(disable=as_json or games < 100_000) as progress:
+    with progress_bar(disable=as_json or (lab.is_kernel(name) and games < 100_000)) as progress:
         task = progress.add_task(f"{shooter} on {r.name}", total=games, completed=done)
         lab.warm_up(r, name, generator)
         start = time.perf_counter()
@@ -689,7 +689,7 @@ def compare_cmd(
     specs = {}
     for spec in shooters:  # refuse unknown names, bad options and unplayable rules before any work
         name, options = parse_spec(spec)
-        lab.kernel_kind(name, r)
+        lab.check(name, r)
         specs[format_spec(name, options)] = (name, options)
     if len(specs) < len(shooters):
         raise BattleshipError("a shooter is named twice (with the same options)")

@@ -24,7 +24,29 @@ from battleship.rules import Rules
 from battleship.tables import geometry
 
 CHUNK = 20_000
+SLOW_CHUNK = 50  # games per chunk for shooters played in Python (seconds a game, not microseconds)
 QUANTILES = (0.01, 0.05, 0.25, 0.75, 0.95, 0.99)
+
+
+def is_kernel(shooter: str) -> bool:
+    """True for shooters the lab runs as Numba kernels; the others are played in Python."""
+    return shooter in kernels.KINDS
+
+
+def chunk_size(shooter: str) -> int:
+    """Games per chunk (the unit of streaming, resuming and threads) for ``shooter``."""
+    return CHUNK if is_kernel(shooter) else SLOW_CHUNK
+
+
+def check(shooter: str, rules: Rules) -> None:
+    """Refuse an unknown shooter, or rules it cannot play, before any work."""
+    from battleship.shooters import SHOOTERS
+
+    if shooter not in SHOOTERS:
+        raise BattleshipError(f"no shooter named {shooter!r}; choose one of {', '.join(SHOOTERS)}")
+    why = refusal(shooter, rules)
+    if why:
+        raise BattleshipError(why)
 
 
 def kernel_kind(shooter: str, rules: Rules | None = None) -> int:
@@ -74,9 +96,23 @@ def play_rows(
     return out
 
 
+def play_python(rules: Rules, shooter: str, seed: int, rows: np.ndarray, options: Options, first: int = 0):
+    """Shots per game of a shooter played in Python; game ``i`` draws from ``rng([seed, first + i])``."""
+    from battleship.game import play
+    from battleship.shooters import make
+
+    out = np.empty(len(rows), dtype=np.int64)
+    for i, row in enumerate(rows):
+        record = play(
+            make(shooter, options), generators.to_layout(rules, row), np.random.default_rng([seed, first + i])
+        )
+        out[i] = len(record.shots)
+    return out
+
+
 def _play_chunk(
     rules: Rules,
-    kind: int,
+    shooter: str,
     seed: int,
     first: int,
     count: int,
@@ -89,12 +125,20 @@ def _play_chunk(
         if layouts is not None
         else generators.draw(rules, generator, seed, count, first=first, threads=False)
     )
-    return play_rows(rules, kind, seed, rows, options, first)
+    if is_kernel(shooter):
+        return play_rows(rules, kernels.KINDS[shooter], seed, rows, options, first)
+    return play_python(rules, shooter, seed, rows, options, first)
 
 
 def warm_up(rules: Rules, shooter: str, generator: str = "uniform") -> None:
     """Compile (or load) the kernels with one game, so that timings and threads start warm."""
-    _play_chunk(rules, kernel_kind(shooter, rules), 0, 0, 1, generator, None, Options())
+    check(shooter, rules)
+    if is_kernel(shooter):
+        _play_chunk(rules, shooter, 0, 0, 1, generator, None, Options())
+    else:
+        from battleship.posterior import posterior
+
+        posterior(rules)
 
 
 def stream(
@@ -108,26 +152,27 @@ def stream(
     options: Options | None = None,
     start: int = 0,
 ) -> Iterator[tuple[int, np.ndarray]]:
-    """Chunks ``(first game, shots)`` in order, from game ``start`` (a multiple of CHUNK) to ``games``."""
-    kind = kernel_kind(shooter, rules)
+    """Chunks ``(first game, shots)`` in order, from game ``start`` (a multiple of the chunk) to ``games``."""
+    check(shooter, rules)
+    chunk = chunk_size(shooter)
     options = options or Options()
     if games < 1:
         raise BattleshipError("--games must be at least 1")
     if layouts is not None and len(layouts) < games:
         raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
-    if start % CHUNK:
-        raise BattleshipError(f"a run resumes at a multiple of {CHUNK} games, not {start}")
+    if start % chunk:
+        raise BattleshipError(f"a run resumes at a multiple of {chunk} games, not {start}")
     warm_up(rules, shooter, generator)
 
     def run(first: int) -> tuple[int, np.ndarray]:
-        count = min(CHUNK, games - first)
-        return first, _play_chunk(rules, kind, seed, first, count, generator, layouts, options)
+        count = min(chunk, games - first)
+        return first, _play_chunk(rules, shooter, seed, first, count, generator, layouts, options)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         # a bounded window of chunks in flight keeps memory flat for any number of games
         window = 4 * max(1, jobs)
-        for lo in range(start, games, window * CHUNK):
-            yield from pool.map(run, range(lo, min(games, lo + window * CHUNK), CHUNK))
+        for lo in range(start, games, window * chunk):
+            yield from pool.map(run, range(lo, min(games, lo + window * chunk), chunk))
 
 
 def simulate(
@@ -228,8 +273,9 @@ class ShotsFile:
     drops a partly written chunk and says where to carry on.
     """
 
-    def __init__(self, path: Path, params: dict):
+    def __init__(self, path: Path, params: dict, chunk: int = CHUNK):
         self.path = path
+        self.chunk = chunk
         self.meta = path.with_name(path.name + ".run.json")
         self.params = params
 
@@ -260,10 +306,10 @@ class ShotsFile:
                 offset += len(line)
                 chunk[int(line)] += 1
                 in_chunk += 1
-                if in_chunk == CHUNK:
+                if in_chunk == self.chunk:
                     histogram += chunk
                     chunk[:] = 0
-                    done, keep_bytes, in_chunk = done + CHUNK, offset, 0
+                    done, keep_bytes, in_chunk = done + self.chunk, offset, 0
         with self.path.open("r+b") as handle:
             handle.truncate(keep_bytes)
         return done, histogram

@@ -9,8 +9,9 @@ One :class:`Options` value configures every shooter; each reads only the keys it
 - ``skew``: 002's diagonal skew, in percent (002 uses 20): while the smallest ship may be afloat,
   cells of one checkerboard colour (the colour most of the shots so far went to) score that much
   more. density, density-grid, trial-sink.
-- ``boost``: superposition's parity boost (001), in percent, to cells ``(row + col) % n == k`` where
-  ``n`` is the smallest afloat ship's length and ``k`` the residue most shots so far went to.
+- ``boost``: 001's parity boost, in percent, to cells ``(row + col) % n == k`` where ``n`` is the
+  smallest afloat ship's length and ``k`` the residue most shots so far went to. superposition
+  (default 5) and optimal (default 0).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ TIES = {"first": 0, "random": 1, "centre": 2}
 SINK_CODES = {Sinks.NONE: 0, Sinks.SUNK: 1, Sinks.NAMED: 2, Sinks.REVEALED: 3}
 SPACING_CODES = {Spacing.TOUCH: 0, Spacing.NO_EDGE: 1, Spacing.NO_CONTACT: 2}
 DEFAULT_WEIGHT = 20
+SUPERPOSITION_BOOST = 5  # 001: "a few percentage points"
 
 # positions in the kernels' parameter vector
 TIE, COLOUR, WEIGHT, SKEW, BOOST, SINKS, SPACING = range(7)
@@ -40,7 +42,7 @@ class Options:
     colour: int = 0
     weight: int = DEFAULT_WEIGHT
     skew: int = 0
-    boost: int = 5
+    boost: int | None = None  # None: the shooter's own default
 
     def __post_init__(self) -> None:
         if self.tie not in TIES:
@@ -50,7 +52,7 @@ class Options:
         if not 1 <= self.weight <= 10_000:
             raise BattleshipError(f"weight must be between 1 and 10000, not {self.weight}")
         for key in ("skew", "boost"):
-            if not 0 <= getattr(self, key) <= 1000:
+            if getattr(self, key) is not None and not 0 <= getattr(self, key) <= 1000:
                 raise BattleshipError(f"{key} is a percentage between 0 and 1000, not {getattr(self, key)}")
 
     def vector(self, rules: Rules) -> np.ndarray:
@@ -60,7 +62,7 @@ class Options:
         out[COLOUR] = self.colour
         out[WEIGHT] = self.weight
         out[SKEW] = self.skew
-        out[BOOST] = self.boost
+        out[BOOST] = SUPERPOSITION_BOOST if self.boost is None else self.boost
         out[SINKS] = SINK_CODES[rules.sinks]
         out[SPACING] = SPACING_CODES[rules.spacing]
         return out

@@ -10,6 +10,7 @@ from battleship.game import Shooter
 from battleship.options import Options, parse_spec
 from battleship.shooters.flood import DensityGridShooter, FloodShooter
 from battleship.shooters.hunt_target import HuntTargetParityShooter, HuntTargetShooter
+from battleship.shooters.optimal import OptimalShooter
 from battleship.shooters.random import RandomShooter
 from battleship.trialsink import TrialSinkShooter
 
@@ -33,6 +34,10 @@ SHOOTERS: dict[str, tuple[str, Callable[[Options], Shooter]]] = {
     "trial-sink": (
         "003: trial shots by ship options, sink shots to finish (no-touch rules)",
         TrialSinkShooter,
+    ),
+    "optimal": (
+        "001 done exactly: the cell most likely to hold a ship, from every consistent layout",
+        OptimalShooter,
     ),
 }
 
