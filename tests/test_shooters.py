@@ -198,7 +198,7 @@ def test_optimal_fires_at_a_forced_cell_and_never_repeats():
     shooter = make("optimal")
     shooter.reset(rules, np.random.default_rng(0))
     # a hit at D5 whose other neighbours are misses: E5 holds a ship for certain
-    shots = tuple(Shot(c, Outcome.MISS) for c in (24, 33, 35)) + (Shot(34, Outcome.HIT),)
+    shots = (*(Shot(c, Outcome.MISS) for c in (24, 33, 35)), Shot(34, Outcome.HIT))
     assert shooter.next_shot(Observation(rules, shots)) == 44
 
 
