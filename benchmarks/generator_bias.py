@@ -11,7 +11,8 @@ import argparse
 
 import numpy as np
 
-from battleship import generators, rowcount
+from battleship import generators
+from battleship.posterior import occupancy
 from battleship.rules import preset
 
 
@@ -21,7 +22,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rules = preset("standard")
-    total, per_cell = rowcount.occupancy(rules)
+    total, per_cell = occupancy(rules)
     exact = (per_cell / total).ravel()
     sigma = np.sqrt(exact * (1 - exact) / args.draws)
     print(f"exact  corner A1 {exact[0]:.4f}  centre E5 {exact[44]:.4f}  J10 {exact[99]:.4f}")

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from battleship import generators, rowcount
+from battleship import generators
+from battleship.posterior import count, occupancy
 from battleship.rules import preset
 
 
@@ -30,13 +31,13 @@ def main() -> None:
         drawn = time.perf_counter() - start
         print(f"{rules_name:9s} {generator:10s} layouts_per_second {args.count / drawn:14,.0f}")
     rules = preset("standard")
-    rowcount.count(rules)  # compile
+    occupancy(rules)  # compile
     start = time.perf_counter()
-    total = rowcount.count(rules)
+    total, _ = count(rules)
     print(f"standard exact count {total} seconds {time.perf_counter() - start:.4f}")
     start = time.perf_counter()
-    rowcount.occupancy(rules)
-    print(f"standard exact per-cell occupancy (101 counts) seconds {time.perf_counter() - start:.2f}")
+    occupancy(rules)
+    print(f"standard exact per-cell occupancy seconds {time.perf_counter() - start:.4f}")
 
 
 if __name__ == "__main__":

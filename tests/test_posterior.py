@@ -108,14 +108,11 @@ def test_a_contradiction_says_what_is_wrong():
         posterior(rules, Observation(rules, (Shot(0, Outcome.MISS), Shot(0, Outcome.MISS))))
 
 
-def test_counts_agree_with_the_row_counter_and_the_published_figure():
-    from battleship import rowcount
+def test_the_open_standard_board_has_the_published_count():
     from battleship.posterior import count
 
+    # 30,093,975,536: the figure of 001 and 002 (labelled ships: the two 3-ships are distinct)
     assert count(preset("standard")) == (30_093_975_536, "rows")
-    for n in (6, 7):
-        rules = preset(f"square-{n}")
-        assert count(rules)[0] == rowcount.count(rules)
 
 
 def test_the_search_engine_and_the_row_engine_agree_mid_game():

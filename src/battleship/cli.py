@@ -283,6 +283,21 @@ def skewed_best(r: Rules, observation, probability: np.ndarray) -> list[int]:
     return [c for c in open_cells if score[c] >= top * (1 - 1e-12)]
 
 
+def read_game_record(path: Path, r: Rules, player: str | None):
+    """``(player, record)`` of one shooter in a game file in 001's notation (default: the first who shot)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BattleshipError(f"cannot read game file {path}: {exc.strerror}") from None
+    records = notation.read_game(text, r).records()
+    if not records:
+        raise BattleshipError(f"{path}: nobody has fired yet")
+    name = player or next(iter(records))
+    if name not in records:
+        raise BattleshipError(f"{path}: {name!r} fired no shots; shooters: {', '.join(records)}")
+    return name, records[name]
+
+
 @app.command("calc")
 @friendly
 def calc_cmd(
@@ -315,17 +330,7 @@ def calc_cmd(
     if (board is None) == (game is None):
         raise BattleshipError("give a board state or --game FILE (one of the two)")
     if game is not None:
-        try:
-            text = game.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise BattleshipError(f"cannot read game file {game}: {exc.strerror}") from None
-        records = notation.read_game(text, r).records()
-        if not records:
-            raise BattleshipError(f"{game}: nobody has fired yet")
-        name = player or next(iter(records))
-        if name not in records:
-            raise BattleshipError(f"{game}: {name!r} fired no shots; shooters: {', '.join(records)}")
-        observation = records[name].observation
+        observation = read_game_record(game, r, player)[1].observation
     else:
         observation = read_board_arg(board, r).observation()
     grid = notation.board_state(observation).grid()
@@ -414,18 +419,7 @@ def replay_cmd(
     r = rules_mod.load(rules)
     if frames is None and gif is None:
         raise BattleshipError("say where the pictures go: --frames DIR and/or --gif FILE")
-    try:
-        text = game.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BattleshipError(f"cannot read game file {game}: {exc.strerror}") from None
-    paper = notation.read_game(text, r)
-    records = paper.records()
-    if not records:
-        raise BattleshipError(f"{game}: nobody has fired yet")
-    name = player or next(iter(records))
-    if name not in records:
-        raise BattleshipError(f"{game}: {name!r} fired no shots; shooters: {', '.join(records)}")
-    record = records[name]
+    name, record = read_game_record(game, r, player)
     hidden = record.layout.grid() if record.layout is not None else None
     if frames is not None:
         frames.mkdir(parents=True, exist_ok=True)

@@ -839,3 +839,17 @@ def monte_carlo(
     return Estimate(
         n, p.reshape(rules.rows, rules.cols), se.reshape(rules.rows, rules.cols), time.perf_counter() - start
     )
+
+
+def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]:
+    """The number of layouts of the open board and, per cell, how many cover it (rows x cols).
+
+    ``engine`` forces ``"rows"`` or ``"search"`` (for checking one against the other).
+    """
+    ev = evidence(rules, Observation(rules))
+    check_size(rules, ev)
+    use = engine or ("rows" if fast_path(rules) else "search")
+    if use == "rows" and not fast_path(rules):
+        raise BattleshipError("the row engine handles straight ships that may touch, sides up to 16")
+    total, counts = (count_by_rows if use == "rows" else count_by_search)(rules, ev)
+    return total, Posterior(rules, total, counts, use).cell_layouts
