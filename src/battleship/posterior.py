@@ -178,6 +178,152 @@ def _enumerate(order, lists, lengths, cells, halos, hits, weight, out_counts):
     return total
 
 
+@njit(cache=True, nogil=True)
+def _popcount(x):
+    """Set bits of a uint64."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@njit(cache=True, nogil=True)
+def _pair_tables(xs, ys, cells, halos, ncells):
+    """Bitsets over the last two ships' lists: conflicts both ways, and which of ``ys`` cover each cell."""
+    nx, ny = xs.shape[0], ys.shape[0]
+    nwx, nwy = (nx + 63) // 64, (ny + 63) // 64
+    nwords = cells.shape[1]
+    conflict_xy = np.zeros((nx, nwy), dtype=np.uint64)
+    conflict_yx = np.zeros((ny, nwx), dtype=np.uint64)
+    for i in range(nx):
+        for j in range(ny):
+            for w in range(nwords):
+                if cells[ys[j], w] & halos[xs[i], w]:
+                    conflict_xy[i, j // 64] |= np.uint64(1) << np.uint64(j % 64)
+                    conflict_yx[j, i // 64] |= np.uint64(1) << np.uint64(i % 64)
+                    break
+    cover_y = np.zeros((ncells, nwy), dtype=np.uint64)
+    for j in range(ny):
+        for c in range(ncells):
+            if cells[ys[j], c // 64] >> np.uint64(c % 64) & np.uint64(1):
+                cover_y[c, j // 64] |= np.uint64(1) << np.uint64(j % 64)
+    return conflict_xy, conflict_yx, cover_y
+
+
+@njit(cache=True, nogil=True)
+def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts):
+    """As :func:`_enumerate` with unit weights, the last two ships counted together with bitsets.
+
+    At a node where only two ships are left, the pairs of their placements that fit are counted
+    with one AND and popcount per placement of the first instead of a loop over the second.
+    """
+    nships = lengths.shape[0]
+    nwords = cells.shape[1]
+    want = out_counts.shape[0] > 0
+    xs = lists[nships - 2, : lengths[nships - 2]]
+    ys = lists[nships - 1, : lengths[nships - 1]]
+    nx, ny = xs.shape[0], ys.shape[0]
+    nwx, nwy = (nx + 63) // 64, (ny + 63) // 64
+    conflict_xy, conflict_yx, cover_y = _pair_tables(xs, ys, cells, halos, ncells)
+    valid_y = np.zeros(nwy, dtype=np.uint64)
+    valid_x = np.zeros(nwx, dtype=np.uint64)
+    m = np.zeros(nwy, dtype=np.uint64)
+    left = np.zeros(nwords, dtype=np.uint64)
+    choice = np.full(nships, -1, dtype=np.int64)
+    picked = np.full(nships, -1, dtype=np.int64)
+    blocked = np.zeros((nships + 1, nwords), dtype=np.uint64)
+    covered = np.zeros((nships + 1, nwords), dtype=np.uint64)
+    total = 0
+    leaf = nships - 2
+    depth = 0
+    while depth >= 0:
+        if depth == leaf:
+            # the two ships left: which of their placements fit, then the pairs
+            valid_y[:] = 0
+            for j in range(ny):
+                ok = True
+                for w in range(nwords):
+                    if cells[ys[j], w] & blocked[depth, w]:
+                        ok = False
+                        break
+                if ok:
+                    valid_y[j // 64] |= np.uint64(1) << np.uint64(j % 64)
+            uncovered = False
+            for w in range(nwords):
+                if hits[w] & ~covered[depth, w]:
+                    uncovered = True
+            valid_x[:] = 0
+            node = 0
+            for i in range(nx):
+                p = xs[i]
+                ok = True
+                for w in range(nwords):
+                    if cells[p, w] & blocked[depth, w]:
+                        ok = False
+                        break
+                if not ok:
+                    continue
+                valid_x[i // 64] |= np.uint64(1) << np.uint64(i % 64)
+                for w in range(nwy):
+                    m[w] = valid_y[w] & ~conflict_xy[i, w]
+                if uncovered:
+                    for w in range(nwords):
+                        left[w] = hits[w] & ~covered[depth, w] & ~cells[p, w]
+                        while left[w]:
+                            low = left[w] & (~left[w] + np.uint64(1))
+                            c = 64 * w + int(_popcount(low - np.uint64(1)))
+                            for k in range(nwy):
+                                m[k] &= cover_y[c, k]
+                            left[w] ^= low
+                found = 0
+                for w in range(nwy):
+                    found += int(_popcount(m[w]))
+                if found == 0:
+                    continue
+                node += found
+                if want:
+                    out_counts[p] += found
+                    if uncovered:  # few pairs: credit the second ship's placements one by one
+                        for w in range(nwy):
+                            bits = m[w]
+                            while bits:
+                                low = bits & (~bits + np.uint64(1))
+                                out_counts[ys[64 * w + int(_popcount(low - np.uint64(1)))]] += 1
+                                bits ^= low
+            if want and not uncovered and node > 0:
+                for j in range(ny):
+                    if valid_y[j // 64] >> np.uint64(j % 64) & np.uint64(1):
+                        c = 0
+                        for w in range(nwx):
+                            c += int(_popcount(valid_x[w] & ~conflict_yx[j, w]))
+                        out_counts[ys[j]] += c
+            if want:
+                for d in range(leaf):
+                    out_counts[picked[d]] += node
+            total += node
+            depth -= 1
+            continue
+        choice[depth] += 1
+        if choice[depth] >= lengths[depth]:
+            choice[depth] = -1
+            depth -= 1
+            continue
+        p = lists[depth, choice[depth]]
+        clash = False
+        for w in range(nwords):
+            if cells[p, w] & blocked[depth, w]:
+                clash = True
+                break
+        if clash:
+            continue
+        picked[depth] = p
+        for w in range(nwords):
+            blocked[depth + 1, w] = blocked[depth, w] | halos[p, w]
+            covered[depth + 1, w] = covered[depth, w] | cells[p, w]
+        depth += 1
+    return total
+
+
 def count_by_search(rules: Rules, ev: Evidence, marginals: bool = True, weight: np.ndarray | None = None):
     """Layouts and per-placement layout counts, by visiting every consistent layout (any rules)."""
     t = tables(rules)
@@ -195,7 +341,10 @@ def count_by_search(rules: Rules, ev: Evidence, marginals: bool = True, weight: 
     hits = np.array([(ev.hits >> (64 * w)) & (2**64 - 1) for w in range(t.nwords)], dtype=np.uint64)
     weight = np.ones(len(t.masks), dtype=np.int64) if weight is None else weight
     counts = np.zeros(len(t.masks) if marginals else 0, dtype=weight.dtype)
-    total = _enumerate(order, lists, lengths, t.cells, t.halos, hits, weight, counts)
+    if len(groups) >= 2 and weight.dtype == np.int64 and (weight == 1).all():
+        total = _enumerate_pairs(lists, lengths, t.cells, t.halos, hits, rules.cells, counts)
+    else:
+        total = _enumerate(order, lists, lengths, t.cells, t.halos, hits, weight, counts)
     return (float(total) if weight.dtype == np.float64 else int(total)), counts
 
 
