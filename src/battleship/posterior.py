@@ -132,6 +132,29 @@ def why_nowhere(rules: Rules, observation: Observation, ship: int) -> str:
 
 
 @njit(cache=True, nogil=True)
+def _popcount(x):
+    """Set bits of a uint64."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@njit(cache=True, nogil=True)
+def _room(lists, lengths, cells):
+    """``room[d]``: how many cells the ships from depth ``d`` on cover (their sizes summed)."""
+    nships = lengths.shape[0]
+    room = np.zeros(nships + 1, dtype=np.int64)
+    for d in range(nships - 1, -1, -1):
+        size = 0
+        if lengths[d] > 0:
+            for w in range(cells.shape[1]):
+                size += int(_popcount(cells[lists[d, 0], w]))
+        room[d] = room[d + 1] + size
+    return room
+
+
+@njit(cache=True, nogil=True)
 def _enumerate(order, lists, lengths, cells, halos, hits, weight, out_counts):
     """Depth-first over ships in ``order``; counts layouts covering ``hits`` and, per placement, its layouts."""
     nships = order.shape[0]
@@ -140,6 +163,7 @@ def _enumerate(order, lists, lengths, cells, halos, hits, weight, out_counts):
     picked = np.full(nships, -1, dtype=np.int64)
     blocked = np.zeros((nships + 1, nwords), dtype=np.uint64)
     covered = np.zeros((nships + 1, nwords), dtype=np.uint64)
+    room = _room(lists, lengths, cells)
     total = weight[0] * 0  # the weights' number type: int64 counts, or float64 under a prior
     depth = 0
     while depth >= 0:
@@ -171,20 +195,20 @@ def _enumerate(order, lists, lengths, cells, halos, hits, weight, out_counts):
                 for d in range(nships if out_counts.shape[0] > 0 else 0):
                     out_counts[picked[d]] += w
             continue
+        dead = False
+        need = 0
         for w in range(nwords):
             blocked[depth + 1, w] = blocked[depth, w] | halos[p, w]
             covered[depth + 1, w] = covered[depth, w] | cells[p, w]
+            # a hit no placed ship covers, in a placed ship's halo, can never be covered
+            open_hits = hits[w] & ~covered[depth + 1, w]
+            if open_hits & blocked[depth + 1, w]:
+                dead = True
+            need += int(_popcount(open_hits))
+        if dead or need > room[depth + 1]:
+            continue
         depth += 1
     return total
-
-
-@njit(cache=True, nogil=True)
-def _popcount(x):
-    """Set bits of a uint64."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
 @njit(cache=True, nogil=True)
@@ -233,6 +257,7 @@ def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts):
     picked = np.full(nships, -1, dtype=np.int64)
     blocked = np.zeros((nships + 1, nwords), dtype=np.uint64)
     covered = np.zeros((nships + 1, nwords), dtype=np.uint64)
+    room = _room(lists, lengths, cells)
     total = 0
     leaf = nships - 2
     depth = 0
@@ -317,9 +342,18 @@ def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts):
         if clash:
             continue
         picked[depth] = p
+        dead = False
+        need = 0
         for w in range(nwords):
             blocked[depth + 1, w] = blocked[depth, w] | halos[p, w]
             covered[depth + 1, w] = covered[depth, w] | cells[p, w]
+            # a hit no placed ship covers, in a placed ship's halo, can never be covered
+            open_hits = hits[w] & ~covered[depth + 1, w]
+            if open_hits & blocked[depth + 1, w]:
+                dead = True
+            need += int(_popcount(open_hits))
+        if dead or need > room[depth + 1]:
+            continue
         depth += 1
     return total
 
