@@ -617,9 +617,7 @@ def _convolve(x, y, out):
         total = x[0] * 0
         a = s
         while True:
-            xv = x[s & ~a]
-            if xv != 0:
-                total += xv * y[a]
+            total += x[s & ~a] * y[a]
             if a == 0:
                 break
             a = (a - 1) & s
@@ -888,12 +886,23 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
 
 
 @njit(cache=True, nogil=True)
-def _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, weight, counts):
-    """Every orientation split; frame 0 is the board, frame 1 its transpose. Returns the layout count."""
+def _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, weight, twins, start, counts):
+    """Every orientation split; frame 0 is the board, frame 1 its transpose. Returns the layout count.
+
+    ``twins`` names two ships that are interchangeable here (same shape, same admissible placements,
+    same weights; -1 when none): a split with one of them down a column and the other along a row
+    is the mirror image of the split with the two swapped, so it is computed once and counted twice,
+    its placement counts swapped between the twins' blocks.
+    """
     nships = lengths.shape[0]
     total = weight[0] * 0
     vertical = np.zeros(nships, dtype=np.bool_)
+    a, b = twins[0], twins[1]
+    tmp = np.zeros(counts.shape[0], dtype=counts.dtype)
     for vset in range(1 << nships):
+        mirrored = a >= 0 and (vset >> a & 1) != (vset >> b & 1)
+        if mirrored and vset >> b & 1:
+            continue  # counted with its mirror image, which has the first twin down a column
         skip = False
         nv = 0
         for s in range(nships):
@@ -909,7 +918,10 @@ def _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, w
             for s in range(nships):
                 vertical[s] = not vertical[s] and lengths[s] > 1
             # one-cell ships stay "along a row" in the transposed frame too
-        total += _split(
+        out = tmp if mirrored else counts
+        if mirrored:
+            tmp[:] = 0
+        found = _split(
             frames_rows[frame],
             frames_cols[frame],
             lengths,
@@ -918,9 +930,37 @@ def _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, w
             pidx_col[frame],
             hitrow[frame],
             weight,
-            counts,
+            out,
         )
+        total += found
+        if mirrored:
+            total += found
+            for p in range(tmp.shape[0]):
+                counts[p] += tmp[p]
+            for p in range(tmp.shape[0]):  # the mirror image: the twins' blocks swapped
+                q = p
+                if start[a] <= p < start[a + 1]:
+                    q = p - start[a] + start[b]
+                elif start[b] <= p < start[b + 1]:
+                    q = p - start[b] + start[a]
+                counts[q] += tmp[p]
     return total
+
+
+def _twins(rules: Rules, ev: Evidence, weight: np.ndarray) -> np.ndarray:
+    """Two ships that are interchangeable under this evidence and weights, or (-1, -1)."""
+    t = tables(rules)
+    for a in range(len(rules.fleet)):
+        for b in range(a + 1, len(rules.fleet)):
+            if rules.fleet[a].cells != rules.fleet[b].cells or rules.fleet[a].size == 1:
+                continue
+            block_a = slice(t.start[a], t.start[a] + t.count[a])
+            block_b = slice(t.start[b], t.start[b] + t.count[b])
+            if (ev.admissible[block_a] == ev.admissible[block_b]).all() and (
+                weight[block_a] == weight[block_b]
+            ).all():
+                return np.array([a, b], dtype=np.int64)
+    return np.array([-1, -1], dtype=np.int64)
 
 
 def _frames(rules: Rules, ev: Evidence):
@@ -973,7 +1013,11 @@ def count_by_rows(rules: Rules, ev: Evidence, marginals: bool = True, weight: np
     lengths = t.size.astype(np.int64)
     weight = np.ones(len(t.masks), dtype=np.int64) if weight is None else weight
     counts = np.zeros(len(t.masks) if marginals else 0, dtype=weight.dtype)
-    total = _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, weight, counts)
+    twins = _twins(rules, ev, weight)
+    start = np.append(t.start, len(t.masks)).astype(np.int64)
+    total = _count_rows(
+        lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, weight, twins, start, counts
+    )
     return (float(total) if weight.dtype == np.float64 else int(total)), counts
 
 
