@@ -131,7 +131,7 @@ def why_nowhere(rules: Rules, observation: Observation, ship: int) -> str:
     return "every placement of it crosses a miss or a ship that is already accounted for"
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _popcount(x):
     """Set bits of a uint64."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -610,7 +610,7 @@ def _row_kernel(r, cols, free, must, hz, lengths, pidx_row, weight, f, g, kernel
                     b = (b - 1) & rest
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _convolve(x, y, out):
     """Subset convolution: ``out[S] = sum over A within S of x[S - A] * y[A]``."""
     for s in range(out.shape[0]):
@@ -624,7 +624,7 @@ def _convolve(x, y, out):
         out[s] = total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _slot(r, free, cols, hitrow, hz, lengths, pidx_row, weight, f, slot_of, way_rows, key_of, nslots):
     """The slot of row ``r`` with free cells ``free``: its ways are computed the first time only."""
     at = slot_of[r, free]
@@ -638,7 +638,7 @@ def _slot(r, free, cols, hitrow, hz, lengths, pidx_row, weight, f, slot_of, way_
     return at
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _dot_full(x, y, full):
     """``sum over B of x[B] * y[full - B]``: the count once ``x`` and ``y`` split every row ship."""
     total = x[0] * 0
