@@ -382,7 +382,8 @@ def calc_cmd(
     else:
         worst = float(estimate.standard_error.max())
         console.print(
-            f"{engine} in {elapsed:.2f} s; largest standard error {100 * worst:.2f} percentage points",
+            f"{engine} in {elapsed:.2f} s; every cell within +-{196 * worst:.2f} percentage points "
+            f"(95% interval; largest standard error {100 * worst:.2f})",
             highlight=False,
         )
     label = "best cell" if len(names) == 1 else "best cells (tied)"
