@@ -154,6 +154,34 @@ def _room(lists, lengths, cells):
     return room
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _fits(cells, p, blocked):
+    """True when placement ``p`` uses no blocked cell."""
+    for w in range(cells.shape[1]):
+        if cells[p, w] & blocked[w]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _place(cells, halos, hits, room, p, depth, blocked, covered):
+    """Put placement ``p`` at ``depth`` (the next level's blocked and covered cells); False if the branch is dead.
+
+    Dead: a hit no placed ship covers lies in a placed ship's halo (no ship can reach it), or the
+    ships left cover fewer cells than the hits left.
+    """
+    need = 0
+    dead = False
+    for w in range(cells.shape[1]):
+        blocked[depth + 1, w] = blocked[depth, w] | halos[p, w]
+        covered[depth + 1, w] = covered[depth, w] | cells[p, w]
+        open_hits = hits[w] & ~covered[depth + 1, w]
+        if open_hits & blocked[depth + 1, w]:
+            dead = True
+        need += int(_popcount(open_hits))
+    return not dead and need <= room[depth + 1]
+
+
 @njit(cache=True, nogil=True)
 def _enumerate(order, lists, lengths, cells, halos, hits, weight, out_counts):
     """Depth-first over ships in ``order``; counts layouts covering ``hits`` and, per placement, its layouts."""
@@ -173,12 +201,7 @@ def _enumerate(order, lists, lengths, cells, halos, hits, weight, out_counts):
             depth -= 1
             continue
         p = lists[depth, choice[depth]]
-        clash = False
-        for w in range(nwords):
-            if cells[p, w] & blocked[depth, w]:
-                clash = True
-                break
-        if clash:
+        if not _fits(cells, p, blocked[depth]):
             continue
         picked[depth] = p
         if depth == nships - 1:
@@ -195,19 +218,8 @@ def _enumerate(order, lists, lengths, cells, halos, hits, weight, out_counts):
                 for d in range(nships if out_counts.shape[0] > 0 else 0):
                     out_counts[picked[d]] += w
             continue
-        dead = False
-        need = 0
-        for w in range(nwords):
-            blocked[depth + 1, w] = blocked[depth, w] | halos[p, w]
-            covered[depth + 1, w] = covered[depth, w] | cells[p, w]
-            # a hit no placed ship covers, in a placed ship's halo, can never be covered
-            open_hits = hits[w] & ~covered[depth + 1, w]
-            if open_hits & blocked[depth + 1, w]:
-                dead = True
-            need += int(_popcount(open_hits))
-        if dead or need > room[depth + 1]:
-            continue
-        depth += 1
+        if _place(cells, halos, hits, room, p, depth, blocked, covered):
+            depth += 1
     return total
 
 
@@ -266,12 +278,7 @@ def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts):
             # the two ships left: which of their placements fit, then the pairs
             valid_y[:] = 0
             for j in range(ny):
-                ok = True
-                for w in range(nwords):
-                    if cells[ys[j], w] & blocked[depth, w]:
-                        ok = False
-                        break
-                if ok:
+                if _fits(cells, ys[j], blocked[depth]):
                     valid_y[j // 64] |= np.uint64(1) << np.uint64(j % 64)
             uncovered = False
             for w in range(nwords):
@@ -281,12 +288,7 @@ def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts):
             node = 0
             for i in range(nx):
                 p = xs[i]
-                ok = True
-                for w in range(nwords):
-                    if cells[p, w] & blocked[depth, w]:
-                        ok = False
-                        break
-                if not ok:
+                if not _fits(cells, p, blocked[depth]):
                     continue
                 valid_x[i // 64] |= np.uint64(1) << np.uint64(i % 64)
                 for w in range(nwy):
@@ -334,27 +336,11 @@ def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts):
             depth -= 1
             continue
         p = lists[depth, choice[depth]]
-        clash = False
-        for w in range(nwords):
-            if cells[p, w] & blocked[depth, w]:
-                clash = True
-                break
-        if clash:
+        if not _fits(cells, p, blocked[depth]):
             continue
         picked[depth] = p
-        dead = False
-        need = 0
-        for w in range(nwords):
-            blocked[depth + 1, w] = blocked[depth, w] | halos[p, w]
-            covered[depth + 1, w] = covered[depth, w] | cells[p, w]
-            # a hit no placed ship covers, in a placed ship's halo, can never be covered
-            open_hits = hits[w] & ~covered[depth + 1, w]
-            if open_hits & blocked[depth + 1, w]:
-                dead = True
-            need += int(_popcount(open_hits))
-        if dead or need > room[depth + 1]:
-            continue
-        depth += 1
+        if _place(cells, halos, hits, room, p, depth, blocked, covered):
+            depth += 1
     return total
 
 
