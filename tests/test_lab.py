@@ -177,3 +177,10 @@ def test_notation_file_holds_every_game_and_deterministic_shooters_make_the_kern
     assert moves == [int(x) for x in out.read_text().split()]
     again = runner.invoke(app, [*args[:-2], "--notation", str(games_file)])
     assert again.exit_code == 2 and "exists" in again.stderr
+
+
+def test_best_names_the_strongest_measured_shooter_for_the_rules():
+    for rules, expected in (("standard", "density:skew=20"), ("pirates", "trial-sink:skew=20")):
+        args = ["simulate", "--shooter", "best", "--rules", rules, "--games", "50", "--json"]
+        data = json.loads(runner.invoke(app, args).stdout)
+        assert data["shooter"] == expected

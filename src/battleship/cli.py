@@ -28,6 +28,7 @@ from battleship.options import Options, format_spec, parse_spec
 from battleship.render import grid_text, heat_text
 from battleship.rules import Rules
 from battleship.shooters import SHOOTERS, make
+from battleship.shooters.best import best_for
 
 app = typer.Typer(
     help="Battleship: rules engine, shooters, exact inference and a simulation lab.",
@@ -54,8 +55,10 @@ SkewOpt = Annotated[
 ]
 
 
-def shooter_options(spec: str, tie: str | None, skew: bool) -> tuple[str, Options]:
-    """A shooter spec with the --tie and --skew flags applied on top."""
+def shooter_options(spec: str, tie: str | None, skew: bool, r: Rules | None = None) -> tuple[str, Options]:
+    """A shooter spec with the --tie and --skew flags applied on top (``best``: the record's best for ``r``)."""
+    if r is not None and parse_spec(spec)[0] == "best":
+        spec = best_for(r)
     name, options = parse_spec(spec)
     if tie is not None:
         options = dataclasses.replace(options, tie=tie)
@@ -487,7 +490,7 @@ def play_cmd(
     """Play one game and print it in 001's game notation, with the board at the end."""
     r = rules_mod.load(rules)
     target = read_layout(layout, r) if layout else generators.generate(r, generator, seed, 1)[0]
-    name, options = shooter_options(shooter, tie, skew)
+    name, options = shooter_options(shooter, tie, skew, r)
     player = make(name, options)
     record = play_game(player, target, np.random.default_rng([seed, 1]))
     game_text = notation.write_game(notation.from_record(record))
@@ -595,7 +598,7 @@ def simulate_cmd(
 ) -> None:
     """Play many games of one shooter and summarise the shots per game (streamed: any number of games)."""
     r = rules_mod.load(rules)
-    name, options = shooter_options(shooter, tie, skew)
+    name, options = shooter_options(shooter, tie, skew, r)
     lab.check(name, r)
     shooter = format_spec(name, options)
     rows = read_layout_file(layouts, r) if layouts is not None else None
@@ -683,7 +686,7 @@ def compare_cmd(
     r = rules_mod.load(rules)
     specs = {}
     for spec in shooters:  # refuse unknown names, bad options and unplayable rules before any work
-        name, options = parse_spec(spec)
+        name, options = parse_spec(best_for(r) if parse_spec(spec)[0] == "best" else spec)
         lab.check(name, r)
         specs[format_spec(name, options)] = (name, options)
     if len(specs) < len(shooters):
