@@ -21,7 +21,7 @@ $(TSTAMP): pyproject.toml | $(BIN)/python
 
 run: $(STAMP)
 	$(BIN)/battleship demo
-	$(BIN)/battleship compare random hunt-target hunt-target-parity density --games 1000000 --seed 1 --jobs $$(nproc) --figures out/compare
+	$(BIN)/battleship compare random hunt-target hunt-target-parity density best --games 1000000 --seed 1 --jobs $$(nproc) --figures out/compare
 
 lint: $(TSTAMP)
 	$(BIN)/ruff check src tests benchmarks
