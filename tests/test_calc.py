@@ -94,3 +94,11 @@ def test_replay_draws_a_frame_per_turn_and_a_gif(tmp_path):
     assert len(data["turns"]) == played["shots"] == len(list((tmp_path / "f").iterdir()))
     assert data["turns"][-1]["layouts"] >= 1
     assert (tmp_path / "r.gif").read_bytes()[:3] == b"GIF"
+
+
+def test_calc_reads_a_board_file_and_names_a_missing_one(tmp_path):
+    path = tmp_path / "board.txt"
+    path.write_text(BOARD.replace("/", "\n") + "\n")
+    assert json.loads(_calc(str(path), "--json").stdout)["best"] == ["E5"]
+    missing = _calc(str(tmp_path / "nope.txt"))
+    assert missing.exit_code == 2 and "no such board file" in missing.stderr

@@ -261,13 +261,17 @@ def count_cmd(
 def read_board_arg(board: str, r: Rules) -> notation.BoardState:
     """A board state given as text or as a file holding it."""
     path = Path(board)
-    text = board
-    if "/" not in board and path.exists():
+    if path.is_file():
         try:
-            text = path.read_text(encoding="utf-8")
+            return notation.parse_board(path.read_text(encoding="utf-8"), r)
         except OSError as exc:
             raise BattleshipError(f"cannot read board file {path}: {exc.strerror}") from None
-    return notation.parse_board(text, r)
+    try:
+        return notation.parse_board(board, r)
+    except BattleshipError:
+        if board.startswith(("/", "./", "~")) or path.suffix:
+            raise BattleshipError(f"{board}: no such board file (and not a board state either)") from None
+        raise
 
 
 def skewed_best(r: Rules, observation, probability: np.ndarray) -> list[int]:
