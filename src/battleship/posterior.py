@@ -611,8 +611,14 @@ def _convolve(x, y, out):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _slot(r, free, cols, hitrow, hz, lengths, pidx_row, weight, f, slot_of, way_rows, key_of, nslots):
-    """The slot of row ``r`` with free cells ``free``: its ways are computed the first time only."""
+def _slot(r, free, row, memo):
+    """The slot of row ``r`` with free cells ``free``: its ways are computed the first time only.
+
+    ``row`` is what a row pass reads (cols, hitrow, hz, lengths, pidx_row, weight, scratch f);
+    ``memo`` the slots so far (slot_of, way_rows, key_of, a one-cell counter).
+    """
+    cols, hitrow, hz, lengths, pidx_row, weight, f = row
+    slot_of, way_rows, key_of, nslots = memo
     at = slot_of[r, free]
     if at < 0:
         at = nslots[0]
@@ -710,27 +716,15 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
     inner_pre = np.zeros((maxlen + 1, nsub), dtype=weight.dtype)
     inner_suf = np.zeros((maxlen + 1, nsub), dtype=weight.dtype)
     mod = np.zeros(maxlen, dtype=np.int64)
+    row = (cols, hitrow, hz, lengths, pidx_row, weight, f)
+    memo = (slot_of, way_rows, key_of, nslots)
     total = weight[0] * 0
     leaf = nv - 1 if nv > 0 else 0
     depth = 0
     while depth >= 0:
         if depth == leaf:
             for r in range(rows):
-                base[r] = _slot(
-                    r,
-                    rowfull & ~used[depth, r],
-                    cols,
-                    hitrow,
-                    hz,
-                    lengths,
-                    pidx_row,
-                    weight,
-                    f,
-                    slot_of,
-                    way_rows,
-                    key_of,
-                    nslots,
-                )
+                base[r] = _slot(r, rowfull & ~used[depth, r], row, memo)
             prefix[0, :] = 0
             prefix[0, 0] = 1
             for r in range(rows):
@@ -768,21 +762,7 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
                     continue
                 for i in range(length):
                     r = top + i
-                    mod[i] = _slot(
-                        r,
-                        rowfull & ~used[depth, r] & ~(1 << col),
-                        cols,
-                        hitrow,
-                        hz,
-                        lengths,
-                        pidx_row,
-                        weight,
-                        f,
-                        slot_of,
-                        way_rows,
-                        key_of,
-                        nslots,
-                    )
+                    mod[i] = _slot(r, rowfull & ~used[depth, r] & ~(1 << col), row, memo)
                 inner_pre[0, :] = prefix[top]
                 for i in range(length):
                     _convolve(inner_pre[i], way_rows[mod[i]], inner_pre[i + 1])
