@@ -113,7 +113,7 @@ def test_every_shooter_plays_every_preset_or_refuses_with_a_reason():
 
 def test_trial_sink_refuses_touching_ships_and_the_lab_says_why():
     with pytest.raises(BattleshipError, match="may not touch"):
-        lab.kernel_kind("trial-sink", preset("standard"))
+        lab.check("trial-sink", preset("standard"))
     assert lab.refusal("trial-sink", preset("pirates")) is None
 
 

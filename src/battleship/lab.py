@@ -49,17 +49,6 @@ def check(shooter: str, rules: Rules) -> None:
         raise BattleshipError(why)
 
 
-def kernel_kind(shooter: str, rules: Rules | None = None) -> int:
-    """The kernel number of a shooter the lab can run at full speed; refuses rules it cannot play."""
-    if shooter not in kernels.KINDS:
-        raise BattleshipError(f"the lab has no kernel for {shooter!r}; it runs {', '.join(kernels.KINDS)}")
-    if rules is not None:
-        why = refusal(shooter, rules)
-        if why:
-            raise BattleshipError(why)
-    return kernels.KINDS[shooter]
-
-
 def refusal(shooter: str, rules: Rules) -> str | None:
     """Why ``shooter`` cannot play ``rules``, or None when it can."""
     if shooter == "trial-sink":

@@ -24,14 +24,6 @@ def to_words(mask: int, nwords: int) -> np.ndarray:
     return out
 
 
-def from_words(words: np.ndarray) -> int:
-    """A uint64 word array back to a Python int."""
-    mask = 0
-    for w, value in enumerate(words):
-        mask |= int(value) << (64 * w)
-    return mask
-
-
 @dataclass(frozen=True, eq=False)
 class Tables:
     """Every placement of every ship, flattened: ship ``s`` owns rows ``start[s]:start[s]+count[s]``."""

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from battleship.choice import HIT, MISS, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
-from battleship.game import Observation, Outcome
+from battleship.choice import UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
+from battleship.density import observed_status
+from battleship.game import Observation
 from battleship.options import TIES, Options
 from battleship.posterior import posterior
 from battleship.rules import Rules
+from battleship.tables import tables
 
 
 class OptimalShooter:
@@ -38,11 +40,8 @@ class OptimalShooter:
         """The unknown cell of most consistent layouts, boosted or skewed as asked."""
         rules, options = self._rules, self.options
         score = self.scores(observation)
-        status = np.full(rules.cells, UNKNOWN, dtype=np.int8)
-        for shot in observation.shots:
-            status[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
-        size = np.array([ship.size for ship in rules.fleet], dtype=np.int64)
-        afloat = np.array([i in observation.afloat for i in range(len(rules.fleet))], dtype=np.bool_)
+        status, afloat = observed_status(rules, observation)
+        size = tables(rules).size
         if options.boost:
             factor = pattern_factor(
                 status, rules.rows, rules.cols, smallest_afloat(afloat, size), options.boost
