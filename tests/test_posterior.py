@@ -206,7 +206,7 @@ def test_samples_are_uniform_over_the_consistent_layouts():
 
 
 def test_monte_carlo_agrees_with_the_exact_answer():
-    from battleship.posterior import monte_carlo
+    from battleship.sampling import monte_carlo
 
     rules = preset("standard")
     layout = generators.generate(rules, "uniform", 5, 1)[0]

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Column, Table
 
-from battleship import figures, generators, lab, notation, shapes
+from battleship import figures, generators, lab, notation, sampling, shapes
 from battleship import posterior as posterior_mod
 from battleship import rules as rules_mod
 from battleship.cells import cell_name
@@ -43,11 +43,13 @@ err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or rules TOML file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed: the same seed gives the same result.")]
-ShooterHelp = (
-    f"One of {', '.join(SHOOTERS)}, with options as name:key=value,... (tie, colour, weight, skew, boost)."
-)
+ShooterHelp = f"One of {', '.join(SHOOTERS)}, with options as name:key=value,... (tie, colour, weight, skew, boost, samples, budget)."
 TieOpt = Annotated[
-    str | None, typer.Option("--tie", help="Tie rule of scoring shooters: first | random | centre.")
+    str | None,
+    typer.Option(
+        "--tie",
+        help="Tie rule of scoring shooters: first | random | centre | informative (optimal, montecarlo).",
+    ),
 ]
 SkewOpt = Annotated[
     bool,
@@ -346,7 +348,7 @@ def calc_cmd(
     if seconds is not None:
         if seconds <= 0:
             raise BattleshipError("--time must be a positive number of seconds")
-        estimate = posterior_mod.monte_carlo(r, observation, seconds, seed)
+        estimate = sampling.monte_carlo(r, observation, seconds, seed)
         probability, layouts, engine = (
             estimate.probability,
             None,

@@ -3,7 +3,8 @@
 One :class:`Options` value configures every shooter; each reads only the keys it documents:
 
 - ``tie``: how equal cells are split: ``first`` (reading order), ``random`` or ``centre`` (nearest
-  the middle, then reading order). density, superposition, trial-sink.
+  the middle, then reading order); every scoring shooter. ``informative`` (the cell whose answer
+  tells most) is read by optimal and montecarlo only.
 - ``colour``: the checkerboard colour hunt-target-parity hunts on, ``(row + col) % 2``.
 - ``weight``: density's factor per unexplained hit a placement passes through.
 - ``skew``: 002's diagonal skew, in percent (002 uses 20): while the smallest ship may be afloat,
@@ -12,6 +13,9 @@ One :class:`Options` value configures every shooter; each reads only the keys it
 - ``boost``: 001's parity boost, in percent, to cells ``(row + col) % n == k`` where ``n`` is the
   smallest afloat ship's length and ``k`` the residue most shots so far went to. superposition
   (default 5) and optimal (default 0).
+- ``samples``: montecarlo's exact samples per shot (reproducible).
+- ``budget``: montecarlo's time per shot in milliseconds, as 002 does it (0: use ``samples``); the
+  number of samples then depends on the machine, so runs with a budget are not reproducible.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import numpy as np
 from battleship.errors import BattleshipError
 from battleship.rules import Rules, Sinks, Spacing
 
-TIES = {"first": 0, "random": 1, "centre": 2}
+TIES = {"first": 0, "random": 1, "centre": 2, "informative": 3}
 SINK_CODES = {Sinks.NONE: 0, Sinks.SUNK: 1, Sinks.NAMED: 2, Sinks.REVEALED: 3}
 SPACING_CODES = {Spacing.TOUCH: 0, Spacing.NO_EDGE: 1, Spacing.NO_CONTACT: 2}
 DEFAULT_WEIGHT = 20
@@ -43,6 +47,8 @@ class Options:
     weight: int = DEFAULT_WEIGHT
     skew: int = 0
     boost: int | None = None  # None: the shooter's own default
+    samples: int = 1000
+    budget: int = 0
 
     def __post_init__(self) -> None:
         if self.tie not in TIES:
@@ -51,6 +57,10 @@ class Options:
             raise BattleshipError(f"colour must be 0 or 1, not {self.colour}")
         if not 1 <= self.weight <= 10_000:
             raise BattleshipError(f"weight must be between 1 and 10000, not {self.weight}")
+        if not 1 <= self.samples <= 10_000_000:
+            raise BattleshipError(f"samples must be between 1 and 10000000, not {self.samples}")
+        if not 0 <= self.budget <= 600_000:
+            raise BattleshipError(f"budget is milliseconds between 0 and 600000, not {self.budget}")
         for key in ("skew", "boost"):
             if getattr(self, key) is not None and not 0 <= getattr(self, key) <= 1000:
                 raise BattleshipError(f"{key} is a percentage between 0 and 1000, not {getattr(self, key)}")

@@ -247,11 +247,27 @@ def _pair_tables(xs, ys, cells, halos, ncells):
 
 
 @njit(cache=True, nogil=True)
-def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts):
+def _nth_bit(bits, n):
+    """Position of the ``n``-th (from 0) set bit of a multi-word bitset."""
+    for w in range(bits.shape[0]):
+        k = int(_popcount(bits[w]))
+        if n < k:
+            x = bits[w]
+            for _ in range(n):
+                x &= x - np.uint64(1)
+            return 64 * w + int(_popcount((x & (~x + np.uint64(1))) - np.uint64(1)))
+        n -= k
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts, targets, out_rows):
     """As :func:`_enumerate` with unit weights, the last two ships counted together with bitsets.
 
     At a node where only two ships are left, the pairs of their placements that fit are counted
     with one AND and popcount per placement of the first instead of a loop over the second.
+    ``targets`` (sorted, may be empty) selects layouts by their number in this visiting order:
+    row ``i`` of ``out_rows`` gets layout ``targets[i]``, in depth order (exact sampling).
     """
     nships = lengths.shape[0]
     nwords = cells.shape[1]
@@ -273,6 +289,7 @@ def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts):
     total = 0
     leaf = nships - 2
     depth = 0
+    next_target = 0
     while depth >= 0:
         if depth == leaf:
             # the two ships left: which of their placements fit, then the pairs
@@ -307,6 +324,11 @@ def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts):
                     found += int(_popcount(m[w]))
                 if found == 0:
                     continue
+                while next_target < targets.shape[0] and targets[next_target] < total + node + found:
+                    out_rows[next_target, :leaf] = picked[:leaf]
+                    out_rows[next_target, leaf] = p
+                    out_rows[next_target, leaf + 1] = ys[_nth_bit(m, targets[next_target] - total - node)]
+                    next_target += 1
                 node += found
                 if want:
                     out_counts[p] += found
@@ -344,8 +366,8 @@ def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts):
     return total
 
 
-def count_by_search(rules: Rules, ev: Evidence, marginals: bool = True, weight: np.ndarray | None = None):
-    """Layouts and per-placement layout counts, by visiting every consistent layout (any rules)."""
+def _search_lists(rules: Rules, ev: Evidence):
+    """The admissible placements per ship, fewest first, as the search kernels read them."""
     t = tables(rules)
     groups = [
         np.flatnonzero(ev.admissible[t.start[s] : t.start[s] + t.count[s]]) + t.start[s]
@@ -359,13 +381,41 @@ def count_by_search(rules: Rules, ev: Evidence, marginals: bool = True, weight: 
         lists[d, : len(groups[s])] = groups[s]
         lengths[d] = len(groups[s])
     hits = np.array([(ev.hits >> (64 * w)) & (2**64 - 1) for w in range(t.nwords)], dtype=np.uint64)
+    return order, lists, lengths, hits
+
+
+_EMPTY = np.zeros(0, dtype=np.int64)  # no marginals wanted, or no layouts to select
+_NO_ROWS = np.zeros((0, 0), dtype=np.int64)
+
+
+def count_by_search(rules: Rules, ev: Evidence, marginals: bool = True, weight: np.ndarray | None = None):
+    """Layouts and per-placement layout counts, by visiting every consistent layout (any rules)."""
+    t = tables(rules)
+    order, lists, lengths, hits = _search_lists(rules, ev)
     weight = np.ones(len(t.masks), dtype=np.int64) if weight is None else weight
     counts = np.zeros(len(t.masks) if marginals else 0, dtype=weight.dtype)
-    if len(groups) >= 2 and weight.dtype == np.int64 and (weight == 1).all():
-        total = _enumerate_pairs(lists, lengths, t.cells, t.halos, hits, rules.cells, counts)
+    if len(order) >= 2 and weight.dtype == np.int64 and (weight == 1).all():
+        total = _enumerate_pairs(
+            lists, lengths, t.cells, t.halos, hits, rules.cells, counts, _EMPTY, _NO_ROWS
+        )
     else:
         total = _enumerate(order, lists, lengths, t.cells, t.halos, hits, weight, counts)
     return (float(total) if weight.dtype == np.float64 else int(total)), counts
+
+
+def select_by_search(rules: Rules, ev: Evidence, targets: np.ndarray) -> np.ndarray:
+    """The consistent layouts numbered ``targets`` (sorted) in the search's visiting order.
+
+    Rows of placement indices in fleet order. With targets drawn uniformly below the number of
+    layouts this is exact uniform sampling, at the cost of one counting pass. Needs two ships or more.
+    """
+    t = tables(rules)
+    order, lists, lengths, hits = _search_lists(rules, ev)
+    rows = np.full((len(targets), len(order)), -1, dtype=np.int64)
+    _enumerate_pairs(lists, lengths, t.cells, t.halos, hits, rules.cells, _EMPTY, targets, rows)
+    out = np.empty_like(rows)
+    out[:, order] = rows
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -1034,44 +1084,6 @@ def sample(rules: Rules, observation: Observation, count: int, seed: int = 0) ->
     if count > 0:
         fill(np.arange(count), ev.admissible.copy(), 0)
     return out
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A Monte Carlo estimate of the hit probabilities, from exact uniform samples."""
-
-    samples: int
-    probability: np.ndarray  # rows x cols
-    standard_error: np.ndarray  # rows x cols
-    seconds: float
-
-
-def monte_carlo(
-    rules: Rules, observation: Observation, seconds: float, seed: int = 0, batch: int = 64
-) -> Estimate:
-    """Draw exact uniform samples in batches until ``seconds`` have passed (002's mode, without its bias)."""
-    import time
-
-    t = tables(rules)
-    start = time.perf_counter()
-    hits = np.zeros(rules.cells, dtype=np.int64)
-    n = 0
-    k = 0
-    size = min(8, batch)  # small first batches keep short budgets short
-    while n == 0 or time.perf_counter() - start < seconds:
-        rows = sample(rules, observation, size, seed=seed * 1_000_003 + k)
-        size = min(2 * size, batch)
-        k += 1
-        for row in rows:
-            for p in row:
-                cells = t.cell_list[p]
-                hits[cells[cells >= 0]] += 1
-        n += len(rows)
-    p = hits / n
-    se = np.sqrt(p * (1 - p) / n)
-    return Estimate(
-        n, p.reshape(rules.rows, rules.cols), se.reshape(rules.rows, rules.cols), time.perf_counter() - start
-    )
 
 
 def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]:

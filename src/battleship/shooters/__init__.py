@@ -10,6 +10,7 @@ from battleship.game import Shooter
 from battleship.options import Options, parse_spec
 from battleship.shooters.flood import DensityGridShooter, FloodShooter
 from battleship.shooters.hunt_target import HuntTargetParityShooter, HuntTargetShooter
+from battleship.shooters.montecarlo import MonteCarloShooter
 from battleship.shooters.optimal import OptimalShooter
 from battleship.shooters.random import RandomShooter
 from battleship.trialsink import TrialSinkShooter
@@ -39,7 +40,13 @@ SHOOTERS: dict[str, tuple[str, Callable[[Options], Shooter]]] = {
         "001 done exactly: the cell most likely to hold a ship, from every consistent layout",
         OptimalShooter,
     ),
+    "montecarlo": (
+        "002's Probability mode: the cell most exact uniform samples put a ship on (samples=, budget=)",
+        MonteCarloShooter,
+    ),
 }
+# shooters that read tie=informative (the others pick in Numba kernels, which do not)
+INFORMATIVE = ("optimal", "montecarlo")
 
 
 def make(spec: str, options: Options | None = None) -> Shooter:
@@ -47,4 +54,6 @@ def make(spec: str, options: Options | None = None) -> Shooter:
     name, options = parse_spec(spec, options)
     if name not in SHOOTERS:
         raise BattleshipError(f"no shooter named {name!r}; choose one of {', '.join(SHOOTERS)}")
+    if options.tie == "informative" and name not in INFORMATIVE:
+        raise BattleshipError(f"tie=informative is read by {' and '.join(INFORMATIVE)} only, not by {name}")
     return SHOOTERS[name][1](options)

@@ -1,22 +1,47 @@
 """001's "optimal strategy", done exactly: fire at the unknown cell most likely to hold a ship.
 
 The probabilities come from :func:`battleship.posterior.posterior` (every layout consistent with
-the shots, sink announcements included). Options: ``tie`` (first, random, centre), 001's parity
-``boost`` (percent, default 0), 002's ``skew`` (percent). Plays every rules variant the engine
-plays; under spacing rules and polyomino fleets the engine's search is slow on open boards.
+the shots, sink announcements included). Options: ``tie`` (first, random, centre, informative),
+001's parity ``boost`` (percent, default 0), 002's ``skew`` (percent). Plays every rules variant the
+engine plays; under spacing rules and polyomino fleets the engine's search is slow on open boards.
+
+``tie=informative`` splits equally likely cells by what the answer would tell: the cell whose
+possible answers (miss, hit, and each sinking announcement the rules make) are most evenly spread,
+i.e. of highest answer entropy, then reading order.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from battleship.choice import UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
+from battleship.choice import HIT, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
 from battleship.density import observed_status
 from battleship.game import Observation
 from battleship.options import TIES, Options
 from battleship.posterior import posterior
-from battleship.rules import Rules
+from battleship.rules import Rules, Sinks
 from battleship.tables import tables
+
+
+def answer_entropy(rules: Rules, status: np.ndarray, weight: np.ndarray, total: float, cell: int) -> float:
+    """Entropy (bits) of the referee's answer to a shot at ``cell``, from per-placement layout weights."""
+    t = tables(rules)
+    answers: dict[object, float] = {}
+    for i in range(t.through_start[cell], t.through_start[cell + 1]):
+        p = int(t.through[i])
+        if not weight[p]:
+            continue
+        s = int(t.ship_of[p])
+        others = [int(x) for x in t.cell_list[p, : t.size[s]] if x != cell]
+        sinks = rules.sinks is not Sinks.NONE and all(status[x] == HIT for x in others)
+        key: object = "hit"
+        if sinks:
+            key = {Sinks.SUNK: "sunk", Sinks.NAMED: ("sunk", s), Sinks.REVEALED: ("sunk", p)}[rules.sinks]
+        answers[key] = answers.get(key, 0.0) + float(weight[p])
+    answers["miss"] = max(0.0, float(total) - sum(answers.values()))
+    return -sum(w / total * math.log2(w / total) for w in answers.values() if w > 0)
 
 
 class OptimalShooter:
@@ -32,14 +57,15 @@ class OptimalShooter:
         self._rules = rules
         self._state = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
 
-    def scores(self, observation: Observation) -> np.ndarray:
-        """Per cell, the number of consistent layouts with a ship there."""
-        return posterior(self._rules, observation).cell_layouts.ravel()
+    def weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:
+        """Per cell and per placement, the consistent layouts with a ship there; and all layouts."""
+        result = posterior(self._rules, observation)
+        return result.cell_layouts.ravel(), result.placement_layouts, result.layouts
 
     def next_shot(self, observation: Observation) -> int:
         """The unknown cell of most consistent layouts, boosted or skewed as asked."""
         rules, options = self._rules, self.options
-        score = self.scores(observation)
+        score, placements, total = self.weights(observation)
         status, afloat = observed_status(rules, observation)
         size = tables(rules).size
         if options.boost:
@@ -50,7 +76,13 @@ class OptimalShooter:
             factor = skew_factor(status, afloat, size, rules.rows, rules.cols, options.skew)
         else:
             factor = np.empty(0, dtype=np.int64)
-        cell = choose(
-            score, factor, status == UNKNOWN, rules.rows, rules.cols, TIES[options.tie], self._state
-        )
-        return int(cell)
+        eligible = status == UNKNOWN
+        if options.tie == "informative":
+            value = score * (factor if len(factor) else 100)
+            top = value[eligible].max()
+            tied = [c for c in np.flatnonzero(eligible) if value[c] == top]
+            if len(tied) > 1:
+                entropy = [answer_entropy(rules, status, placements, total, int(c)) for c in tied]
+                return int(tied[int(np.argmax(entropy))])
+            return int(tied[0])
+        return int(choose(score, factor, eligible, rules.rows, rules.cols, TIES[options.tie], self._state))
