@@ -13,6 +13,8 @@ One :class:`Options` value configures every shooter; each reads only the keys it
 - ``boost``: 001's parity boost, in percent, to cells ``(row + col) % n == k`` where ``n`` is the
   smallest afloat ship's length and ``k`` the residue most shots so far went to. superposition
   (default 5) and optimal (default 0).
+- ``endgame``: optimal solves the rest of the game exactly (fewest expected shots) once at most
+  this many layouts remain (0: never).
 - ``samples``: montecarlo's exact samples per shot (reproducible).
 - ``budget``: montecarlo's time per shot in milliseconds, as 002 does it (0: use ``samples``); the
   number of samples then depends on the machine, so runs with a budget are not reproducible.
@@ -49,6 +51,7 @@ class Options:
     boost: int | None = None  # None: the shooter's own default
     samples: int = 1000
     budget: int = 0
+    endgame: int = 0
 
     def __post_init__(self) -> None:
         if self.tie not in TIES:
@@ -59,6 +62,8 @@ class Options:
             raise BattleshipError(f"weight must be between 1 and 10000, not {self.weight}")
         if not 1 <= self.samples <= 10_000_000:
             raise BattleshipError(f"samples must be between 1 and 10000000, not {self.samples}")
+        if not 0 <= self.endgame <= 100_000:
+            raise BattleshipError(f"endgame is a number of layouts between 0 and 100000, not {self.endgame}")
         if not 0 <= self.budget <= 600_000:
             raise BattleshipError(f"budget is milliseconds between 0 and 600000, not {self.budget}")
         for key in ("skew", "boost"):

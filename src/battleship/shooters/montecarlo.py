@@ -30,6 +30,10 @@ class MonteCarloShooter(OptimalShooter):
         super().reset(rules, rng)
         self._seed = int(rng.integers(0, 2**63))
 
+    def endgame_shot(self, observation: Observation, total: float) -> int | None:
+        """Never: samples are not a list of every layout left."""
+        return None
+
     def weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:
         """Per cell and per placement, how many samples use it; and the number of samples."""
         rules, options = self._rules, self.options

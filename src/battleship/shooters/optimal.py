@@ -4,6 +4,8 @@ The probabilities come from :func:`battleship.posterior.posterior` (every layout
 the shots, sink announcements included). Options: ``tie`` (first, random, centre, informative),
 001's parity ``boost`` (percent, default 0), 002's ``skew`` (percent). Plays every rules variant the
 engine plays; under spacing rules and polyomino fleets the engine's search is slow on open boards.
+``endgame=N`` solves the rest of the game exactly (:mod:`battleship.endgame`) once at most ``N``
+layouts remain.
 
 ``tie=informative`` splits equally likely cells by what the answer would tell: the cell whose
 possible answers (miss, hit, and each sinking announcement the rules make) are most evenly spread,
@@ -18,9 +20,10 @@ import numpy as np
 
 from battleship.choice import HIT, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
 from battleship.density import observed_status
+from battleship.endgame import Solver
 from battleship.game import Observation
 from battleship.options import TIES, Options
-from battleship.posterior import posterior
+from battleship.posterior import evidence, posterior, select_by_search
 from battleship.rules import Rules, Sinks
 from battleship.tables import tables
 
@@ -62,10 +65,24 @@ class OptimalShooter:
         result = posterior(self._rules, observation)
         return result.cell_layouts.ravel(), result.placement_layouts, result.layouts
 
+    def endgame_shot(self, observation: Observation, total: float) -> int | None:
+        """The best cell by solving the rest of the game, when few enough layouts remain."""
+        rules = self._rules
+        if not self.options.endgame or total > self.options.endgame or len(rules.fleet) < 2:
+            return None
+        rows = select_by_search(rules, evidence(rules, observation), np.arange(int(total), dtype=np.int64))
+        masks = tables(rules).masks
+        shots = sum(1 << s.cell for s in observation.shots)
+        solved = Solver(rules).solve([tuple(masks[p] for p in row) for row in rows], shots)
+        return None if solved is None else solved[1]
+
     def next_shot(self, observation: Observation) -> int:
         """The unknown cell of most consistent layouts, boosted or skewed as asked."""
         rules, options = self._rules, self.options
         score, placements, total = self.weights(observation)
+        cell = self.endgame_shot(observation, total)
+        if cell is not None:
+            return cell
         status, afloat = observed_status(rules, observation)
         size = tables(rules).size
         if options.boost:
