@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
-import json
 import sys
 import time
 from pathlib import Path
@@ -12,14 +10,34 @@ from typing import Annotated
 
 import numpy as np
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Column, Table
 
-from battleship import figures, generators, lab, notation, sampling, shapes
+from battleship import (
+    cli_match,  # noqa: F401 (registers match and sweep)
+    figures,
+    generators,
+    lab,
+    notation,
+    sampling,
+    shapes,
+)
 from battleship import posterior as posterior_mod
 from battleship import rules as rules_mod
 from battleship.cells import cell_name
+from battleship.cli_common import (
+    JsonOpt,
+    RulesOpt,
+    SeedOpt,
+    ShooterHelp,
+    SkewOpt,
+    TieOpt,
+    app,
+    console,
+    emit_json,
+    friendly,
+    progress_bar,
+    shooter_options,
+)
 from battleship.errors import BattleshipError
 from battleship.game import Observation
 from battleship.game import play as play_game
@@ -29,65 +47,6 @@ from battleship.render import grid_text, heat_text
 from battleship.rules import Rules
 from battleship.shooters import SHOOTERS, make
 from battleship.shooters.best import best_for
-
-app = typer.Typer(
-    help="Battleship: rules engine, shooters, exact inference and a simulation lab.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-# piped output is not cut to 80 columns: tables keep their natural width, as in a wide terminal
-console = Console(width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
-
-RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or rules TOML file.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
-SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed: the same seed gives the same result.")]
-ShooterHelp = f"One of {', '.join(SHOOTERS)}, with options as name:key=value,... (tie, colour, weight, skew, boost, samples, budget)."
-TieOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--tie",
-        help="Tie rule of scoring shooters: first | random | centre | informative (optimal, montecarlo).",
-    ),
-]
-SkewOpt = Annotated[
-    bool,
-    typer.Option("--skew", help="002's diagonal skew: +20% to one colour while the smallest ship floats."),
-]
-
-
-def shooter_options(spec: str, tie: str | None, skew: bool, r: Rules | None = None) -> tuple[str, Options]:
-    """A shooter spec with the --tie and --skew flags applied on top (``best``: the record's best for ``r``)."""
-    if r is not None and parse_spec(spec)[0] == "best":
-        spec = best_for(r)
-    name, options = parse_spec(spec)
-    if tie is not None:
-        options = dataclasses.replace(options, tie=tie)
-    if skew and not options.skew:
-        options = dataclasses.replace(options, skew=20)
-    return name, options
-
-
-def friendly(func):
-    """Turn user errors into a one-line message and exit code 2, never a traceback."""
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except BattleshipError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(2) from None
-        except BrokenPipeError:
-            raise typer.Exit(0) from None
-
-    return wrapper
-
-
-def emit_json(data: object) -> None:
-    """One JSON document on stdout."""
-    sys.stdout.write(json.dumps(data, indent=2) + "\n")
 
 
 def rules_json(r: Rules) -> dict:
@@ -519,19 +478,6 @@ def play_cmd(
     console.print(f"\n{shooter} sank the fleet in {len(record.shots)} shots:", highlight=False)
     console.print(grid_text(notation.board_state(record.observation).grid(), r.symbols))
     console.print(board, highlight=False, soft_wrap=True)
-
-
-def progress_bar(disable: bool) -> Progress:
-    """A Rich progress bar on stderr that vanishes when done."""
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        disable=disable,
-        transient=True,
-    )
 
 
 def read_layout_file(path: Path, r: Rules) -> np.ndarray:
