@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battleship import generators, kernels, lab
+from battleship import generators, kernels, lab, learning
 from battleship.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, favoured, pattern_factor
 from battleship.density import fitting, forced_cell
 from battleship.errors import BattleshipError
@@ -95,18 +95,21 @@ def test_readable_flood_fires_in_the_r_codes_order_and_stops_at_the_last_ship_ce
     assert [s.cell for s in record.shots] == seen[: last_hit + 1]
 
 
-def test_every_shooter_plays_every_preset_or_refuses_with_a_reason():
+def test_every_shooter_plays_every_preset_or_refuses_with_a_reason(tmp_path):
     names = ["standard", "datagenetics", "pirates", "r-blog", "square-6", "square-15"]
     tromino = Rules(6, 6, (Ship("Ell", "L", ((0, 0), (1, 0), (1, 1))), Ship.line("Two", "T", 2)))
-    for rules in [*(preset(n) for n in names), tromino]:
+    for i, rules in enumerate([*(preset(n) for n in names), tromino]):
         layout = generators.generate(rules, "uniform", 7, 1)[0]
+        model = tmp_path / f"model-{i}.json"
+        learning.save(learning.fit(rules, generators.draw(rules, "edge", 1, 200)), model)
         for name in SHOOTERS:
+            spec = f"learning:model={model}" if name == "learning" else name
             why = lab.refusal(name, rules)
             if why:
                 with pytest.raises(BattleshipError, match=name.split("-")[0]):
-                    play(make(name), layout, np.random.default_rng(1))
+                    play(make(spec), layout, np.random.default_rng(1))
                 continue
-            record = play(make(name), layout, np.random.default_rng(1))
+            record = play(make(spec), layout, np.random.default_rng(1))
             hit = sum(1 for s in record.shots if s.outcome is not Outcome.MISS)
             assert hit == rules.ship_cells, (name, rules.name)
 

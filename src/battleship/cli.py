@@ -12,15 +12,7 @@ import numpy as np
 import typer
 from rich.table import Column, Table
 
-from battleship import (
-    cli_match,  # noqa: F401 (registers match and sweep)
-    figures,
-    generators,
-    lab,
-    notation,
-    sampling,
-    shapes,
-)
+from battleship import cli_defence, cli_match, figures, generators, lab, notation, sampling, shapes  # noqa: F401 (they register their commands)
 from battleship import posterior as posterior_mod
 from battleship import rules as rules_mod
 from battleship.cells import cell_name
@@ -36,6 +28,7 @@ from battleship.cli_common import (
     emit_json,
     friendly,
     progress_bar,
+    read_layout_file,
     shooter_options,
 )
 from battleship.errors import BattleshipError
@@ -120,7 +113,12 @@ def rules_cmd(
 def layout_cmd(
     rules: RulesOpt = "standard",
     generator: Annotated[
-        str, typer.Option("--generator", "-g", help="uniform | sequential | r-blog")
+        str,
+        typer.Option(
+            "--generator",
+            "-g",
+            help="uniform | sequential | r-blog | edge | clustered | spread (:strength=S)",
+        ),
     ] = "uniform",
     seed: SeedOpt = 0,
     count: Annotated[int | None, typer.Option("--count", "-n", help="Print N layouts, one a line.")] = None,
@@ -478,24 +476,6 @@ def play_cmd(
     console.print(f"\n{shooter} sank the fleet in {len(record.shots)} shots:", highlight=False)
     console.print(grid_text(notation.board_state(record.observation).grid(), r.symbols))
     console.print(board, highlight=False, soft_wrap=True)
-
-
-def read_layout_file(path: Path, r: Rules) -> np.ndarray:
-    """A file of layouts, one a line in the layout format, as rows of placement indices."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise BattleshipError(f"cannot read layouts file {path}: {exc.strerror}") from None
-    layouts = []
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                layouts.append(notation.parse_layout(line, r))
-            except BattleshipError as exc:
-                raise BattleshipError(f"{path}: layout on line {number}: {exc}") from None
-    if not layouts:
-        raise BattleshipError(f"{path} holds no layouts")
-    return generators.to_indices(r, layouts)
 
 
 def write_notation(

@@ -6,12 +6,15 @@ import dataclasses
 import functools
 import json
 import sys
+from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from battleship import generators, notation
 from battleship.errors import BattleshipError
 from battleship.options import Options, parse_spec
 from battleship.rules import Rules
@@ -89,3 +92,21 @@ def progress_bar(disable: bool) -> Progress:
         disable=disable,
         transient=True,
     )
+
+
+def read_layout_file(path: Path, r: Rules) -> np.ndarray:
+    """A file of layouts, one a line in the layout format, as rows of placement indices."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise BattleshipError(f"cannot read layouts file {path}: {exc.strerror}") from None
+    layouts = []
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                layouts.append(notation.parse_layout(line, r))
+            except BattleshipError as exc:
+                raise BattleshipError(f"{path}: layout on line {number}: {exc}") from None
+    if not layouts:
+        raise BattleshipError(f"{path} holds no layouts")
+    return generators.to_indices(r, layouts)

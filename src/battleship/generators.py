@@ -22,7 +22,7 @@ from numba import njit, prange
 from battleship import shapes
 from battleship.errors import RulesError
 from battleship.layout import Layout
-from battleship.rng import below, seed_words, stream
+from battleship.rng import below, seed_words, stream, uniform
 from battleship.rules import Rules, Spacing
 from battleship.tables import Tables, tables
 
@@ -30,7 +30,15 @@ GENERATORS = {
     "uniform": "every valid layout equally likely (whole-layout rejection)",
     "sequential": "ship by ship: random orientation, random position, retry the ship on a clash (biased)",
     "r-blog": "004's popGrid as written, with its edge off-by-one (biased)",
+    "edge": "human-like: ships hug the edges (strength=S, default 3)",
+    "clustered": "human-like: ships huddle together (strength=S, default 3)",
+    "spread": "human-like: ships kept apart from each other (strength=S, default 3)",
 }
+# human-like generators: a uniform layout is kept with probability exp(strength * (feature - 1)),
+# so P(layout) is proportional to exp(strength * feature) over valid layouts (feature in [0, 1])
+HUMAN = {"edge": 1, "clustered": 2, "spread": 3}
+DEFAULT_STRENGTH = 3.0
+MAX_STRENGTH = 12.0
 
 _MAX_TRIES = 100_000_000
 
@@ -61,12 +69,33 @@ def _plan(groups_per_ship: list[list[list[int]]], restart: bool) -> Plan:
     return Plan(as_int(ship_groups), as_int(group_start), as_int(group_count), as_int(members), restart)
 
 
+def parse_generator(spec: str) -> tuple[str, float]:
+    """``"edge:strength=2"`` -> ``("edge", 2.0)``; the strength is 0 for the unbiased generators."""
+    name, _, rest = spec.partition(":")
+    name = name.strip()
+    if name not in GENERATORS:
+        raise RulesError(f"no layout generator named {name!r}; choose one of {', '.join(GENERATORS)}")
+    strength = DEFAULT_STRENGTH if name in HUMAN else 0.0
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if key.strip() != "strength" or not eq or name not in HUMAN:
+            raise RulesError(f"generator {spec!r}: only edge, clustered and spread take strength=S")
+        try:
+            strength = float(value)
+        except ValueError:
+            raise RulesError(f"generator {spec!r}: strength must be a number, not {value!r}") from None
+        if not 0 <= strength <= MAX_STRENGTH:
+            raise RulesError(f"generator {spec!r}: strength runs from 0 to {MAX_STRENGTH:g}")
+    return name, strength
+
+
 @lru_cache(maxsize=64)
 def plan(rules: Rules, generator: str) -> Plan:
-    """The draw plan of a named generator for these rules."""
+    """The draw plan of a named generator for these rules (human-like ones draw uniformly, then filter)."""
     t = tables(rules)
     starts = [int(s) for s in t.start]
-    if generator == "uniform":
+    generator = parse_generator(generator)[0]
+    if generator == "uniform" or generator in HUMAN:
         return _plan([[list(range(s, s + int(c)))] for s, c in zip(starts, t.count, strict=True)], True)
     if generator == "sequential":
         groups = []
@@ -157,25 +186,95 @@ def draw_into(
 
 
 @njit(cache=True, nogil=True)
+def feature(kind, row, cell_list, size, rows, cols):
+    """A human-like generator's feature of a layout, in [0, 1] (1: as edge-hugging, clustered or spread as can be)."""
+    nships = row.shape[0]
+    if kind == 1:  # edge: the share of ship cells on the board's rim
+        rim = 0
+        total = 0
+        for s in range(nships):
+            for k in range(size[s]):
+                cell = cell_list[row[s], k]
+                r, c = cell // cols, cell % cols
+                total += 1
+                if r == 0 or c == 0 or r == rows - 1 or c == cols - 1:
+                    rim += 1
+        return rim / total
+    if kind == 2:  # clustered: one less the mean distance between ship centres over the diagonal
+        cr = np.zeros(nships)
+        cc = np.zeros(nships)
+        for s in range(nships):
+            for k in range(size[s]):
+                cell = cell_list[row[s], k]
+                cr[s] += cell // cols
+                cc[s] += cell % cols
+            cr[s] /= size[s]
+            cc[s] /= size[s]
+        total = 0.0
+        pairs = 0
+        for a in range(nships):
+            for b in range(a + 1, nships):
+                total += np.sqrt((cr[a] - cr[b]) ** 2 + (cc[a] - cc[b]) ** 2)
+                pairs += 1
+        diagonal = np.sqrt((rows - 1) ** 2 + (cols - 1) ** 2)
+        return 1.0 - total / max(pairs, 1) / diagonal
+    # spread: each ship's gap to its nearest neighbour (free cells between, king moves), averaged,
+    # over a quarter of the board's side
+    total = 0.0
+    for a in range(nships):
+        nearest = rows + cols
+        for b in range(nships):
+            if a == b:
+                continue
+            for i in range(size[a]):
+                x = cell_list[row[a], i]
+                for j in range(size[b]):
+                    y = cell_list[row[b], j]
+                    gap = max(abs(x // cols - y // cols), abs(x % cols - y % cols)) - 1
+                    nearest = min(nearest, gap)
+        total += nearest
+    return min(1.0, total / nships / (max(rows, cols) / 4))
+
+
+@njit(cache=True, nogil=True)
 def draw_rows(
-    out, seed, first, nwords, cells, halos, ship_groups, group_start, group_count, members, restart
+    out, seed, first, nwords, cells, halos, ship_groups, group_start, group_count, members, restart, human
 ):
-    """Fill ``out`` (rows of placement indices) with layouts ``first ..``; a failed row gets -1."""
+    """Fill ``out`` (rows of placement indices) with layouts ``first ..``; a failed row gets -1.
+
+    ``human``: (kind, strength, cell_list, size, rows, cols); kind 0 keeps every drawn layout.
+    """
+    kind, strength, cell_list, size, rows, cols = human
     blocked = np.zeros(nwords, dtype=np.uint64)
     for i in range(out.shape[0]):
         state = stream(seed, first + i)
-        if (
-            draw_into(
-                state, cells, halos, ship_groups, group_start, group_count, members, restart, out[i], blocked
-            )
-            < 0
-        ):
-            out[i, 0] = -1
+        while True:
+            if (
+                draw_into(
+                    state,
+                    cells,
+                    halos,
+                    ship_groups,
+                    group_start,
+                    group_count,
+                    members,
+                    restart,
+                    out[i],
+                    blocked,
+                )
+                < 0
+            ):
+                out[i, 0] = -1
+                break
+            if kind == 0 or uniform(state) < np.exp(
+                strength * (feature(kind, out[i], cell_list, size, rows, cols) - 1)
+            ):
+                break
 
 
 @njit(cache=True, parallel=True)
 def _draw_batch(
-    out, seed, first, nwords, cells, halos, ship_groups, group_start, group_count, members, restart
+    out, seed, first, nwords, cells, halos, ship_groups, group_start, group_count, members, restart, human
 ):
     block = 4096
     for b in prange((out.shape[0] + block - 1) // block):
@@ -193,6 +292,7 @@ def _draw_batch(
             group_count,
             members,
             restart,
+            human,
         )
 
 
@@ -201,9 +301,12 @@ def draw(
 ) -> np.ndarray:
     """``count`` layouts as rows of placement indices; layout ``i`` comes from stream ``first + i``.
 
-    ``threads=False`` stays on the calling thread (for callers that run their own threads).
+    ``generator`` is a name, with ``:strength=S`` for the human-like ones. ``threads=False`` stays
+    on the calling thread (for callers that run their own threads).
     """
-    t, p = tables(rules), plan(rules, generator)
+    name, strength = parse_generator(generator)
+    t, p = tables(rules), plan(rules, name)
+    human = (HUMAN.get(name, 0), float(strength), t.cell_list, t.size, rules.rows, rules.cols)
     out = np.empty((int(count), len(rules.fleet)), dtype=np.int64)
     kernel = _draw_batch if threads else draw_rows
     kernel(
@@ -218,6 +321,7 @@ def draw(
         p.group_count,
         p.members,
         p.restart_on_clash,
+        human,
     )
     if count and (out[:, 0] < 0).any():
         raise RulesError(

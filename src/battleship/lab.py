@@ -53,6 +53,10 @@ def refusal(shooter: str, rules: Rules) -> str | None:
     """Why ``shooter`` cannot play ``rules``, or None when it can."""
     if shooter == "trial-sink":
         return trialsink.refusal(rules)
+    if shooter == "learning":
+        from battleship.shooters.learning import refusal as learning_refusal
+
+        return learning_refusal(rules)
     if shooter == "density-grid":
         bent = [s.name for s in rules.fleet if not s.is_straight]
         if bent:

@@ -15,6 +15,7 @@ One :class:`Options` value configures every shooter; each reads only the keys it
   (default 5) and optimal (default 0).
 - ``endgame``: optimal solves the rest of the game exactly (fewest expected shots) once at most
   this many layouts remain (0: never).
+- ``model``: learning's placement model file (written by ``battleship learn``).
 - ``samples``: montecarlo's exact samples per shot (reproducible).
 - ``budget``: montecarlo's time per shot in milliseconds, as 002 does it (0: use ``samples``); the
   number of samples then depends on the machine, so runs with a budget are not reproducible.
@@ -52,6 +53,7 @@ class Options:
     samples: int = 1000
     budget: int = 0
     endgame: int = 0
+    model: str = ""
 
     def __post_init__(self) -> None:
         if self.tie not in TIES:
@@ -107,7 +109,7 @@ def parse_spec(spec: str, base: Options | None = None) -> tuple[str, Options]:
             raise BattleshipError(
                 f"shooter {spec!r}: {item!r} is not key=value with a key among {', '.join(fields)}"
             )
-        if key == "tie":
+        if key in ("tie", "model"):
             values[key] = value.strip()
         else:
             try:

@@ -10,6 +10,7 @@ from battleship.game import Shooter
 from battleship.options import Options, parse_spec
 from battleship.shooters.flood import DensityGridShooter, FloodShooter
 from battleship.shooters.hunt_target import HuntTargetParityShooter, HuntTargetShooter
+from battleship.shooters.learning import LearningShooter
 from battleship.shooters.montecarlo import MonteCarloShooter
 from battleship.shooters.optimal import OptimalShooter
 from battleship.shooters.random import RandomShooter
@@ -44,9 +45,13 @@ SHOOTERS: dict[str, tuple[str, Callable[[Options], Shooter]]] = {
         "002's Probability mode: the cell most exact uniform samples put a ship on (samples=, budget=)",
         MonteCarloShooter,
     ),
+    "learning": (
+        "002's Learning mode: optimal under a placement prior fitted to recorded layouts (model=FILE)",
+        LearningShooter,
+    ),
 }
 # shooters that read tie=informative (the others pick in Numba kernels, which do not)
-INFORMATIVE = ("optimal", "montecarlo")
+INFORMATIVE = ("optimal", "montecarlo", "learning")
 
 
 def make(spec: str, options: Options | None = None) -> Shooter:

@@ -1,0 +1,56 @@
+"""002's Learning mode: ``optimal`` with a placement model fitted to recorded layouts as its prior.
+
+``learning:model=FILE`` reads a model written by ``battleship learn``; every probability is then
+exact under that prior (:func:`battleship.posterior.posterior` with per-placement weights).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from battleship.errors import BattleshipError
+from battleship.game import Observation
+from battleship.learning import load
+from battleship.posterior import fast_path, posterior
+from battleship.rules import Rules
+from battleship.shooters.optimal import OptimalShooter
+
+
+def refusal(rules: Rules) -> str | None:
+    """Why learning cannot play ``rules``, or None."""
+    if fast_path(rules):
+        return None
+    return (
+        "learning weighs layouts by a prior, which only the row engine counts fast: "
+        "straight ships that may touch, sides up to 16"
+    )
+
+
+class LearningShooter(OptimalShooter):
+    """Greedy on exact hit probabilities under a learned placement prior."""
+
+    name = "learning"
+
+    def reset(self, rules: Rules, rng: np.random.Generator) -> None:
+        """Load the model and check it was fitted under these rules."""
+        if not self.options.model:
+            raise BattleshipError("learning needs model=FILE (fit one with: battleship learn LAYOUTS)")
+        why = refusal(rules)
+        if why:
+            raise BattleshipError(why)
+        model = load(self.options.model)
+        if model.rules != rules:
+            raise BattleshipError(
+                f"the model in {self.options.model} was fitted under rules {model.rules.name!r}, not {rules.name!r}"
+            )
+        self._prior = model.prior()
+        super().reset(rules, rng)
+
+    def weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:
+        """Per cell and per placement, prior-weighted consistent layouts; and their total weight."""
+        result = posterior(self._rules, observation, prior=self._prior)
+        return result.cell_layouts.ravel(), result.placement_layouts, result.layouts
+
+    def endgame_shot(self, observation: Observation, total: float) -> int | None:
+        """Never: the endgame solver weighs layouts uniformly."""
+        return None
