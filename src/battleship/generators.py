@@ -237,63 +237,36 @@ def feature(kind, row, cell_list, size, rows, cols):
 
 
 @njit(cache=True, nogil=True)
-def draw_rows(
-    out, seed, first, nwords, cells, halos, ship_groups, group_start, group_count, members, restart, human
-):
+def draw_rows(out, seed, first, nwords, drawing, human):
     """Fill ``out`` (rows of placement indices) with layouts ``first ..``; a failed row gets -1.
 
-    ``human``: (kind, strength, cell_list, size, rows, cols); kind 0 keeps every drawn layout.
+    ``drawing``: (cells, halos, ship_groups, group_start, group_count, members, restart), the tables
+    and the plan; ``human``: (kind, strength, cell_list, size, rows, cols), kind 0 keeping every layout.
     """
+    cells, halos, ship_groups, group_start, group_count, members, restart = drawing
     kind, strength, cell_list, size, rows, cols = human
     blocked = np.zeros(nwords, dtype=np.uint64)
     for i in range(out.shape[0]):
         state = stream(seed, first + i)
         while True:
-            if (
-                draw_into(
-                    state,
-                    cells,
-                    halos,
-                    ship_groups,
-                    group_start,
-                    group_count,
-                    members,
-                    restart,
-                    out[i],
-                    blocked,
-                )
-                < 0
-            ):
+            tries = draw_into(
+                state, cells, halos, ship_groups, group_start, group_count, members, restart, out[i], blocked
+            )
+            if tries < 0:
                 out[i, 0] = -1
                 break
-            if kind == 0 or uniform(state) < np.exp(
-                strength * (feature(kind, out[i], cell_list, size, rows, cols) - 1)
-            ):
+            f = feature(kind, out[i], cell_list, size, rows, cols) if kind else 1.0
+            if kind == 0 or uniform(state) < np.exp(strength * (f - 1)):
                 break
 
 
 @njit(cache=True, parallel=True)
-def _draw_batch(
-    out, seed, first, nwords, cells, halos, ship_groups, group_start, group_count, members, restart, human
-):
+def _draw_batch(out, seed, first, nwords, drawing, human):
     block = 4096
     for b in prange((out.shape[0] + block - 1) // block):
         lo = b * block
         hi = min(lo + block, out.shape[0])
-        draw_rows(
-            out[lo:hi],
-            seed,
-            first + lo,
-            nwords,
-            cells,
-            halos,
-            ship_groups,
-            group_start,
-            group_count,
-            members,
-            restart,
-            human,
-        )
+        draw_rows(out[lo:hi], seed, first + lo, nwords, drawing, human)
 
 
 def draw(
@@ -309,20 +282,8 @@ def draw(
     human = (HUMAN.get(name, 0), float(strength), t.cell_list, t.size, rules.rows, rules.cols)
     out = np.empty((int(count), len(rules.fleet)), dtype=np.int64)
     kernel = _draw_batch if threads else draw_rows
-    kernel(
-        out,
-        np.uint64(seed_words(seed)),
-        np.uint64(first),
-        t.nwords,
-        t.cells,
-        t.halos,
-        p.ship_groups,
-        p.group_start,
-        p.group_count,
-        p.members,
-        p.restart_on_clash,
-        human,
-    )
+    drawing = (t.cells, t.halos, p.ship_groups, p.group_start, p.group_count, p.members, p.restart_on_clash)
+    kernel(out, np.uint64(seed_words(seed)), np.uint64(first), t.nwords, drawing, human)
     if count and (out[:, 0] < 0).any():
         raise RulesError(
             f"the {generator} generator found no layout within {_MAX_TRIES:,} tries: the fleet is packed "
