@@ -10,7 +10,8 @@ import numpy as np
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation
-from battleship.learning import load
+from battleship.learning import PlacementModel, load
+from battleship.options import Options
 from battleship.posterior import fast_path, posterior
 from battleship.rules import Rules
 from battleship.shooters.optimal import OptimalShooter
@@ -27,21 +28,25 @@ def refusal(rules: Rules) -> str | None:
 
 
 class LearningShooter(OptimalShooter):
-    """Greedy on exact hit probabilities under a learned placement prior."""
+    """Greedy on exact hit probabilities under a learned placement prior (from a file, or given)."""
 
     name = "learning"
 
+    def __init__(self, options: Options | None = None, model: PlacementModel | None = None):
+        super().__init__(options)
+        self._model = model
+
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Load the model and check it was fitted under these rules."""
-        if not self.options.model:
+        if self._model is None and not self.options.model:
             raise BattleshipError("learning needs model=FILE (fit one with: battleship learn LAYOUTS)")
         why = refusal(rules)
         if why:
             raise BattleshipError(why)
-        model = load(self.options.model)
+        model = self._model if self._model is not None else load(self.options.model)
         if model.rules != rules:
             raise BattleshipError(
-                f"the model in {self.options.model} was fitted under rules {model.rules.name!r}, not {rules.name!r}"
+                f"the model was fitted under rules {model.rules.name!r}, not {rules.name!r}"
             )
         self._prior = model.prior()
         super().reset(rules, rng)

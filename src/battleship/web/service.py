@@ -1,0 +1,352 @@
+"""The game against the computer (002's html5 game) on this project's engine, independent of HTTP.
+
+A game is its two layouts and its moves; everything else (answers, sunk ships, whose turn, the
+end) is replayed from them with :class:`battleship.notation.PaperGame`, so what is stored is
+exactly 001's game notation. The computer's shooter is made afresh for every move and sees only
+its :class:`battleship.game.Observation` of the player's board.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sqlalchemy.engine import Engine
+
+from battleship import generators, learning, notation
+from battleship.cells import cell_name, parse_cell
+from battleship.errors import BattleshipError
+from battleship.game import Game, Observation, Outcome, Shot
+from battleship.layout import Layout
+from battleship.posterior import fast_path, posterior
+from battleship.rules import Rules, Sinks, preset
+from battleship.shooters import make
+from battleship.shooters.best import best_for
+from battleship.shooters.learning import LearningShooter
+from battleship.web import store
+
+PLAYER, COMPUTER = "Player", "Computer"
+RULES = ("standard", "datagenetics", "pirates", "r-blog")
+PROBABILITY_BUDGET_MS = 250  # 002 thinks for four seconds; a quarter second keeps the page brisk
+REFIT_EVERY = 10  # the Learning mode refits its model every this many new finished games
+MODES = {
+    "random": "Random: any square not yet fired at, even after a hit",
+    "probability": f"Probability (002): exact Monte Carlo samples for {PROBABILITY_BUDGET_MS} ms a move, diagonal skew",
+    "best": "Best: the strongest shooter measured for the rules",
+    "learning": "Learning (002): exact probabilities under a prior fitted to the layouts players used",
+}
+
+
+class NotFound(BattleshipError):
+    """No game has that id."""
+
+
+class Conflict(BattleshipError):
+    """The move is not allowed now (not your turn, or the game is over)."""
+
+
+def rules_for(name: str) -> Rules:
+    """One of the rules the game offers."""
+    if name not in RULES:
+        raise BattleshipError(f"rules must be one of {', '.join(RULES)}, not {name!r}")
+    return preset(name)
+
+
+def check_mode(rules: Rules, mode: str) -> None:
+    """Refuse unknown modes, and Learning where its prior cannot be counted fast."""
+    if mode not in MODES:
+        raise BattleshipError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if mode == "learning" and not fast_path(rules):
+        raise BattleshipError(
+            f"the Learning mode needs rules whose ships may touch; {rules.name} does not allow it"
+        )
+
+
+@dataclass
+class Replay:
+    """A stored game replayed: both sides' games and the notation."""
+
+    rules: Rules
+    player_layout: Layout
+    computer_layout: Layout
+    moves: list[tuple[str, int]]
+    at_computer: Game  # the player's shots at the computer's fleet
+    at_player: Game  # the computer's shots at the player's fleet
+
+
+def replay(row: dict[str, Any]) -> Replay:
+    """Rebuild a game from its stored row."""
+    rules = rules_for(row["rules"])
+    paper = notation.read_game(row["record"], rules)
+    layouts = dict(paper.players)
+    at_computer, at_player = Game(layouts[COMPUTER]), Game(layouts[PLAYER])
+    for who, cell in paper.moves:
+        (at_computer if who == PLAYER else at_player).fire(cell)
+    return Replay(rules, layouts[PLAYER], layouts[COMPUTER], list(paper.moves), at_computer, at_player)
+
+
+def write_record(rules: Rules, player: Layout, computer: Layout, moves: list[tuple[str, int]]) -> str:
+    """001's game notation of the whole game so far."""
+    return notation.write_game(
+        notation.PaperGame(rules, ((PLAYER, player), (COMPUTER, computer)), tuple(moves))
+    )
+
+
+def shot_json(shot: Shot, rules: Rules) -> dict[str, Any]:
+    """A shot and its answer as the page reads it (cells of a revealed ship as a list)."""
+    out: dict[str, Any] = {"cell": shot.cell, "outcome": shot.outcome.value}
+    if shot.ship is not None:
+        out["ship"] = rules.fleet[shot.ship].name
+    if shot.cells:
+        out["cells"] = [c for c in range(rules.cells) if shot.cells >> c & 1]
+    return out
+
+
+def layout_json(layout: Layout) -> dict[str, Any]:
+    """A layout: its notation and each ship's cells."""
+    rules = layout.rules
+    return {
+        "notation": notation.format_layout(layout),
+        "ships": [
+            {"name": ship.name, "cells": [c for c in range(rules.cells) if mask >> c & 1]}
+            for ship, mask in zip(rules.fleet, layout.masks, strict=True)
+        ],
+    }
+
+
+def rules_json(rules: Rules) -> dict[str, Any]:
+    """What the page needs to draw the rules."""
+    return {
+        "name": rules.name,
+        "rows": rules.rows,
+        "cols": rules.cols,
+        "sinks": rules.sinks.value,
+        "spacing": rules.spacing.value,
+        "fleet": [{"name": s.name, "symbol": s.symbol, "size": s.size} for s in rules.fleet],
+    }
+
+
+class Service:
+    """Games against the computer, stored in ``engine``."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self._models: dict[str, tuple[int, learning.PlacementModel]] = {}
+
+    def _lock(self, game_id: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(game_id, threading.Lock())
+
+    # ---- games ------------------------------------------------------------------------------
+
+    def new_game(self, rules_name: str, mode: str, layout: str | None = None) -> dict[str, Any]:
+        """Start a game: the player's layout (notation) or a random one, and a hidden random one."""
+        rules = rules_for(rules_name)
+        check_mode(rules, mode)
+        if layout is not None:
+            player = notation.parse_layout(layout, rules)
+        else:
+            player = generators.generate(rules, "uniform", secrets.randbits(63), 1)[0]
+        computer = generators.generate(rules, "uniform", secrets.randbits(63), 1)[0]
+        game_id = secrets.token_hex(16)
+        now = store.now()
+        store.create(
+            self.engine,
+            {
+                "id": game_id,
+                "created": now,
+                "updated": now,
+                "rules": rules.name,
+                "mode": mode,
+                "play_for_me": False,
+                "status": "player-turn",
+                "moves": 0,
+                "seed": str(secrets.randbits(63)),
+                "player_layout": notation.format_layout(player),
+                "computer_layout": notation.format_layout(computer),
+                "record": write_record(rules, player, computer, []),
+            },
+        )
+        return self.state(game_id)
+
+    def _row(self, game_id: str) -> dict[str, Any]:
+        if not (
+            isinstance(game_id, str) and len(game_id) == 32 and all(c in "0123456789abcdef" for c in game_id)
+        ):
+            raise NotFound("no such game")
+        row = store.load(self.engine, game_id)
+        if row is None:
+            raise NotFound("no such game")
+        return row
+
+    def state(self, game_id: str) -> dict[str, Any]:
+        """The player's view: never the computer's layout before the game is over."""
+        row = self._row(game_id)
+        game = replay(row)
+        rules = game.rules
+        over = row["status"] == "over"
+        view: dict[str, Any] = {
+            "id": row["id"],
+            "rules": rules_json(rules),
+            "mode": row["mode"],
+            "status": row["status"],
+            "winner": row["winner"],
+            "resigned": row["resigned"],
+            "play_for_me": row["play_for_me"],
+            "moves": row["moves"],
+            "player_layout": layout_json(game.player_layout),
+            "player_shots": [shot_json(s, rules) for s in game.at_computer.observation.shots],
+            "computer_shots": [shot_json(s, rules) for s in game.at_player.observation.shots],
+            "computer_ships_left": self._ships_left(game.at_computer, rules) if not over else 0,
+        }
+        if over:
+            view["computer_layout"] = layout_json(game.computer_layout)
+            view["notation"] = row["notation"]
+        return view
+
+    @staticmethod
+    def _ships_left(game: Game, rules: Rules) -> int | None:
+        """Ships of the computer's fleet not yet announced sunk (None when the rules never say)."""
+        if rules.sinks is Sinks.NONE:
+            return None
+        sunk = sum(1 for s in game.observation.shots if s.outcome is Outcome.SUNK)
+        return len(rules.fleet) - sunk
+
+    def _commit(
+        self, row: dict[str, Any], game: Replay, move: tuple[str, int], extra: dict[str, Any]
+    ) -> None:
+        """Store the game with one more move; the end of the game is decided here."""
+        moves = [*game.moves, move]
+        changes: dict[str, Any] = {"moves": len(moves), **extra}
+        changes["record"] = write_record(game.rules, game.player_layout, game.computer_layout, moves)
+        if game.at_computer.over or game.at_player.over:
+            changes.update(
+                status="over",
+                winner="player" if game.at_computer.over else "computer",
+                finished=store.now(),
+                notation=changes["record"],
+            )
+        else:
+            changes["status"] = "computer-turn" if move[0] == PLAYER else "player-turn"
+        if not store.save(self.engine, row["id"], changes, row["moves"]):
+            raise Conflict("the game moved on meanwhile; fetch its state again")
+
+    def fire(self, game_id: str, cell: int | str | None = None, auto: bool = False) -> dict[str, Any]:
+        """The player's shot (a cell index or name such as B7), or the best shooter's with ``auto``."""
+        with self._lock(game_id):
+            row = self._row(game_id)
+            if row["status"] != "player-turn":
+                raise Conflict("the game is over" if row["status"] == "over" else "it is the computer's turn")
+            game = replay(row)
+            rules = game.rules
+            if auto:
+                shooter = make(best_for(rules))
+                shooter.reset(rules, np.random.default_rng([int(row["seed"]), row["moves"], 1]))
+                target = int(shooter.next_shot(game.at_computer.observation))
+            else:
+                target = read_cell(cell, rules)
+                if game.at_computer.observation.is_shot(target):
+                    raise BattleshipError(f"{cell_name(target, rules.cols)} has been fired at already")
+            shot = game.at_computer.fire(target)
+            self._commit(row, game, (PLAYER, target), {"play_for_me": True} if auto else {})
+        return {"shot": shot_json(shot, rules), "state": self.state(game_id)}
+
+    def computer_turn(self, game_id: str) -> dict[str, Any]:
+        """The computer's shot at the player's fleet, by its mode's shooter."""
+        with self._lock(game_id):
+            row = self._row(game_id)
+            if row["status"] != "computer-turn":
+                raise Conflict("the game is over" if row["status"] == "over" else "it is the player's turn")
+            game = replay(row)
+            rules = game.rules
+            observation: Observation = game.at_player.observation
+            shooter = self._shooter(rules, row["mode"])
+            shooter.reset(rules, np.random.default_rng([int(row["seed"]), row["moves"], 2]))
+            shot = game.at_player.fire(int(shooter.next_shot(observation)))
+            self._commit(row, game, (COMPUTER, shot.cell), {})
+        return {"shot": shot_json(shot, rules), "state": self.state(game_id)}
+
+    def resign(self, game_id: str) -> dict[str, Any]:
+        """The player gives up: the game ends, the computer wins, both layouts are shown."""
+        with self._lock(game_id):
+            row = self._row(game_id)
+            if row["status"] == "over":
+                raise Conflict("the game is over")
+            changes = {"status": "over", "winner": "computer", "resigned": True, "finished": store.now()}
+            changes["notation"] = row["record"]
+            if not store.save(self.engine, game_id, changes, row["moves"]):
+                raise Conflict("the game moved on meanwhile; fetch its state again")
+        return self.state(game_id)
+
+    # ---- the computer's shooters ------------------------------------------------------------
+
+    def _shooter(self, rules: Rules, mode: str):
+        if mode == "random":
+            return make("random")
+        if mode == "probability":
+            return make(f"montecarlo:budget={PROBABILITY_BUDGET_MS},skew=20")
+        if mode == "best":
+            return make(best_for(rules))
+        return LearningShooter(model=self.model(rules))
+
+    def model(self, rules: Rules) -> learning.PlacementModel:
+        """The Learning mode's placement model for ``rules``, refitted as finished games accumulate."""
+        finished = store.count_finished(self.engine, rules.name)
+        with self._guard:
+            cached = self._models.get(rules.name)
+            if cached is not None and finished - cached[0] < REFIT_EVERY:
+                return cached[1]
+        texts = store.player_layouts(self.engine, rules.name)
+        rows = generators.to_indices(rules, [notation.parse_layout(t, rules) for t in texts])
+        model = learning.fit(rules, rows.reshape(-1, len(rules.fleet)))
+        model.prior()
+        with self._guard:
+            self._models[rules.name] = (finished, model)
+        return model
+
+
+def read_cell(cell: int | str | None, rules: Rules) -> int:
+    """A cell index or name (``B7``) on this board; a clear error otherwise."""
+    if isinstance(cell, bool) or cell is None:
+        raise BattleshipError("give the cell to fire at: an index or a name such as B7")
+    if isinstance(cell, int):
+        if not 0 <= cell < rules.cells:
+            raise BattleshipError(f"cell {cell} is off the {rules.rows}x{rules.cols} board")
+        return cell
+    return parse_cell(str(cell), rules.rows, rules.cols)
+
+
+def calculate(rules_name: str, board: str, skew: bool = False) -> dict[str, Any]:
+    """The calculator: exact hit probabilities, layouts left and the best cells of a board state."""
+    rules = rules_for(rules_name)
+    state = notation.parse_board(board, rules)
+    result = posterior(rules, state.observation())
+    probability = result.probability.ravel()
+    shot = {s.cell for s in state.observation().shots}
+    open_cells = [c for c in range(rules.cells) if c not in shot]
+    best: list[int] = []
+    if open_cells:
+        value = probability.copy()
+        if skew:
+            from battleship.choice import skew_factor
+            from battleship.density import observed_status
+            from battleship.tables import tables
+
+            status, afloat = observed_status(rules, state.observation())
+            factor = skew_factor(status, afloat, tables(rules).size, rules.rows, rules.cols, 20)
+            if len(factor):
+                value = value * factor
+        top = max(value[c] for c in open_cells)
+        best = [c for c in open_cells if value[c] >= top * (1 - 1e-12)]
+    return {
+        "rules": rules_json(rules),
+        "layouts": str(result.layouts),
+        "probability": [round(float(p), 6) for p in probability],
+        "best": best,
+        "engine": result.engine,
+    }

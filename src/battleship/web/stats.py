@@ -1,0 +1,56 @@
+"""The statistics page's figures, drawn from every finished game (002's stats page)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from battleship import notation
+from battleship.match import wilson
+from battleship.posterior import fast_path, posterior
+from battleship.rules import preset
+from battleship.web import store
+from battleship.web.service import MODES, RULES
+
+
+def summary(service) -> dict[str, Any]:
+    """Win rates and game lengths per computer mode; ship placement heat maps; the Learning prior."""
+    games = store.finished(service.engine)
+    per_mode: dict[str, dict[str, Any]] = {m: {"games": 0, "computer_wins": 0, "moves": []} for m in MODES}
+    usage: dict[str, np.ndarray] = {}
+    layouts: dict[str, int] = defaultdict(int)
+    for g in games:
+        mode = per_mode[g["mode"]]
+        mode["games"] += 1
+        mode["computer_wins"] += g["winner"] == "computer"
+        mode["moves"].append(g["moves"])
+        rules = preset(g["rules"])
+        grid = usage.setdefault(g["rules"], np.zeros(rules.cells))
+        layout = notation.parse_layout(g["player_layout"], rules)
+        for mask in layout.masks:
+            grid[[c for c in range(rules.cells) if mask >> c & 1]] += 1
+        layouts[g["rules"]] += 1
+    for mode in per_mode.values():
+        n, k = mode["games"], mode["computer_wins"]
+        mode["computer_win_rate"] = k / n if n else None
+        mode["computer_win_rate_ci95"] = list(wilson(k, n)) if n else None
+    placements = {}
+    for name, grid in usage.items():
+        rules = preset(name)
+        placements[name] = {
+            "layouts": layouts[name],
+            "rows": rules.rows,
+            "cols": rules.cols,
+            "share": (grid / layouts[name]).round(4).tolist(),
+        }
+    learning = {}
+    for name in RULES:
+        rules = preset(name)
+        if not fast_path(rules):
+            continue
+        model = service.model(rules)
+        shift = posterior(rules, prior=model.prior()).probability - posterior(rules).probability
+        learning[name] = {"layouts": model.layouts, "minus_uniform": shift.ravel().round(4).tolist()}
+    return {"games": len(games), "modes": per_mode, "placements": placements, "learning": learning}

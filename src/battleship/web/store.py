@@ -1,0 +1,137 @@
+"""Where games live: one SQL table, any SQLAlchemy URL (an embedded SQLite file by default).
+
+A game's row is written, and committed, before the move that changed it is acknowledged, so a
+killed server loses nothing it answered. SQLite runs in WAL mode with full sync.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine
+
+metadata = MetaData()
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", String(32), primary_key=True),  # 128 random bits, hex
+    Column("created", DateTime(timezone=True), nullable=False),
+    Column("updated", DateTime(timezone=True), nullable=False),
+    Column("finished", DateTime(timezone=True)),
+    Column("rules", String(32), nullable=False),
+    Column("mode", String(16), nullable=False),
+    Column("play_for_me", Boolean, nullable=False, default=False),
+    Column("status", String(16), nullable=False),  # player-turn | computer-turn | over
+    Column("winner", String(16)),  # player | computer (resigned games: computer)
+    Column("resigned", Boolean, nullable=False, default=False),
+    Column("moves", Integer, nullable=False, default=0),
+    Column("seed", String(40), nullable=False),
+    Column("player_layout", Text, nullable=False),
+    Column("computer_layout", Text, nullable=False),
+    Column("record", Text, nullable=False),  # JSON: every move in order
+    Column("notation", Text),  # 001's game notation, written when the game ends
+)
+
+
+def now() -> datetime:
+    """The current time, in UTC."""
+    return datetime.now(UTC)
+
+
+def connect(url: str) -> Engine:
+    """An engine for ``url``, its table created if missing; SQLite gets WAL and full sync."""
+    sqlite = url.startswith("sqlite")
+    engine = create_engine(
+        url,
+        future=True,
+        connect_args={"check_same_thread": False} if sqlite else {},
+        pool_pre_ping=not sqlite,
+    )
+    if sqlite:
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(connection, _record):  # pragma: no cover - runs inside SQLAlchemy
+            cursor = connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=FULL")
+            cursor.execute("PRAGMA busy_timeout=10000")
+            cursor.close()
+
+    metadata.create_all(engine)
+    return engine
+
+
+def create(engine: Engine, row: dict[str, Any]) -> None:
+    """Insert a new game."""
+    with engine.begin() as c:
+        c.execute(insert(games).values(**row))
+
+
+def load(engine: Engine, game_id: str) -> dict[str, Any] | None:
+    """A game's row, or None."""
+    with engine.connect() as c:
+        row = c.execute(select(games).where(games.c.id == game_id)).mappings().first()
+    return dict(row) if row else None
+
+
+def save(engine: Engine, game_id: str, changes: dict[str, Any], expected_moves: int) -> bool:
+    """Write ``changes`` if nobody moved in between (``moves`` still ``expected_moves``); False if they did."""
+    with engine.begin() as c:
+        done = c.execute(
+            update(games)
+            .where(games.c.id == game_id, games.c.moves == expected_moves)
+            .values(updated=now(), **changes)
+        )
+    return done.rowcount == 1
+
+
+def finished(engine: Engine) -> list[dict[str, Any]]:
+    """Every finished game (for the statistics)."""
+    with engine.connect() as c:
+        rows = c.execute(select(games).where(games.c.status == "over").order_by(games.c.finished)).mappings()
+        return [dict(r) for r in rows]
+
+
+def player_layouts(engine: Engine, rules: str) -> list[str]:
+    """The layouts players used in finished games under ``rules`` (the Learning mode's record)."""
+    with engine.connect() as c:
+        rows = c.execute(
+            select(games.c.player_layout).where(games.c.status == "over", games.c.rules == rules)
+        ).scalars()
+        return list(rows)
+
+
+def count_finished(engine: Engine, rules: str) -> int:
+    """How many games under ``rules`` have ended."""
+    with engine.connect() as c:
+        return int(
+            c.execute(
+                select(func.count())
+                .select_from(games)
+                .where(games.c.status == "over", games.c.rules == rules)
+            ).scalar_one()
+        )
+
+
+def dumps(record: list[dict[str, Any]]) -> str:
+    """A move record as compact JSON."""
+    return json.dumps(record, separators=(",", ":"))
