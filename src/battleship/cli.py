@@ -12,7 +12,7 @@ import numpy as np
 import typer
 from rich.table import Column, Table
 
-from battleship import cli_defence, cli_match, figures, generators, lab, notation, sampling, shapes  # noqa: F401 (they register their commands)
+from battleship import cli_defence, cli_match, cli_serve, figures, generators, lab, notation, sampling, shapes  # noqa: F401 (they register their commands)
 from battleship import posterior as posterior_mod
 from battleship import rules as rules_mod
 from battleship.cells import cell_name
