@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 
 from battleship.errors import BattleshipError
 from battleship.web import stats, store
-from battleship.web.service import MODES, RULES, Conflict, NotFound, Service, calculate
+from battleship.web.service import MODES, RULES, Conflict, NotFound, Service, calculate, random_layout_json
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16_384  # bytes: the largest request is a board or layout of at most 16x16 cells
@@ -100,6 +100,11 @@ def create_app(url: str = "sqlite:///battleship.db") -> FastAPI:
         from battleship.web.service import rules_json
 
         return {"rules": [rules_json(preset(n)) for n in RULES], "modes": MODES}
+
+    @app.get("/api/layout")
+    async def random_layout(rules: Literal["standard", "datagenetics", "pirates", "r-blog"] = "standard"):
+        """A uniformly random layout for the rules (to start from when placing ships)."""
+        return await run_in_threadpool(random_layout_json, rules)
 
     @app.post("/api/games", status_code=201)
     async def new_game(body: NewGame) -> dict[str, Any]:

@@ -117,6 +117,12 @@ def layout_json(layout: Layout) -> dict[str, Any]:
     }
 
 
+def random_layout_json(rules_name: str) -> dict[str, Any]:
+    """A uniformly random layout, as :func:`layout_json` gives it."""
+    rules = rules_for(rules_name)
+    return layout_json(generators.generate(rules, "uniform", secrets.randbits(63), 1)[0])
+
+
 def rules_json(rules: Rules) -> dict[str, Any]:
     """What the page needs to draw the rules."""
     return {

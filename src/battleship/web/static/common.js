@@ -1,0 +1,62 @@
+// Shared helpers of the three pages: requests, cell names, the viridis scale, boards.
+"use strict";
+
+async function api(path, body) {
+  const options = body === undefined ? {} : {
+    method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body),
+  };
+  const response = await fetch(path, options);
+  const data = await response.json().catch(() => ({detail: response.statusText}));
+  if (!response.ok) throw new Error(data.detail || response.statusText);
+  return data;
+}
+
+function rowName(row) {
+  let name = "";
+  row += 1;
+  while (row > 0) { row -= 1; name = String.fromCharCode(65 + (row % 26)) + name; row = Math.floor(row / 26); }
+  return name;
+}
+
+function cellName(cell, cols) { return rowName(Math.floor(cell / cols)) + String(cell % cols + 1); }
+
+// viridis, 9 stops: readable by every kind of colour vision, dark to bright
+const VIRIDIS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"];
+function viridis(t) {
+  t = Math.max(0, Math.min(1, t));
+  const x = t * (VIRIDIS.length - 1), i = Math.min(Math.floor(x), VIRIDIS.length - 2), f = x - i;
+  const a = VIRIDIS[i], b = VIRIDIS[i + 1];
+  const mix = (k) => Math.round(parseInt(a.substr(k, 2), 16) * (1 - f) + parseInt(b.substr(k, 2), 16) * f);
+  return `rgb(${mix(1)},${mix(3)},${mix(5)})`;
+}
+function inkOn(t) { return t > 0.55 ? "#000" : "#fff"; }
+
+// A board of buttons with keyboard movement (arrows) and firing (Enter or Space).
+function makeBoard(element, rows, cols, onCell, label) {
+  element.innerHTML = "";
+  element.style.gridTemplateColumns = `repeat(${cols}, 1fr)`;
+  element.setAttribute("role", "grid");
+  element.setAttribute("aria-label", label);
+  const cells = [];
+  for (let i = 0; i < rows * cols; i++) {
+    const b = document.createElement("button");
+    b.className = "cell";
+    b.dataset.cell = i;
+    b.tabIndex = i === 0 ? 0 : -1;
+    b.setAttribute("aria-label", cellName(i, cols));
+    b.addEventListener("click", () => onCell && onCell(i));
+    b.addEventListener("keydown", (e) => {
+      const moves = {ArrowUp: -cols, ArrowDown: cols, ArrowLeft: -1, ArrowRight: 1};
+      if (e.key in moves) {
+        e.preventDefault();
+        const next = i + moves[e.key];
+        if (next >= 0 && next < rows * cols && !(Math.abs(moves[e.key]) === 1 && Math.floor(next / cols) !== Math.floor(i / cols))) {
+          cells[i].tabIndex = -1; cells[next].tabIndex = 0; cells[next].focus();
+        }
+      }
+    });
+    element.appendChild(b);
+    cells.push(b);
+  }
+  return cells;
+}
