@@ -59,7 +59,10 @@ def test_pirates_game_and_a_layout_of_the_players_own(client):
     touching = "CCCCC...../BBBB....../........../DDD......./........../SSS......./........../PP......../........../.........."
     r = client.post("/api/games", json={"rules": "pirates", "mode": "best", "layout": touching})
     assert r.status_code == 400 and r.json()["detail"]  # pirates ships may not touch
-    assert client.post("/api/games", json={"rules": "standard", "mode": "best", "layout": touching}).status_code == 201
+    assert (
+        client.post("/api/games", json={"rules": "standard", "mode": "best", "layout": touching}).status_code
+        == 201
+    )
     spaced = "CCCCC...../........../BBBB....../........../DDD......./........../SSS......./........../PP......../.........."
     r = client.post("/api/games", json={"rules": "standard", "mode": "random", "layout": spaced})
     assert r.status_code == 201 and r.json()["player_layout"]["notation"] == spaced

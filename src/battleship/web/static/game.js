@@ -89,14 +89,29 @@ function chooseRules(name) {
   rules = catalogue.rules.find((r) => r.name === name);
   placed = rules.fleet.map(() => null);
   active = 0;
-  placement = makeBoard($("placement"), rules.rows, rules.cols, drop, "Your fleet: place your ships");
+  let fromPointer = false;  // a pointer already handled this press: skip the click that follows
+  placement = makeBoard($("placement"), rules.rows, rules.cols, (i) => {
+    if (fromPointer) { fromPointer = false; return; }
+    drop(i);  // keyboard (Enter or Space) or a click without pointer events
+  }, "Your fleet: place your ships");
   placement.forEach((b, i) => {
     b.addEventListener("pointerenter", () => { hover = i; drawPlacement(); });
-    b.addEventListener("pointerdown", (e) => {  // drag a placed ship: pick it up here
-      const owner = placed.findIndex((cells) => cells && cells.includes(i));
-      if (owner >= 0) { e.preventDefault(); placed[owner] = null; active = owner; hover = i; drawPlacement(); }
+    b.addEventListener("pointermove", (e) => {  // touch keeps the pointer on the first cell: follow the finger
+      const under = document.elementFromPoint(e.clientX, e.clientY);
+      if (under && under.dataset && under.dataset.cell !== undefined && Number(under.dataset.cell) !== hover) {
+        hover = Number(under.dataset.cell); drawPlacement();
+      }
     });
-    b.addEventListener("pointerup", () => { if (!placed[active] && hover === i) drop(i); });
+    b.addEventListener("pointerdown", () => {  // pressing on a placed ship picks it up, to drag it
+      const owner = placed.findIndex((cells) => cells && cells.includes(i));
+      if (owner >= 0) { placed[owner] = null; active = owner; hover = i; drawPlacement(); }
+    });
+    b.addEventListener("pointerup", (e) => {
+      fromPointer = true;
+      const under = document.elementFromPoint(e.clientX, e.clientY);
+      const cell = under && under.dataset && under.dataset.cell !== undefined ? Number(under.dataset.cell) : i;
+      if (!placed[active]) drop(cell);
+    });
     b.addEventListener("focus", () => { hover = i; drawPlacement(); });
   });
   drawPlacement();
@@ -212,7 +227,7 @@ async function fire(cell, auto) {
     let text = describe(mine.shot, "You");
     render();
     if (game.status === "computer-turn") {
-      const theirs = await api(`/api/games/${game.id}/computer`);
+      const theirs = await api(`/api/games/${game.id}/computer`, {});
       game = theirs.state;
       text += " " + describe(theirs.shot, "The computer");
       render();
@@ -259,7 +274,7 @@ async function load() {
         $("replay-at").textContent = `${k} of ${total}`;
       });
     } else if (game.status === "computer-turn") {
-      game = (await api(`/api/games/${game.id}/computer`)).state;
+      game = (await api(`/api/games/${game.id}/computer`, {})).state;
       render();
     }
   }

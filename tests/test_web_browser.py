@@ -1,0 +1,121 @@
+"""The pages in a real browser: Debian's Chromium driven by Playwright against a served app."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    port = free_port()
+    db = tmp_path_factory.mktemp("web") / "games.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "battleship.cli", "serve", "--port", str(port), "--db", f"sqlite:///{db}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(url + "/api/rules", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        raise AssertionError("the server did not start: " + process.stdout.read().decode())
+    yield url
+    process.terminate()
+    process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium package")
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield b
+        b.close()
+
+
+def test_place_ships_and_play_whole_games_in_every_mode(server, browser):
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for mode in ("random", "probability", "best", "learning"):
+        page.goto(server + "/")
+        page.select_option("#mode", mode)
+        if mode == "random":  # place a ship by hand, rotated, then take a random layout instead
+            page.keyboard.press("r")
+            page.click("#placement .cell[data-cell='0']")
+            assert page.locator("#placement .cell.ship").count() == 5
+            page.click("#random")
+            page.screenshot(path=str(SHOTS / "placement.png"))
+        else:
+            page.click("#random")
+        page.wait_for_function("document.querySelectorAll('#placement .cell.ship').length === 17")
+        page.click("#start")
+        page.wait_for_selector("#enemy .cell")
+        page.click("#enemy .cell[data-cell='44']")
+        page.wait_for_function("document.querySelector('#message').textContent.includes('fired at')")
+        page.check("#playforme")
+        page.wait_for_selector("#again:not(.hidden)", timeout=120_000)
+        message = page.text_content("#message")
+        assert "won" in message or "The computer won" in message, message
+        assert page.locator("#enemy .cell.revealed").count() == 17
+        if mode == "best":
+            page.screenshot(path=str(SHOTS / "game.png"), full_page=True)
+    page.goto(server + "/stats")
+    page.wait_for_function("document.querySelector('#total').textContent.startsWith('4 finished')")
+    assert page.locator("#modes tbody tr").count() == 4
+    page.screenshot(path=str(SHOTS / "stats.png"), full_page=True)
+
+
+def test_calculator_click_cycle_and_heat_map(server, browser):
+    page = browser.new_page(viewport={"width": 900, "height": 900})
+    page.goto(server + "/calc")
+    page.wait_for_function("document.querySelector('#summary').textContent.includes('layouts left')")
+    assert "30,093,975,536" in page.text_content("#summary")
+    cell = page.locator("#board .cell[data-cell='44']")
+    cell.click()
+    page.wait_for_function(
+        "document.querySelector('#board .cell[data-cell=\"44\"]').classList.contains('miss')"
+    )
+    cell.click()
+    page.wait_for_function(
+        "document.querySelector('#board .cell[data-cell=\"44\"]').classList.contains('hit')"
+    )
+    page.wait_for_function("!document.querySelector('#summary').textContent.includes('30,093,975,536')")
+    best = page.locator("#board .cell.best")
+    assert best.count() >= 1
+    page.check("#percent")
+    page.wait_for_function("document.querySelector('#board .cell[data-cell=\"45\"]').textContent.length > 0")
+    page.screenshot(path=str(SHOTS / "calc.png"), full_page=True)
