@@ -4,8 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
+# Debian packages the browser and database tests use (issue 7): Chromium and a PostgreSQL server
+SYSTEM := chromium postgresql
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean system
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +30,12 @@ lint: $(TSTAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 
-test: $(TSTAMP) lint
+system:
+	@if ! command -v chromium >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(SYSTEM); \
+	fi
+
+test: $(TSTAMP) system lint
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

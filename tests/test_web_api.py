@@ -10,11 +10,33 @@ from fastapi.testclient import TestClient
 from battleship import notation
 from battleship.rules import preset
 from battleship.web.app import create_app
+from tests.postgres import postgres_server
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, tmp_path):
+    """A store URL: an SQLite file, or a fresh database on a real PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'games.db'}"
+    url = request.getfixturevalue("postgres_url")
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.begin() as c:
+        c.execute(text("DROP TABLE IF EXISTS games"))
+    engine.dispose()
+    return url
 
 
 @pytest.fixture
-def client(tmp_path):
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'games.db'}")) as c:
+def client(database):
+    with TestClient(create_app(database)) as c:
         yield c
 
 
@@ -95,8 +117,8 @@ def test_bad_input_gets_a_clear_4xx(client):
     assert again.status_code == 400 and "already" in again.json()["detail"]
 
 
-def test_games_survive_a_restart_and_finished_games_feed_the_statistics(tmp_path):
-    url = f"sqlite:///{tmp_path / 'games.db'}"
+def test_games_survive_a_restart_and_finished_games_feed_the_statistics(database):
+    url = database
     with TestClient(create_app(url)) as first:
         game_id = first.post("/api/games", json={"mode": "best"}).json()["id"]
         first.post(f"/api/games/{game_id}/fire", json={"cell": "E5"})

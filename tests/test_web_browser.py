@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+SHOTS = Path(__file__).resolve().parent.parent / "out" / "screenshots"  # the README shows copies in docs/
 FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
