@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.server import serving
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parent.parent / "out" / "screenshots"  # the README shows copies in docs/
@@ -27,34 +24,11 @@ FLAGS = [
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = free_port()
     db = tmp_path_factory.mktemp("web") / "games.db"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "battleship.cli", "serve", "--port", str(port), "--db", f"sqlite:///{db}"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(url + "/api/rules", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        raise AssertionError("the server did not start: " + process.stdout.read().decode())
-    yield url
-    process.terminate()
-    process.wait(10)
+    with serving(f"sqlite:///{db}") as (url, _process):
+        yield url
 
 
 @pytest.fixture(scope="module")
