@@ -8,7 +8,7 @@ TSTAMP := $(VENV)/.installed-test
 SYSTEM := chromium postgresql
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint bench clean system
+.PHONY: run compare test lint bench clean system
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,12 @@ $(TSTAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP) $@
 
+# the main job: the game, the calculator and the statistics in the browser (Ctrl-C stops it)
 run: $(STAMP)
+	$(BIN)/battleship serve --host 127.0.0.1 --port 8000 --db sqlite:///battleship.db
+
+# 000's comparison: the classic shooters and the best one on the same 1,000,000 layouts
+compare: $(STAMP)
 	$(BIN)/battleship demo
 	$(BIN)/battleship compare random hunt-target hunt-target-parity density best --games 1000000 --seed 1 --jobs $$(nproc) --figures out/compare
 

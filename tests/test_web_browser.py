@@ -93,3 +93,17 @@ def test_calculator_click_cycle_and_heat_map(server, browser):
     page.check("#percent")
     page.wait_for_function("document.querySelector('#board .cell[data-cell=\"45\"]').textContent.length > 0")
     page.screenshot(path=str(SHOTS / "calc.png"), full_page=True)
+
+
+def test_every_page_fits_a_phone_screen(server, browser):
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    for path in ("/", "/calc", "/stats"):
+        page.goto(server + path)
+        page.wait_for_load_state("networkidle")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, (path, overflow)
+    page.goto(server + "/")
+    page.wait_for_function("document.querySelectorAll('#placement .cell').length === 100")
+    page.click("#random")
+    page.wait_for_function("document.querySelectorAll('#placement .cell.ship').length === 17")
+    page.screenshot(path=str(SHOTS / "phone.png"), full_page=True)
