@@ -50,7 +50,7 @@ def test_the_solver_finds_the_plain_minimax_value(case):
     if len(layouts) > 8 or sum(sum(m) for m in layouts[:1]) == 0:
         return
     shots = sum(1 << s.cell for s in observation.shots)
-    solved = Solver(rules).solve(layouts, shots)
+    solved = Solver(rules, budget=10**6).solve(layouts, shots)
     assert solved is not None
     value, cell = solved
     assert value == pytest.approx(plain_value(rules, layouts, shots))
