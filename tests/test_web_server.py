@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from tests.server import free_port, start
+from tests.server import free_port, serving, start
 
 MODES = ["random", "best", "learning", "probability"]
 
@@ -54,11 +54,7 @@ def test_killing_the_server_loses_nothing_acknowledged(tmp_path):
 
 
 def test_fifty_concurrent_games_all_finish_and_are_all_recorded(tmp_path):
-    db = f"sqlite:///{tmp_path / 'games.db'}"
-    port = free_port()
-    process = start(db, port)
-    base = f"http://127.0.0.1:{port}"
-    try:
+    with serving(f"sqlite:///{tmp_path / 'games.db'}") as (base, _process):
         modes = [MODES[i % 3] for i in range(48)] + ["probability"] * 2
         with ThreadPoolExecutor(max_workers=50) as pool:
             finals = list(pool.map(lambda m: play(base, m), modes))
@@ -67,6 +63,3 @@ def test_fifty_concurrent_games_all_finish_and_are_all_recorded(tmp_path):
         stats = httpx.get(base + "/api/stats", timeout=60).json()
         assert stats["games"] == 50
         assert sum(m["games"] for m in stats["modes"].values()) == 50
-    finally:
-        process.terminate()
-        process.wait(10)
