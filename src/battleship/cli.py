@@ -696,7 +696,7 @@ def compare_cmd(
 @app.command("demo")
 @friendly
 def demo_cmd(seed: SeedOpt = 2026, as_json: JsonOpt = False) -> None:
-    """The main job of `make run`: one game of each shooter on the standard rules, with its board."""
+    """The first half of `make compare`: one game of each shooter on the standard rules, with its board."""
     r = rules_mod.preset("standard")
     target = generators.generate(r, "uniform", seed, 1)[0]
     # trial-sink needs no-touch rules; learning needs a model fitted to recorded layouts
