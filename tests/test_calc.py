@@ -102,3 +102,18 @@ def test_calc_reads_a_board_file_and_names_a_missing_one(tmp_path):
     assert json.loads(_calc(str(path), "--json").stdout)["best"] == ["E5"]
     missing = _calc(str(tmp_path / "nope.txt"))
     assert missing.exit_code == 2 and "no such board file" in missing.stderr
+
+
+def test_skew_is_dropped_once_the_smallest_ship_is_sunk():
+    from battleship.density import best_cells
+    from battleship.notation import parse_board
+    from battleship.posterior import posterior
+    from battleship.rules import preset
+
+    rules = preset("standard")
+    board = "xP......../" + "/".join(["o........."] * 9)
+    observation = parse_board(board, rules).observation()
+    probability = posterior(rules, observation).probability
+    assert best_cells(rules, observation, probability, 20) == best_cells(rules, observation, probability)
+    out = runner.invoke(app, ["calc", board, "--skew", "--json"])
+    assert out.exit_code == 0, out.output

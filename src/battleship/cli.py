@@ -31,6 +31,7 @@ from battleship.cli_common import (
     read_layout_file,
     shooter_options,
 )
+from battleship.density import best_cells
 from battleship.errors import BattleshipError
 from battleship.game import Observation
 from battleship.game import play as play_game
@@ -233,22 +234,6 @@ def read_board_arg(board: str, r: Rules) -> notation.BoardState:
         raise
 
 
-def skewed_best(r: Rules, observation, probability: np.ndarray) -> list[int]:
-    """002's skewed choice: the best cells once one colour is boosted 20% while the smallest ship floats."""
-    from battleship.choice import MISS, UNKNOWN, skew_factor
-
-    status = np.array(
-        [UNKNOWN if not observation.is_shot(c) else MISS for c in range(r.cells)], dtype=np.int8
-    )
-    afloat = np.array([i in observation.afloat for i in range(len(r.fleet))], dtype=np.bool_)
-    size = np.array([ship.size for ship in r.fleet], dtype=np.int64)
-    factor = skew_factor(status, afloat, size, r.rows, r.cols, 20)
-    score = probability.ravel() * factor
-    open_cells = [c for c in range(r.cells) if not observation.is_shot(c)]
-    top = max(score[c] for c in open_cells)
-    return [c for c in open_cells if score[c] >= top * (1 - 1e-12)]
-
-
 def read_game_record(path: Path, r: Rules, player: str | None):
     """``(player, record)`` of one shooter in a game file in 001's notation (default: the first who shot)."""
     try:
@@ -316,14 +301,7 @@ def calc_cmd(
         probability, layouts, engine = result.probability, result.layouts, result.engine
     elapsed = time.perf_counter() - start
     flat = probability.ravel()
-    open_cells = [c for c in range(r.cells) if not observation.is_shot(c)]
-    if skew:
-        best = skewed_best(r, observation, probability)
-    elif open_cells:
-        top = max(flat[c] for c in open_cells)
-        best = [c for c in open_cells if flat[c] >= top * (1 - 1e-12)]
-    else:
-        best = []
+    best = best_cells(r, observation, probability, 20 if skew else 0)
     names = [cell_name(c, r.cols) for c in best]
     if png is not None:
         figures.heat_map(probability, grid, png, f"{r.name}: P(ship), {len(observation.shots)} shots", best)

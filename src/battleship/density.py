@@ -293,6 +293,21 @@ def observed_status(rules: Rules, observation: Observation) -> tuple[np.ndarray,
     return status, afloat
 
 
+def best_cells(rules: Rules, observation: Observation, probability: np.ndarray, skew: int = 0) -> list[int]:
+    """The unshot cells of highest probability; with ``skew`` (percent), 002's diagonal skew applied first."""
+    value = np.asarray(probability, dtype=np.float64).ravel()
+    if skew:
+        status, afloat = observed_status(rules, observation)
+        factor = skew_factor(status, afloat, tables(rules).size, rules.rows, rules.cols, skew)
+        if len(factor):
+            value = value * factor
+    open_cells = [c for c in range(rules.cells) if not observation.is_shot(c)]
+    if not open_cells:
+        return []
+    top = max(value[c] for c in open_cells)
+    return [c for c in open_cells if value[c] >= top * (1 - 1e-12)]
+
+
 class DensityShooter:
     """000's probability density shooter (see the module docstring). Plays every rules variant."""
 

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Engine
 
 from battleship import generators, learning, notation
 from battleship.cells import cell_name, parse_cell
+from battleship.density import best_cells
 from battleship.errors import BattleshipError
 from battleship.game import Game, Observation, Outcome, Shot
 from battleship.layout import Layout
@@ -333,22 +334,7 @@ def calculate(rules_name: str, board: str, skew: bool = False) -> dict[str, Any]
     state = notation.parse_board(board, rules)
     result = posterior(rules, state.observation())
     probability = result.probability.ravel()
-    shot = {s.cell for s in state.observation().shots}
-    open_cells = [c for c in range(rules.cells) if c not in shot]
-    best: list[int] = []
-    if open_cells:
-        value = probability.copy()
-        if skew:
-            from battleship.choice import skew_factor
-            from battleship.density import observed_status
-            from battleship.tables import tables
-
-            status, afloat = observed_status(rules, state.observation())
-            factor = skew_factor(status, afloat, tables(rules).size, rules.rows, rules.cols, 20)
-            if len(factor):
-                value = value * factor
-        top = max(value[c] for c in open_cells)
-        best = [c for c in open_cells if value[c] >= top * (1 - 1e-12)]
+    best = best_cells(rules, state.observation(), probability, 20 if skew else 0)
     return {
         "rules": rules_json(rules),
         "layouts": str(result.layouts),
