@@ -141,13 +141,13 @@ class Service:
 
     def __init__(self, engine: Engine):
         self.engine = engine
-        self._locks: dict[str, threading.Lock] = {}
+        # moves on one game go one at a time; a fixed set of locks, striped by id, stays bounded
+        self._locks = [threading.Lock() for _ in range(64)]
         self._guard = threading.Lock()
         self._models: dict[str, tuple[int, learning.PlacementModel]] = {}
 
     def _lock(self, game_id: str) -> threading.Lock:
-        with self._guard:
-            return self._locks.setdefault(game_id, threading.Lock())
+        return self._locks[hash(game_id) % len(self._locks)]
 
     # ---- games ------------------------------------------------------------------------------
 
