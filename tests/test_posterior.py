@@ -183,28 +183,6 @@ def test_a_board_state_means_what_it_shows(case):
     assert posterior(rules, board.observation()).layouts == expected
 
 
-def test_samples_are_uniform_over_the_consistent_layouts():
-    from collections import Counter
-
-    from battleship.posterior import sample
-    from tests.conftest import chi2_upper
-
-    rules = Rules(4, 4, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)), sinks=Sinks.NAMED)
-    layout = Layout(rules, (rules.placements[0][0], rules.placements[1][-1]))
-    game = Game(layout)
-    for cell in (5, 10, 0):
-        game.fire(cell)
-    consistent = [m for m in brute_force_layouts(rules) if replays(rules, m, game.observation)]
-    draws = 20_000
-    t = tables(rules)
-    rows = sample(rules, game.observation, draws, seed=3)
-    seen = Counter(tuple(t.masks[p] for p in row) for row in rows)
-    assert set(seen) <= set(consistent)
-    expected = draws / len(consistent)
-    stat = sum((seen.get(m, 0) - expected) ** 2 / expected for m in consistent)
-    assert stat < chi2_upper(len(consistent) - 1)
-
-
 def test_monte_carlo_agrees_with_the_exact_answer():
     from battleship.sampling import monte_carlo
 
