@@ -20,7 +20,7 @@ from battleship import generators, learning, notation
 from battleship.cells import cell_name, parse_cell
 from battleship.density import best_cells
 from battleship.errors import BattleshipError
-from battleship.game import Game, Observation, Outcome, Shot
+from battleship.game import Game, Outcome, Shot
 from battleship.layout import Layout
 from battleship.posterior import fast_path, posterior
 from battleship.rules import Rules, Sinks, preset
@@ -243,13 +243,18 @@ class Service:
         if not store.save(self.engine, row["id"], changes, row["moves"]):
             raise Conflict("the game moved on meanwhile; fetch its state again")
 
+    def _on_turn(self, game_id: str, turn: str) -> tuple[dict[str, Any], Replay]:
+        """The game's row and replay, if it is ``turn`` (``player-turn`` or ``computer-turn``) now."""
+        row = self._row(game_id)
+        if row["status"] != turn:
+            other = "the computer's" if turn == "player-turn" else "the player's"
+            raise Conflict("the game is over" if row["status"] == "over" else f"it is {other} turn")
+        return row, replay(row)
+
     def fire(self, game_id: str, cell: int | str | None = None, auto: bool = False) -> dict[str, Any]:
         """The player's shot (a cell index or name such as B7), or the best shooter's with ``auto``."""
         with self._lock(game_id):
-            row = self._row(game_id)
-            if row["status"] != "player-turn":
-                raise Conflict("the game is over" if row["status"] == "over" else "it is the computer's turn")
-            game = replay(row)
+            row, game = self._on_turn(game_id, "player-turn")
             rules = game.rules
             if auto:
                 shooter = make(best_for(rules))
@@ -266,15 +271,11 @@ class Service:
     def computer_turn(self, game_id: str) -> dict[str, Any]:
         """The computer's shot at the player's fleet, by its mode's shooter."""
         with self._lock(game_id):
-            row = self._row(game_id)
-            if row["status"] != "computer-turn":
-                raise Conflict("the game is over" if row["status"] == "over" else "it is the player's turn")
-            game = replay(row)
+            row, game = self._on_turn(game_id, "computer-turn")
             rules = game.rules
-            observation: Observation = game.at_player.observation
             shooter = self._shooter(rules, row["mode"])
             shooter.reset(rules, np.random.default_rng([int(row["seed"]), row["moves"], 2]))
-            shot = game.at_player.fire(int(shooter.next_shot(observation)))
+            shot = game.at_player.fire(int(shooter.next_shot(game.at_player.observation)))
             self._commit(row, game, (COMPUTER, shot.cell), {})
         return {"shot": shot_json(shot, rules), "state": self.state(game_id)}
 
