@@ -12,7 +12,7 @@ import argparse
 import numpy as np
 
 from battleship import generators
-from battleship.posterior import occupancy
+from battleship.inference import occupancy
 from battleship.rules import preset
 
 

@@ -10,7 +10,7 @@ import argparse
 import time
 
 from battleship import generators
-from battleship.posterior import count, occupancy
+from battleship.inference import count, occupancy
 from battleship.rules import preset
 
 

@@ -14,9 +14,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from battleship import generators, lab, learning
-from battleship.options import Options
+from battleship import generators, lab
+from battleship.inference import prior as learning
 from battleship.rules import preset
+from battleship.shooters.options import Options
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ import numpy as np
 
 from battleship import generators
 from battleship.game import Game
-from battleship.posterior import count, posterior
+from battleship.inference import count, posterior
 from battleship.rules import preset
 
 

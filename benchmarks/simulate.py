@@ -10,14 +10,15 @@ import argparse
 import os
 import time
 
-from battleship import kernels, lab
+from battleship import lab
 from battleship.rules import preset
+from battleship.shooters import kernels, spec
 
 
 def rate(shooter: str, games: int, jobs: int) -> float:
     """Games per second for one run (after a warm-up run compiles the kernels)."""
     rules = preset("standard")
-    if lab.refusal(shooter, rules):  # trial-sink plays 003's no-contact rules
+    if spec(shooter).refusal(rules):  # trial-sink plays the C# Pirates no-contact rules
         rules = preset("pirates")
     lab.simulate(rules, shooter, 1000, seed=0, jobs=jobs)
     start = time.perf_counter()

@@ -13,9 +13,9 @@ import argparse
 import time
 
 from battleship import lab
-from battleship.options import parse_spec
 from battleship.rules import preset
 from battleship.shooters.best import BEST, PUBLISHED, kept
+from battleship.shooters.options import parse_spec
 
 
 def main() -> None:

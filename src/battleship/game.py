@@ -11,14 +11,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import Protocol, runtime_checkable
-
-import numpy as np
+from numbers import Integral
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from battleship.cells import cell_name
 from battleship.errors import IllegalShot
 from battleship.layout import Layout
 from battleship.rules import Rules, Sinks
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Outcome(str, Enum):
@@ -42,10 +44,37 @@ class Shot:
 
 @dataclass(frozen=True)
 class Observation:
-    """Everything the shooter may know: the rules and every shot in order with its answer."""
+    """Everything the shooter may know: the rules and every shot in order with its answer.
+
+    The one board value type: shooters, the calculator and the web app all read it. Like a chess
+    board's FEN, :meth:`text` is the position without the order of the shots, and
+    :meth:`from_text` reads it back (``Observation.from_text(o.text(), rules).text() == o.text()``).
+    """
 
     rules: Rules
     shots: tuple[Shot, ...] = ()
+
+    @classmethod
+    def from_text(cls, text: str, rules: Rules) -> Observation:
+        """The observation a board-state text shows (``.`` unknown, ``o`` miss, ``x`` hit, letters sunk)."""
+        from battleship.notation import parse_board
+
+        return parse_board(text, rules)
+
+    def text(self, multiline: bool = False) -> str:
+        """The board-state text: rows joined by ``/`` (or one a line); the order of shots is dropped."""
+        from battleship.notation import format_board
+
+        return format_board(self, multiline)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def grid(self) -> list[list[str]]:
+        """Rows of one-character cells in the board-state alphabet."""
+        from battleship.notation import board_state
+
+        return board_state(self).grid()
 
     def after(self, shot: Shot) -> Observation:
         """This observation with one more shot."""
@@ -140,7 +169,7 @@ class Game:
     def fire(self, cell: int) -> Shot:
         """Answer a shot; refuses cells off the board, repeats, and shots after the game is over."""
         rules = self.rules
-        if not isinstance(cell, int | np.integer) or not 0 <= cell < rules.cells:
+        if not isinstance(cell, Integral) or not 0 <= cell < rules.cells:
             raise IllegalShot(f"cell {cell!r} is off the {rules.rows}x{rules.cols} board")
         cell = int(cell)
         if self.over:

@@ -46,6 +46,20 @@ class Layout:
                 return i
         return None
 
+    @classmethod
+    def from_text(cls, text: str, rules: Rules) -> Layout:
+        """A layout from its text (``.`` water, a ship's letter on its cells, rows joined by ``/``)."""
+        from battleship.notation import parse_layout
+
+        return parse_layout(text, rules)
+
+    def text(self, multiline: bool = False) -> str:
+        """The layout's text, which :meth:`from_text` reads back."""
+        return ("\n" if multiline else "/").join("".join(row) for row in self.grid())
+
+    def __str__(self) -> str:
+        return self.text()
+
     def grid(self) -> list[list[str]]:
         """Rows of one-character strings: ``.`` water or the ship's symbol."""
         rules = self.rules

@@ -6,9 +6,14 @@ its letter (``named`` rules: only on the cell whose shot sank it; ``revealed``: 
 or ``#`` under ``sunk`` rules, where no name is given. Either may be spread over several lines, one
 row a line.
 
-001's notation: a grid is rows of ``[]`` (water) and ``[n]`` (ship number n, from 0 in fleet order),
-top row first; a move is ``<player>: (x, y)`` with ``(1, 1)`` the bottom-left cell; a game is
-``[<player>]`` and that player's grid for each player, then the moves.
+The Dunman High paper's notation: a grid is rows of ``[]`` (water) and ``[n]`` (ship number n,
+from 0 in fleet order), top row first; a move is ``<player>: (x, y)`` with ``(1, 1)`` the bottom-left
+cell; a game is ``[<player>]`` and that player's grid for each player, then the moves. A file may hold
+several games one after another; lines starting with ``#`` are comments (what ``battleship play``
+prints after the moves), and blank lines are ignored.
+
+Every format here is read back by the function that writes it: ``parse_layout(format_layout(x))``,
+``parse_board(format_board(x))`` and ``read_games(write_game(x))`` give back what was written.
 """
 
 from __future__ import annotations
@@ -78,7 +83,7 @@ def parse_layout(text: str, rules: Rules) -> Layout:
 
 def format_layout(layout: Layout, multiline: bool = False) -> str:
     """A layout in the one-line format (or one row a line)."""
-    return ("\n" if multiline else "/").join("".join(row) for row in layout.grid())
+    return layout.text(multiline)
 
 
 @dataclass(frozen=True)
@@ -161,8 +166,17 @@ def format_board(observation: Observation, multiline: bool = False) -> str:
     return board_state(observation).text(multiline)
 
 
-def parse_board(text: str, rules: Rules) -> BoardState:
-    """Read a board state, checking its letters against the rules' sink announcements."""
+def parse_board(text: str, rules: Rules) -> Observation:
+    """Read a board state as the observation it shows, checking its letters against the sink rule.
+
+    A board state has no order of shots; the observation lists them in the least telling order
+    (see :meth:`BoardState.observation`), and ``format_board`` of it gives the same text back.
+    """
+    return read_board_state(text, rules).observation()
+
+
+def read_board_state(text: str, rules: Rules) -> BoardState:
+    """Read a board state as cells (:class:`BoardState`), checking its letters against the sink rule."""
     rows = _rows(text, rules, "board")
     misses = hits = 0
     sunk_at: list[tuple[int, int | None]] = []
@@ -278,9 +292,11 @@ def write_move(player: str, cell: int, rules: Rules) -> str:
 
 
 def read_moves(text: str, rules: Rules, first_line: int = 1) -> list[tuple[str, int]]:
-    """Read moves (any number on a line) as ``(player, cell)``."""
+    """Read moves (any number on a line) as ``(player, cell)``; ``#`` lines are comments."""
     moves = []
     for n, line in enumerate(text.split("\n"), first_line):
+        if _is_comment(line):
+            continue
         pos = 0
         while pos < len(line.rstrip()):
             match = _MOVE.match(line, pos)
@@ -349,14 +365,19 @@ def write_game(game: PaperGame) -> str:
     return "\n".join(parts) + "\n"
 
 
-def read_game(text: str, rules: Rules) -> PaperGame:
-    """Read 001's game notation and check every move by replaying it."""
-    lines = text.split("\n")
+def _is_comment(line: str) -> bool:
+    return line.lstrip().startswith("#")
+
+
+def _read_one(lines: list[str], i: int, rules: Rules) -> tuple[PaperGame, int]:
+    """The game starting at line ``i`` (from 0): its two players and grids, then its moves up to the
+    next game's first player line or the end. Returns the game and where the next one starts."""
     players: list[tuple[str, Layout | None]] = []
-    i = 0
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    while i < len(lines) and len(players) < 2:
+    while len(players) < 2:
+        while i < len(lines) and (not lines[i].strip() or _is_comment(lines[i])):
+            i += 1
+        if i == len(lines):
+            raise NotationError(f"a game needs two players, found {len(players)}", len(lines))
         match = _PLAYER.match(lines[i])
         if not match:
             raise NotationError("expected a player's name in brackets, like '[Player 1]'", i + 1, 1)
@@ -368,15 +389,36 @@ def read_game(text: str, rules: Rules) -> PaperGame:
             i += 1
         grid = "\n".join(lines[start:i])
         players.append((name, read_grid(grid, rules, start + 1) if grid.strip() else None))
-    if len(players) != 2:
-        raise NotationError(f"a game needs two players, found {len(players)}", len(lines))
     if players[0][0] == players[1][0]:
-        raise NotationError(f"both players are named {players[0][0]!r}")
-    moves = read_moves("\n".join(lines[i:]), rules, i + 1)
+        raise NotationError(f"both players are named {players[0][0]!r}", i)
+    end = i
+    while end < len(lines) and not _PLAYER.match(lines[end]):
+        end += 1
+    moves = read_moves("\n".join(lines[i:end]), rules, i + 1)
     names = {p for p, _ in players}
     for player, _cell in moves:
         if player not in names:
             raise NotationError(f"move by {player!r}, who is not a player ({' or '.join(sorted(names))})")
     game = PaperGame(rules, tuple(players), tuple(moves))
     game.records()  # replays every move: refuses repeats and shots after the end
-    return game
+    return game, end
+
+
+def read_games(text: str, rules: Rules) -> list[PaperGame]:
+    """Every game in a text holding one or more (as ``simulate --notation`` writes them), each checked."""
+    lines = text.split("\n")
+    games, i = [], 0
+    while any(line.strip() and not _is_comment(line) for line in lines[i:]):
+        game, i = _read_one(lines, i, rules)
+        games.append(game)
+    if not games:
+        raise NotationError("no game found: expected a player's name in brackets, like '[Player 1]'", 1, 1)
+    return games
+
+
+def read_game(text: str, rules: Rules) -> PaperGame:
+    """Read exactly one game in the paper's notation and check every move by replaying it."""
+    games = read_games(text, rules)
+    if len(games) > 1:
+        raise NotationError(f"the text holds {len(games)} games where one was expected")
+    return games[0]

@@ -50,6 +50,16 @@ def uniform(state: np.ndarray) -> float:
     return (next_u64(state) >> uint64(11)) * (1.0 / 9007199254740992.0)
 
 
+@njit(cache=True, nogil=True)
+def shuffled(state, n):
+    """A uniformly random permutation of ``0..n-1`` (Fisher-Yates, drawing from the end)."""
+    order = np.arange(n)
+    for i in range(n - 1, 0, -1):
+        j = below(state, i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
 def seed_words(seed: int) -> int:
     """Fold any Python int seed into 64 bits."""
     return int(seed) & 0xFFFFFFFFFFFFFFFF

@@ -148,6 +148,21 @@ class Rules:
             f"sinks {self.sinks.value}"
         )
 
+    def as_dict(self) -> dict[str, object]:
+        """The rules as plain data (what ``--json`` prints)."""
+        return {
+            "name": self.name,
+            "rows": self.rows,
+            "cols": self.cols,
+            "spacing": self.spacing.value,
+            "sinks": self.sinks.value,
+            "reflections": self.reflections,
+            "fleet": [
+                {"name": s.name, "symbol": s.symbol, "size": s.size, "cells": [list(c) for c in s.cells]}
+                for s in self.fleet
+            ],
+        }
+
     # --- TOML ----------------------------------------------------------------------------
     def to_toml(self) -> str:
         """The rules as a small TOML document that :func:`from_toml` reads back."""

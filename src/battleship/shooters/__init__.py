@@ -1,64 +1,147 @@
-"""Shooting strategies, selectable by name, with options written ``name:key=value,...``."""
+"""Shooting strategies, registered by name and built with :func:`make`, as Gymnasium builds environments.
 
-from __future__ import annotations
+Each :func:`register` call below says everything about one shooter: its name, what it does and whose
+idea it is, where its class lives (imported only when the shooter is first made), the Numba kernel the
+lab plays it with, and the option keys it reads (``name:key=value,...``; see
+:mod:`battleship.shooters.options`). Which rules a shooter refuses, and why, is its class's
+``refusal``. Register your own the same way; :func:`battleship.shooters.check.check_shooter` checks
+that a shooter keeps the protocol (and, when it has one, that its kernel plays the very same games).
+"""
 
-from collections.abc import Callable
+from battleship.shooters.registry import (
+    SCORING,
+    ShooterSpec,
+    check,
+    informative,
+    make,
+    names,
+    register,
+    resolve,
+    spec,
+    specs,
+)
 
-from battleship.density import DensityShooter, SuperpositionShooter
-from battleship.errors import BattleshipError
-from battleship.game import Shooter
-from battleship.options import Options, parse_spec
-from battleship.shooters.flood import DensityGridShooter, FloodShooter
-from battleship.shooters.hunt_target import HuntTargetParityShooter, HuntTargetShooter
-from battleship.shooters.learning import LearningShooter
-from battleship.shooters.montecarlo import MonteCarloShooter
-from battleship.shooters.optimal import OptimalShooter
-from battleship.shooters.random import RandomShooter
-from battleship.trialsink import TrialSinkShooter
+__all__ = [
+    "ShooterSpec",
+    "check",
+    "informative",
+    "make",
+    "names",
+    "register",
+    "resolve",
+    "spec",
+    "specs",
+]
 
-SHOOTERS: dict[str, tuple[str, Callable[[Options], Shooter]]] = {
-    "random": ("a uniformly random cell not yet fired at", lambda o: RandomShooter()),
-    "hunt-target": (
-        "000: random hunt, then the N/S/E/W neighbours of every hit",
-        lambda o: HuntTargetShooter(colour=o.colour),
-    ),
-    "hunt-target-parity": (
-        "000: hunt-target that hunts on one checkerboard colour (colour=0|1)",
-        lambda o: HuntTargetParityShooter(colour=o.colour),
-    ),
-    "density": ("000: the most counted cell over every placement of every afloat ship", DensityShooter),
-    "flood": ("004: random guesses, and a flood of the neighbours of every hit", FloodShooter),
-    "density-grid": (
-        "004: misses-only density over the whole fleet, and a flood on a hit",
-        DensityGridShooter,
-    ),
-    "superposition": ("001: forced cells, then the most arranged cell, parity boosted", SuperpositionShooter),
-    "trial-sink": (
-        "003: trial shots by ship options, sink shots to finish (no-touch rules)",
-        TrialSinkShooter,
-    ),
-    "optimal": (
-        "001 done exactly: the cell most likely to hold a ship, from every consistent layout",
-        OptimalShooter,
-    ),
-    "montecarlo": (
-        "002's Probability mode: the cell most exact uniform samples put a ship on (samples=, budget=)",
-        MonteCarloShooter,
-    ),
-    "learning": (
-        "002's Learning mode: optimal under a placement prior fitted to recorded layouts (model=FILE)",
-        LearningShooter,
-    ),
-}
-# shooters that read tie=informative (the others pick in Numba kernels, which do not)
-INFORMATIVE = ("optimal", "montecarlo", "learning")
+_HERE = "battleship.shooters"
 
-
-def make(spec: str, options: Options | None = None) -> Shooter:
-    """A new shooter from ``name`` or ``name:key=value,...`` (keys of :class:`Options`)."""
-    name, options = parse_spec(spec, options)
-    if name not in SHOOTERS:
-        raise BattleshipError(f"no shooter named {name!r}; choose one of {', '.join(SHOOTERS)}")
-    if options.tie == "informative" and name not in INFORMATIVE:
-        raise BattleshipError(f"tie=informative is read by {' and '.join(INFORMATIVE)} only, not by {name}")
-    return SHOOTERS[name][1](options)
+register(
+    ShooterSpec(
+        "random",
+        f"{_HERE}.random:RandomShooter",
+        "a uniformly random cell not yet fired at",
+        "random",
+        kernel_agrees="in law",
+    )
+)
+register(
+    ShooterSpec(
+        "hunt-target",
+        f"{_HERE}.hunt_target:HuntTargetShooter",
+        "DataGenetics: random hunt, then the N/S/E/W neighbours of every hit",
+        "hunt-target",
+        kernel_agrees="in law",
+    )
+)
+register(
+    ShooterSpec(
+        "hunt-target-parity",
+        f"{_HERE}.hunt_target:HuntTargetParityShooter",
+        "DataGenetics: hunt/target that hunts on one checkerboard colour (colour=0|1)",
+        "hunt-target-parity",
+        ("colour",),
+        kernel_agrees="in law",
+    )
+)
+register(
+    ShooterSpec(
+        "density",
+        f"{_HERE}.density:DensityShooter",
+        "DataGenetics: the most counted cell over every placement of every afloat ship",
+        "density",
+        (*SCORING, "weight"),
+    )
+)
+register(
+    ShooterSpec(
+        "flood",
+        f"{_HERE}.flood:FloodShooter",
+        "the R study: random guesses, and a flood of the neighbours of every hit",
+        "flood",
+        kernel_agrees="counts",  # the kernel counts the cells the last flood marks, as the R study does
+    )
+)
+register(
+    ShooterSpec(
+        "density-grid",
+        f"{_HERE}.flood:DensityGridShooter",
+        "the R study: a misses-only density over the whole fleet, and a flood on a hit",
+        "density-grid",
+        ("skew",),
+        kernel_agrees="counts",
+    )
+)
+register(
+    ShooterSpec(
+        "superposition",
+        f"{_HERE}.density:SuperpositionShooter",
+        "the Dunman High paper: forced cells, then the most arranged cell, parity boosted",
+        "superposition",
+        ("tie", "boost"),
+    )
+)
+register(
+    ShooterSpec(
+        "trial-sink",
+        f"{_HERE}.trial_sink:TrialSinkShooter",
+        "the C# Pirates winner: trial shots by ship options, sink shots to finish (no-touch rules)",
+        "trial-sink",
+        SCORING,
+    )
+)
+register(
+    ShooterSpec(
+        "optimal",
+        f"{_HERE}.optimal:OptimalShooter",
+        "the Dunman High paper done exactly: the cell most consistent layouts put a ship on",
+        None,
+        (*SCORING, "informative", "boost", "endgame"),
+    )
+)
+register(
+    ShooterSpec(
+        "montecarlo",
+        f"{_HERE}.montecarlo:MonteCarloShooter",
+        "C. Liam Brown's Probability mode: the cell most exact uniform samples put a ship on",
+        None,
+        (*SCORING, "informative", "boost", "samples", "budget"),
+    )
+)
+register(
+    ShooterSpec(
+        "learning",
+        f"{_HERE}.learning:LearningShooter",
+        "C. Liam Brown's Learning mode: optimal under a placement prior fitted to recorded layouts (model=FILE)",
+        None,
+        (*SCORING, "informative", "boost", "model"),
+    )
+)
+register(
+    ShooterSpec(
+        "best",
+        f"{_HERE}.best:BestShooter",
+        "the strongest measured shooter for the rules (docs/strategies.md); options apply to it",
+        None,
+        ("tie", "colour", "weight", "skew", "boost", "samples", "budget", "endgame", "model", "informative"),
+    )
+)

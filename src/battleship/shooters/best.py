@@ -1,11 +1,17 @@
-"""Which shooter is strongest under which rules: the measured record of docs/strategies.md, as data.
+"""``best``: the strongest measured shooter for the rules, from the record in docs/strategies.md.
 
-``battleship simulate --shooter best`` plays (and names) the shooter listed here for its rules.
+``make("best")`` builds a :class:`BestShooter`, which picks its shooter when it learns the rules;
+the lab and the command line resolve ``best`` to that shooter up front
+(:func:`battleship.shooters.registry.resolve`), so their output names what really played.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from battleship.game import Observation, Shooter
 from battleship.rules import Rules, Spacing
+from battleship.shooters.options import Options, format_spec
 
 # the strongest measured shooter per preset (docs/strategies.md has the measurements)
 BEST = {
@@ -36,3 +42,27 @@ def best_for(rules: Rules) -> str:
 def kept(rules_name: str) -> list[str]:
     """The best shooter and the others kept in the record, for one preset."""
     return [BEST[rules_name], *KEPT[rules_name]]
+
+
+class BestShooter:
+    """Plays as the strongest measured shooter for the rules it is reset with (options on top)."""
+
+    name = "best"
+
+    def __init__(self, options: Options | None = None):
+        self.options = options or Options()
+        self._inner: Shooter | None = None
+
+    def reset(self, rules: Rules, rng: np.random.Generator) -> None:
+        """Choose the shooter for ``rules`` and reset it."""
+        from battleship.shooters.registry import check, spec
+
+        name, options = check(format_spec("best", self.options), rules)
+        self._inner = spec(name).make(options)
+        self.name = f"best ({format_spec(name, options)})"
+        self._inner.reset(rules, rng)
+
+    def next_shot(self, observation: Observation) -> int:
+        """The chosen shooter's next shot."""
+        assert self._inner is not None, "reset() first"
+        return self._inner.next_shot(observation)

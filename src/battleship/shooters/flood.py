@@ -1,4 +1,13 @@
-"""004's two methods as readable Shooters: ``flood`` (random guesses) and ``density-grid``.
+"""The R study's two methods, as readable Shooters and Numba kernels: ``flood`` and ``density-grid``.
+
+- ``flood`` (the R study's ``guessSearch``): guesses down a shuffled order; a hit starts its
+  ``recSearch``, which marks the hit ship cells' whole 4-connected group and every cell next to it.
+  In the kernel each marked cell counts as a guess, including those the last flood marks after the
+  final ship cell, as the study counts.
+- ``density-grid`` (its ``denSearch``): fire at the cell that most placements of every ship avoid
+  marked cells through (the study never drops sunk ships from ``ship.sizes``), the first such cell
+  in R's column-major order, flooding on a hit as above; ``skew`` as in
+  :mod:`battleship.shooters.options`.
 
 Both search around a hit the way 004's ``recSearch`` recurses: fire the cell; if it holds a ship, go
 on with the cell below, then above, right and left, each explored fully before the next. Here the
@@ -10,12 +19,14 @@ shots sooner than the kernels count.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-from battleship.choice import MISS, UNKNOWN, pattern_factor
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
-from battleship.options import Options
+from battleship.rng import shuffled
 from battleship.rules import Rules
+from battleship.shooters.choice import MISS, UNKNOWN, pattern_factor
+from battleship.shooters.options import Options
 
 
 class FloodShooter:
@@ -72,13 +83,19 @@ class DensityGridShooter(FloodShooter):
 
     name = "density-grid"
 
-    def reset(self, rules: Rules, rng: np.random.Generator) -> None:
-        """Refuse fleets that are not straight (004's density counts straight runs)."""
+    @staticmethod
+    def refusal(rules: Rules) -> str | None:
+        """Why density-grid cannot play ``rules`` (a fleet that is not straight), or None."""
         bent = [s.name for s in rules.fleet if not s.is_straight]
         if bent:
-            raise BattleshipError(
-                f"density-grid counts straight runs (004's buildDen); {', '.join(bent)} is not"
-            )
+            return f"density-grid counts straight runs (the R study's buildDen); {', '.join(bent)} is not straight"
+        return None
+
+    def reset(self, rules: Rules, rng: np.random.Generator) -> None:
+        """Refuse fleets that are not straight, then start as flood does."""
+        why = self.refusal(rules)
+        if why:
+            raise BattleshipError(why)
         super().reset(rules, rng)
 
     def guess(self, observation: Observation) -> int:
@@ -104,3 +121,106 @@ class DensityGridShooter(FloodShooter):
         flat = score.T.ravel()
         best = int(np.argmax(flat))
         return (best % rows) * cols + best // rows
+
+
+@njit(cache=True, nogil=True)
+def flood(cell, ship_at, marked, rows, cols, stack):
+    """004's ``recSearch`` from ``cell``: returns (cells newly marked, ship cells among them)."""
+    top = 0
+    stack[top] = cell
+    top += 1
+    new = ships = 0
+    while top > 0:
+        top -= 1
+        c = stack[top]
+        if marked[c]:
+            continue
+        marked[c] = True
+        new += 1
+        if ship_at[c] < 0:
+            continue
+        ships += 1
+        r, k = c // cols, c % cols
+        if r + 1 < rows:
+            stack[top] = c + cols
+            top += 1
+        if r > 0:
+            stack[top] = c - cols
+            top += 1
+        if k + 1 < cols:
+            stack[top] = c + 1
+            top += 1
+        if k > 0:
+            stack[top] = c - 1
+            top += 1
+    return new, ships
+
+
+@njit(cache=True, nogil=True)
+def play_flood(state, ship_at, total, rows, cols, order):
+    """004's traditional method; ``order`` is the guess order (shuffled when empty)."""
+    n = rows * cols
+    if order.shape[0] == 0:
+        order = shuffled(state, n)
+    marked = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(4 * n + 1, dtype=np.int64)
+    guesses = hits = 0
+    for cell in order:
+        if hits >= total:
+            break
+        if marked[cell]:
+            continue
+        new, ships = flood(cell, ship_at, marked, rows, cols, stack)
+        guesses += new
+        hits += ships
+    return guesses
+
+
+@njit(cache=True, nogil=True)
+def play_density_grid(ship_at, total, rows, cols, size, skew):
+    """004's density method: misses-only density over the whole fleet, first maximum column by column."""
+    n = rows * cols
+    marked = np.zeros(n, dtype=np.bool_)
+    status = np.zeros(n, dtype=np.int8)
+    factor = np.full(n, 100, dtype=np.int64)
+    stack = np.empty(4 * n + 1, dtype=np.int64)
+    den = np.zeros(n, dtype=np.int64)
+    guesses = hits = 0
+    while hits < total:
+        den[:] = 0
+        for s in range(size.shape[0]):
+            length = size[s]
+            for c in range(cols):  # vertical runs
+                for r in range(rows - length + 1):
+                    ok = True
+                    for k in range(length):
+                        if marked[(r + k) * cols + c]:
+                            ok = False
+                            break
+                    if ok:
+                        for k in range(length):
+                            den[(r + k) * cols + c] += 1
+            for r in range(rows):  # horizontal runs
+                for c in range(cols - length + 1):
+                    ok = True
+                    for k in range(length):
+                        if marked[r * cols + c + k]:
+                            ok = False
+                            break
+                    if ok:
+                        for k in range(length):
+                            den[r * cols + c + k] += 1
+        if skew > 0:  # 004 never drops a ship, so the smallest is always "afloat"
+            for cell in range(n):
+                status[cell] = MISS if marked[cell] else UNKNOWN
+            factor = pattern_factor(status, rows, cols, 2, skew)
+        best = -1
+        for c in range(cols):  # R's which(): column-major order
+            for r in range(rows):
+                cell = r * cols + c
+                if best < 0 or den[cell] * factor[cell] > den[best] * factor[best]:
+                    best = cell
+        new, ships = flood(best, ship_at, marked, rows, cols, stack)
+        guesses += new
+        hits += ships
+    return guesses

@@ -1,7 +1,7 @@
 """002's Learning mode: ``optimal`` with a placement model fitted to recorded layouts as its prior.
 
 ``learning:model=FILE`` reads a model written by ``battleship learn``; every probability is then
-exact under that prior (:func:`battleship.posterior.posterior` with per-placement weights).
+exact under that prior (:func:`battleship.inference.posterior` with per-placement weights).
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import numpy as np
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation
-from battleship.learning import PlacementModel, load
-from battleship.options import Options
-from battleship.posterior import fast_path, posterior
+from battleship.inference import fast_path, posterior
+from battleship.inference.prior import PlacementModel, load
 from battleship.rules import Rules
 from battleship.shooters.optimal import OptimalShooter
+from battleship.shooters.options import Options
 
 
 def refusal(rules: Rules) -> str | None:
@@ -31,6 +31,7 @@ class LearningShooter(OptimalShooter):
     """Greedy on exact hit probabilities under a learned placement prior (from a file, or given)."""
 
     name = "learning"
+    refusal = staticmethod(refusal)
 
     def __init__(self, options: Options | None = None, model: PlacementModel | None = None):
         super().__init__(options)

@@ -1,7 +1,7 @@
 """002's Probability mode: hit frequencies over exact uniform samples of the consistent layouts.
 
 Each shot draws ``samples`` layouts (or draws for ``budget`` milliseconds, as 002 does) with
-:func:`battleship.sampling.draw`, exact and uniform, and fires at the unknown cell most of them put a
+:func:`battleship.inference.sampling.draw`, exact and uniform, and fires at the unknown cell most of them put a
 ship on; ``skew`` (002 uses 20), ``boost`` and ``tie`` work as in ``optimal``. With enough samples it
 plays as ``optimal`` does; with few it is a noisy copy, which is what 002's time budget gives.
 """
@@ -13,9 +13,9 @@ import time
 import numpy as np
 
 from battleship.game import Observation
+from battleship.inference.sampling import draw, hit_counts
 from battleship.rng import seed_words
 from battleship.rules import Rules
-from battleship.sampling import draw, hit_counts
 from battleship.shooters.optimal import OptimalShooter
 from battleship.tables import tables
 

@@ -1,10 +1,10 @@
 """001's "optimal strategy", done exactly: fire at the unknown cell most likely to hold a ship.
 
-The probabilities come from :func:`battleship.posterior.posterior` (every layout consistent with
+The probabilities come from :func:`battleship.inference.posterior` (every layout consistent with
 the shots, sink announcements included). Options: ``tie`` (first, random, centre, informative),
 001's parity ``boost`` (percent, default 0), 002's ``skew`` (percent). Plays every rules variant the
 engine plays; under spacing rules and polyomino fleets the engine's search is slow on open boards.
-``endgame=N`` solves the rest of the game exactly (:mod:`battleship.endgame`) once at most ``N``
+``endgame=N`` solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
 layouts remain.
 
 ``tie=informative`` splits equally likely cells by what the answer would tell: the cell whose
@@ -18,13 +18,13 @@ import math
 
 import numpy as np
 
-from battleship.choice import HIT, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
-from battleship.density import observed_status
-from battleship.endgame import Solver
 from battleship.game import Observation
-from battleship.options import TIES, Options
-from battleship.posterior import evidence, posterior, select_by_search
+from battleship.inference import evidence, posterior, select_by_search
+from battleship.inference.endgame import Solver
 from battleship.rules import Rules, Sinks
+from battleship.shooters.choice import HIT, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
+from battleship.shooters.density import observed_status
+from battleship.shooters.options import TIES, Options
 from battleship.tables import tables
 
 

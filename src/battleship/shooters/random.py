@@ -1,17 +1,23 @@
-"""The random shooter: a uniformly random cell not yet fired at."""
+"""The random shooter: a uniformly random cell not yet fired at, as a readable Shooter and a Numba kernel."""
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from battleship.game import Observation
+from battleship.rng import shuffled
 from battleship.rules import Rules
+from battleship.shooters.options import Options
 
 
 class RandomShooter:
     """Fires at a uniformly random unknown cell. Plays every rules variant."""
 
     name = "random"
+
+    def __init__(self, options: Options | None = None):
+        self.options = options or Options()
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Shuffle the order of fire for a new game."""
@@ -23,3 +29,15 @@ class RandomShooter:
         while observation.is_shot(int(self._order[self._next])):
             self._next += 1
         return int(self._order[self._next])
+
+
+@njit(cache=True, nogil=True)
+def play_random(state, ship_at, total, rows, cols):
+    """Shots a random shooter needs to hit every ship cell."""
+    order = shuffled(state, rows * cols)
+    shots = hits = 0
+    while hits < total:
+        if ship_at[order[shots]] >= 0:
+            hits += 1
+        shots += 1
+    return shots

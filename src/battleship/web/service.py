@@ -16,16 +16,15 @@ from typing import Any
 import numpy as np
 from sqlalchemy.engine import Engine
 
-from battleship import generators, learning, notation
+from battleship import generators, notation
 from battleship.cells import cell_name, parse_cell
-from battleship.density import best_cells
 from battleship.errors import BattleshipError
-from battleship.game import Game, Outcome, Shot
+from battleship.game import Game, Observation, Outcome, Shot
+from battleship.inference import fast_path, posterior, prior
 from battleship.layout import Layout
-from battleship.posterior import fast_path, posterior
 from battleship.rules import Rules, Sinks, preset
 from battleship.shooters import make
-from battleship.shooters.best import best_for
+from battleship.shooters.density import best_cells
 from battleship.shooters.learning import LearningShooter
 from battleship.web import store
 
@@ -144,7 +143,7 @@ class Service:
         # moves on one game go one at a time; a fixed set of locks, striped by id, stays bounded
         self._locks = [threading.Lock() for _ in range(64)]
         self._guard = threading.Lock()
-        self._models: dict[str, tuple[int, learning.PlacementModel]] = {}
+        self._models: dict[str, tuple[int, prior.PlacementModel]] = {}
 
     def _lock(self, game_id: str) -> threading.Lock:
         return self._locks[hash(game_id) % len(self._locks)]
@@ -257,7 +256,7 @@ class Service:
             row, game = self._on_turn(game_id, "player-turn")
             rules = game.rules
             if auto:
-                shooter = make(best_for(rules))
+                shooter = make("best")
                 shooter.reset(rules, np.random.default_rng([int(row["seed"]), row["moves"], 1]))
                 target = int(shooter.next_shot(game.at_computer.observation))
             else:
@@ -299,10 +298,10 @@ class Service:
         if mode == "probability":
             return make(f"montecarlo:budget={PROBABILITY_BUDGET_MS},skew=20")
         if mode == "best":
-            return make(best_for(rules))
+            return make("best")
         return LearningShooter(model=self.model(rules))
 
-    def model(self, rules: Rules) -> learning.PlacementModel:
+    def model(self, rules: Rules) -> prior.PlacementModel:
         """The Learning mode's placement model for ``rules``, refitted as finished games accumulate."""
         finished = store.count_finished(self.engine, rules.name)
         with self._guard:
@@ -311,7 +310,7 @@ class Service:
                 return cached[1]
         texts = store.player_layouts(self.engine, rules.name)
         rows = generators.to_indices(rules, [notation.parse_layout(t, rules) for t in texts])
-        model = learning.fit(rules, rows.reshape(-1, len(rules.fleet)))
+        model = prior.fit(rules, rows.reshape(-1, len(rules.fleet)))
         model.prior()
         with self._guard:
             self._models[rules.name] = (finished, model)
@@ -332,10 +331,10 @@ def read_cell(cell: int | str | None, rules: Rules) -> int:
 def calculate(rules_name: str, board: str, skew: bool = False) -> dict[str, Any]:
     """The calculator: exact hit probabilities, layouts left and the best cells of a board state."""
     rules = rules_for(rules_name)
-    state = notation.parse_board(board, rules)
-    result = posterior(rules, state.observation())
+    observation = Observation.from_text(board, rules)
+    result = posterior(rules, observation)
     probability = result.probability.ravel()
-    best = best_cells(rules, state.observation(), probability, 20 if skew else 0)
+    best = best_cells(rules, observation, probability, 20 if skew else 0)
     return {
         "rules": rules_json(rules),
         "layouts": str(result.layouts),

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from battleship import notation
-from battleship.match import wilson
-from battleship.posterior import fast_path, posterior
+from battleship.inference import fast_path, posterior
+from battleship.lab.match import wilson
 from battleship.rules import preset
 from battleship.web import store
 from battleship.web.service import MODES, RULES

@@ -1,0 +1,107 @@
+"""battleship: find hidden ships, under any rules, and know how well you did.
+
+A five-minute tour::
+
+    import battleship as bs
+
+    rules = bs.preset("standard")              # or bs.load("my-rules.toml"); bs.Rules(...) by hand
+    layout = bs.Layout.from_text("PP......../" + "........../" * 9, rules)  # refused: a fleet is missing
+    layout = bs.generate(rules, seed=7)        # a uniformly random valid layout
+    print(layout.text())                       # rows joined by "/", ship letters on their cells
+
+    game = bs.Game(layout)                     # the referee holds the hidden layout
+    shot = game.fire(bs.parse_cell("E5", rules))   # Shot(cell, Outcome.MISS | HIT | SUNK, ...)
+    board = game.observation                   # all a shooter may see: the rules and the shots
+    print(board.text())                        # the board-state text; bs.Observation.from_text reads it
+
+    result = bs.posterior(rules, board)        # exact: every consistent layout, counted
+    result.layouts, result.probability         # how many, and P(ship) per cell
+
+    shooter = bs.make("best")                  # any registered shooter: bs.shooter_names()
+    record = bs.play(shooter, layout, seed=1)  # a whole game; len(record.shots) is its length
+    summary = bs.simulate(rules, "density:skew=20", games=10_000, seed=1)   # the lab, in Numba
+
+The layers, each importing only those before it: the game (:mod:`~battleship.rules`,
+:mod:`~battleship.layout`, :mod:`~battleship.game`, :mod:`~battleship.notation`,
+:mod:`~battleship.generators`), then :mod:`battleship.inference`, :mod:`battleship.shooters`,
+:mod:`battleship.lab`, and on top :mod:`battleship.cli` and :mod:`battleship.web`
+(docs/architecture.md draws them). Squares are plain ints (``row * cols + col``) and sets of squares
+plain int bitboards, as in python-chess.
+
+Names are loaded when first used, so ``import battleship`` is quick and loads no NumPy or Numba.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.2.0"
+
+# public name -> the module that defines it
+_EXPORTS = {
+    "BattleshipError": "battleship.errors",
+    "RulesError": "battleship.errors",
+    "LayoutError": "battleship.errors",
+    "IllegalShot": "battleship.errors",
+    "NotationError": "battleship.errors",
+    "Rules": "battleship.rules",
+    "Ship": "battleship.rules",
+    "Spacing": "battleship.rules",
+    "Sinks": "battleship.rules",
+    "PRESETS": "battleship.rules",
+    "preset": "battleship.rules",
+    "load": "battleship.rules",
+    "square": "battleship.rules",
+    "Layout": "battleship.layout",
+    "Game": "battleship.game",
+    "Observation": "battleship.game",
+    "Shot": "battleship.game",
+    "Outcome": "battleship.game",
+    "Shooter": "battleship.game",
+    "Record": "battleship.game",
+    "cell_name": "battleship.cells",
+    "parse_cell": "battleship.cells",
+    "posterior": "battleship.inference",
+    "Posterior": "battleship.inference",
+    "Contradiction": "battleship.inference",
+    "make": "battleship.shooters",
+    "register": "battleship.shooters",
+    "ShooterSpec": "battleship.shooters",
+    "Options": "battleship.shooters.options",
+    "check_shooter": "battleship.shooters.check",
+    "Summary": "battleship.lab",
+}
+# names whose public form is a small wrapper defined in battleship.api
+_API = ("play", "simulate", "generate", "shooter_names")
+
+__all__ = ["__version__", *_EXPORTS, *_API]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    elif name in _API:
+        value = getattr(importlib.import_module("battleship.api"), name)
+    else:
+        raise AttributeError(f"module 'battleship' has no attribute {name!r}")
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # what type checkers and editors see
+    from battleship.api import generate, play, shooter_names, simulate
+    from battleship.cells import cell_name, parse_cell
+    from battleship.errors import BattleshipError, IllegalShot, LayoutError, NotationError, RulesError
+    from battleship.game import Game, Observation, Outcome, Record, Shooter, Shot
+    from battleship.inference import Contradiction, Posterior, posterior
+    from battleship.lab import Summary
+    from battleship.layout import Layout
+    from battleship.rules import PRESETS, Rules, Ship, Sinks, Spacing, load, preset, square
+    from battleship.shooters import ShooterSpec, make, register
+    from battleship.shooters.check import check_shooter
+    from battleship.shooters.options import Options

@@ -1,0 +1,45 @@
+"""The ``battleship`` command line: one Typer app, its commands grouped by module.
+
+Each command module imports only what its commands need when they run, so ``battleship --help``
+answers without loading NumPy or Numba.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from battleship.cli import calc, defence, games, matches, rules, serve
+
+app = typer.Typer(
+    help="Battleship: a rules engine, the classic shooting strategies and exact inference, a probability "
+    "calculator, a simulation lab, matches, layout research, and the game in the browser.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# (name, function) in the order `battleship --help` lists them
+COMMANDS = (
+    ("rules", rules.rules_cmd),
+    ("shooters", rules.shooters_cmd),
+    ("layout", rules.layout_cmd),
+    ("count", rules.count_cmd),
+    ("calc", calc.calc_cmd),
+    ("replay", calc.replay_cmd),
+    ("play", games.play_cmd),
+    ("simulate", games.simulate_cmd),
+    ("compare", games.compare_cmd),
+    ("demo", games.demo_cmd),
+    ("match", matches.match_cmd),
+    ("sweep", matches.sweep_cmd),
+    ("defend", defence.defend_cmd),
+    ("learn", defence.learn_cmd),
+    ("serve", serve.serve_cmd),
+)
+for _name, _command in COMMANDS:
+    app.command(_name)(_command)
+
+
+def main() -> None:
+    """Console entry point."""
+    app()

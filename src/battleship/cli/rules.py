@@ -1,0 +1,197 @@
+"""The ``rules``, ``shooters``, ``layout`` and ``count`` commands: what the game is and what plays it."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Annotated
+
+import typer
+
+from battleship import rules as rules_mod
+from battleship.cli.common import (
+    GeneratorOpt,
+    JsonOpt,
+    RulesOpt,
+    SeedOpt,
+    console,
+    emit_json,
+    friendly,
+    parse_sizes,
+    progress_bar,
+)
+from battleship.errors import BattleshipError
+
+
+@friendly
+def rules_cmd(
+    name: Annotated[str | None, typer.Argument(help="A preset or rules file to show.")] = None,
+    toml: Annotated[bool, typer.Option("--toml", help="Print the rules as TOML.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the rule presets, or show one (as a table, TOML or JSON)."""
+    from rich.table import Table
+
+    from battleship import shapes
+
+    if name is None:
+        if as_json:
+            emit_json([{"description": d, **r.as_dict()} for d, r in rules_mod.PRESETS.values()])
+            return
+        table = Table("preset", "board", "fleet", "spacing", "sinks", "what it is", title="Rule presets")
+        for key, (desc, r) in rules_mod.PRESETS.items():
+            fleet = " ".join(f"{s.symbol}{s.size}" for s in r.fleet)
+            table.add_row(key, f"{r.rows}x{r.cols}", fleet, r.spacing.value, r.sinks.value, desc)
+        console.print(table)
+        return
+    r = rules_mod.load(name)
+    if toml:
+        sys.stdout.write(r.to_toml())
+    elif as_json:
+        emit_json(r.as_dict())
+    else:
+        table = Table("ship", "symbol", "size", "shape", "placements", title=r.describe())
+        for ship, ms in zip(r.fleet, r.placements, strict=True):
+            table.add_row(ship.name, ship.symbol, str(ship.size), shapes.render(ship.cells), str(len(ms)))
+        console.print(table)
+
+
+@friendly
+def shooters_cmd(
+    rules: Annotated[
+        str | None, typer.Option("--rules", "-r", help="Also say whether each can play these rules.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the registered shooters: what each does, the options it reads, and whether the lab has a kernel."""
+    from rich.table import Table
+
+    from battleship.shooters import specs
+
+    r = rules_mod.load(rules) if rules is not None else None
+    rows = []
+    for spec in specs().values():
+        row = {
+            "name": spec.name,
+            "summary": spec.summary,
+            "reads": list(spec.reads),
+            "kernel": spec.kernel is not None,
+        }
+        if r is not None:
+            row["refusal"] = spec.refusal(r) if spec.name != "best" else None
+        rows.append(row)
+    if as_json:
+        emit_json(rows)
+        return
+    table = Table("shooter", "what it does", "options", "kernel", title="Shooters (name:key=value,...)")
+    if r is not None:
+        table.add_column(f"plays {r.name}?")
+    for row in rows:
+        cells = [row["name"], row["summary"], ", ".join(row["reads"]), "yes" if row["kernel"] else ""]
+        if r is not None:
+            cells.append("yes" if row["refusal"] is None else f"no: {row['refusal']}")
+        table.add_row(*cells)
+    console.print(table)
+
+
+@friendly
+def layout_cmd(
+    rules: RulesOpt = "standard",
+    generator: GeneratorOpt = "uniform",
+    seed: SeedOpt = 0,
+    count: Annotated[
+        int | None,
+        typer.Option(
+            "--count", "-n", help="Print N layouts, one a line (-n is also the number of games elsewhere)."
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Draw seeded layouts: one as a grid, or N one per line in the layout format."""
+    from battleship import generators, notation
+    from battleship.render import grid_text
+
+    r = rules_mod.load(rules)
+    if count is not None and count < 0:
+        raise BattleshipError("--count must be at least 0")
+    n = 1 if count is None else count
+    indices = generators.draw(r, generator, seed, n)
+    if as_json:
+        lines = generators.format_lines(r, indices).decode().split()
+        emit_json({"rules": r.name, "generator": generator, "seed": seed, "layouts": lines})
+    elif count is None:
+        layout = generators.to_layout(r, indices[0])
+        console.print(grid_text(layout.grid(), r.symbols))
+        console.print(notation.format_layout(layout), highlight=False, soft_wrap=True)
+    else:
+        out = sys.stdout.buffer
+        chunk = 65536
+        for first in range(0, n, chunk):
+            out.write(generators.format_lines(r, indices[first : first + chunk]))
+        out.flush()
+
+
+@friendly
+def count_cmd(
+    rules: RulesOpt = "standard",
+    sizes: Annotated[
+        str | None, typer.Option("--sizes", help="Square boards with the standard fleet, e.g. 6..15.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The number of layouts, with same-shaped ships told apart (distinct) and not (identical)."""
+    from rich.table import Table
+
+    from battleship import inference
+
+    targets = (
+        [rules_mod.square(n) for n in parse_sizes(sizes, 1, rules_mod.MAX_SIDE)]
+        if sizes is not None
+        else [rules_mod.load(rules)]
+    )
+    rows = []
+    with progress_bar(disable=as_json or len(targets) == 1) as progress:
+        task = progress.add_task("counting", total=len(targets))
+        for r in targets:
+            start = time.perf_counter()
+            layouts, engine = inference.count(r)
+            rows.append(
+                {
+                    "rules": r.name,
+                    "board": f"{r.rows}x{r.cols}",
+                    "spacing": r.spacing.value,
+                    "distinct": layouts,
+                    "identical": layouts // inference.identical_factor(r),
+                    "engine": engine,
+                    "seconds": time.perf_counter() - start,
+                }
+            )
+            progress.advance(task)
+    if as_json:
+        emit_json(rows if sizes is not None else rows[0])
+        return
+    table = Table(
+        "rules",
+        "board",
+        "spacing",
+        "layouts (distinct ships)",
+        "layouts (identical ships)",
+        "engine",
+        "seconds",
+    )
+    for row in rows:
+        table.add_row(
+            row["rules"],
+            row["board"],
+            row["spacing"],
+            f"{row['distinct']:,}",
+            f"{row['identical']:,}",
+            row["engine"],
+            f"{row['seconds']:.3f}",
+        )
+    console.print(table)
+    console.print(
+        "distinct: ships of the same shape are different ships (the standard fleet's two 3-ships); "
+        "identical: swapping them gives the same layout.",
+        highlight=False,
+    )

@@ -1,0 +1,199 @@
+"""The posterior entry point: every layout consistent with an observation, counted exactly.
+
+:func:`posterior` reads the evidence (:mod:`battleship.inference.evidence`), picks the faster exact
+engine for the rules and the board (:mod:`battleship.inference.rows` for straight ships that may
+touch, else :mod:`battleship.inference.search`), and returns a :class:`Posterior`: the number of
+layouts and how many of them use each placement and cover each cell. The prior is uniform over
+layouts unless per-placement weights are given (:mod:`battleship.inference.prior` fits them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from math import factorial, prod
+
+import numpy as np
+
+from battleship.cells import cell_name, iter_cells
+from battleship.errors import BattleshipError
+from battleship.game import Observation
+from battleship.inference.evidence import Contradiction, Evidence, evidence
+from battleship.inference.rows import count_by_rows, fast_path
+from battleship.inference.search import count_by_search
+from battleship.rules import Rules
+from battleship.tables import tables
+
+
+@dataclass(frozen=True, eq=False)
+class Posterior:
+    """The exact answer: how many layouts fit, and how many of them use each placement and cell."""
+
+    rules: Rules
+    layouts: int | float  # a float only under a float prior
+    placement_layouts: np.ndarray  # (placements,) int64 (float64 under a float prior): layouts using each
+    engine: str
+
+    @cached_property
+    def cell_layouts(self) -> np.ndarray:
+        """Per cell, the number of consistent layouts with a ship there (int64, rows x cols)."""
+        t = tables(self.rules)
+        out = np.zeros(self.rules.cells + 1, dtype=self.placement_layouts.dtype)
+        cells = np.where(t.cell_list >= 0, t.cell_list, self.rules.cells)
+        np.add.at(out, cells.ravel(), np.repeat(self.placement_layouts, cells.shape[1]))
+        grid = out[:-1].reshape(self.rules.rows, self.rules.cols)
+        grid.setflags(write=False)  # results may be shared (the open board is cached)
+        return grid
+
+    @cached_property
+    def probability(self) -> np.ndarray:
+        """Per cell, the probability that it holds a ship (rows x cols floats)."""
+        return self.cell_layouts / self.layouts
+
+    def placement_probability(self, ship: int) -> np.ndarray:
+        """The probability of each placement of ``ship`` (in the order of ``rules.placements[ship]``)."""
+        t = tables(self.rules)
+        return self.placement_layouts[t.start[ship] : t.start[ship] + t.count[ship]] / self.layouts
+
+    def best(self, observation: Observation) -> list[int]:
+        """The unshot cells of highest probability (all of them when tied)."""
+        counts = self.cell_layouts.ravel()
+        open_cells = [c for c in range(self.rules.cells) if not observation.is_shot(c)]
+        if not open_cells:
+            return []
+        top = max(counts[c] for c in open_cells)
+        return [c for c in open_cells if counts[c] == top]
+
+
+def count(rules: Rules, observation: Observation | None = None) -> tuple[int, str]:
+    """The number of layouts consistent with ``observation`` (ships told apart), and the engine used."""
+    ev = evidence(rules, observation or Observation(rules))
+    check_size(rules, ev)
+    if choose_engine(rules, ev) == "rows":
+        return count_by_rows(rules, ev, marginals=False)[0], "rows"
+    return count_by_search(rules, ev, marginals=False)[0], "search"
+
+
+def posterior(
+    rules: Rules, observation: Observation | None = None, prior: np.ndarray | None = None, cached: bool = True
+) -> Posterior:
+    """The exact posterior over layouts given ``observation``.
+
+    The prior is uniform over layouts unless ``prior`` gives a weight per placement (in the order of
+    :func:`battleship.tables.tables`), a layout then weighing the product of its placements' weights:
+    integer weights keep every count exact, float weights give float sums. The open board (no shot,
+    uniform prior) is computed once per rules unless ``cached`` is False.
+    """
+    observation = observation or Observation(rules)
+    if cached and not observation.shots and prior is None and observation.rules == rules:
+        return _open_board(rules)  # every game starts here: computed once per rules
+    return _posterior(rules, observation, prior)
+
+
+@lru_cache(maxsize=32)
+def _open_board(rules: Rules) -> Posterior:
+    """The posterior before any shot (read-only arrays, shared)."""
+    result = _posterior(rules, Observation(rules), None)
+    result.placement_layouts.setflags(write=False)
+    return result
+
+
+def _posterior(rules: Rules, observation: Observation, prior: np.ndarray | None) -> Posterior:
+    """:func:`posterior` without the cache."""
+    ev = evidence(rules, observation)
+    weight = None if prior is None else check_prior(rules, prior)
+    check_size(rules, ev, weight)
+    engine = choose_engine(rules, ev, weight)
+    count_with = count_by_rows if engine == "rows" else count_by_search
+    total, counts = count_with(rules, ev, weight=weight)
+    if total == 0:
+        if prior is not None:
+            raise Contradiction("every layout that fits these shots has prior weight zero")
+        raise Contradiction(
+            "no layout fits these shots: "
+            + ", ".join(cell_name(c, rules.cols) for c in iter_cells(ev.hits))
+            + " cannot all be covered by the fleet under these rules"
+            if ev.hits
+            else "no layout fits these shots"
+        )
+    return Posterior(rules, total, counts, engine)
+
+
+def check_prior(rules: Rules, prior: np.ndarray) -> np.ndarray:
+    """A prior as the engines take it: one finite non-negative weight per placement, int64 or float64."""
+    t = tables(rules)
+    prior = np.asarray(prior)
+    if prior.shape != (len(t.masks),):
+        raise BattleshipError(
+            f"a prior needs one weight per placement ({len(t.masks)}), not shape {prior.shape}"
+        )
+    if not np.isfinite(prior).all() or (prior < 0).any():
+        raise BattleshipError("prior weights must be finite and not negative")
+    if np.issubdtype(prior.dtype, np.integer):
+        return prior.astype(np.int64)
+    return prior.astype(np.float64)
+
+
+# the search visits about 10^10 candidate combinations a second at most; below this many the
+# search beats the row engine's fixed cost (measured on standard games: 10^8 -> 7.5 ms against 27 ms)
+SEARCH_BELOW = 5 * 10**8
+
+
+def choices(rules: Rules, ev: Evidence) -> int:
+    """The product over ships of their admissible placements: an upper bound on the layouts."""
+    t = tables(rules)
+    out = 1
+    for s in range(len(rules.fleet)):
+        out *= int(ev.admissible[t.start[s] : t.start[s] + t.count[s]].sum())
+    return out
+
+
+def choose_engine(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> str:
+    """``"rows"`` when it applies and the search would be slower, else ``"search"``."""
+    if not fast_path(rules):
+        return "search"
+    unit = weight is None or (weight.dtype == np.int64 and (weight == 1).all())
+    return "search" if unit and choices(rules, ev) < SEARCH_BELOW else "rows"
+
+
+def check_size(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> None:
+    """Refuse problems whose counts could overflow 64-bit integers (their product of choices is the bound)."""
+    if weight is not None and weight.dtype == np.float64:
+        return  # floats do not overflow at these sizes
+    t = tables(rules)
+    bound = 1
+    for s in range(len(rules.fleet)):
+        block = slice(t.start[s], t.start[s] + t.count[s])
+        top = 1 if weight is None else max(1, int(weight[block].max()))
+        bound *= max(1, int(ev.admissible[block].sum())) * top
+    if bound >= 2**62:
+        raise BattleshipError(
+            f"up to {bound:.3e} layouts: too many for exact 64-bit counting; use a smaller board or fleet"
+        )
+
+
+def identical_factor(rules: Rules) -> int:
+    """How many distinct-ship layouts make one layout when same-shaped ships are not told apart."""
+    seen: dict[tuple, int] = {}
+    for ship in rules.fleet:
+        seen[ship.cells] = seen.get(ship.cells, 0) + 1
+    return prod(factorial(n) for n in seen.values())
+
+
+def engine_counts(rules: Rules, ev: Evidence) -> tuple[int, np.ndarray]:
+    """Layouts and per-placement counts by the fastest exact engine for ``rules``."""
+    return (count_by_rows if choose_engine(rules, ev) == "rows" else count_by_search)(rules, ev)
+
+
+def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]:
+    """The number of layouts of the open board and, per cell, how many cover it (rows x cols).
+
+    ``engine`` forces ``"rows"`` or ``"search"`` (for checking one against the other).
+    """
+    ev = evidence(rules, Observation(rules))
+    check_size(rules, ev)
+    use = engine or ("rows" if fast_path(rules) else "search")
+    if use == "rows" and not fast_path(rules):
+        raise BattleshipError("the row engine handles straight ships that may touch, sides up to 16")
+    total, counts = (count_by_rows if use == "rows" else count_by_search)(rules, ev)
+    return total, Posterior(rules, total, counts, use).cell_layouts

@@ -1,0 +1,207 @@
+"""002's Learning mode: a placement model fitted to recorded layouts, used as the exact engine's prior.
+
+The engine weighs a layout by a product of one weight per ship placement, over the valid layouts.
+The model fits those weights to the record in two steps, both by iterative proportional fitting on
+the exact engine (so every frequency below is exact under the fitted prior, interactions between
+ships included):
+
+1. Regions: per ship, one factor per cell; a placement weighs the product of its cells' factors.
+   They are fitted so that each ship covers each cell as often as in the record (with one
+   pseudo-layout of uniform coverage per ``region_smoothing``). A ship-cell pair is seen about a
+   hundred times in a few thousand layouts, so this is learned well from little data.
+2. Placements: the weights are then scaled so that each placement is used as often as
+
+       (uses + a * f) / (layouts + a)
+
+   where ``f`` is its frequency under the region model and ``a`` the smoothing in
+   pseudo-layouts: with few records the region model stands, with many each placement's own count.
+
+Uniform records give weights near 1. The model learns where each ship goes, not how ships sit next
+to each other.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from battleship.errors import BattleshipError
+from battleship.rules import Rules, from_toml
+from battleship.tables import tables
+
+FORMAT = "battleship-placement-model"
+DEFAULT_SMOOTHING = 2000.0
+REGION_SMOOTHING = 20.0
+
+
+@dataclass(frozen=True, eq=False)
+class PlacementModel:
+    """How often each placement of each ship was used in ``layouts`` recorded layouts."""
+
+    rules: Rules
+    counts: np.ndarray  # (placements,) int64, in the tables' placement order
+    layouts: int
+    smoothing: float = DEFAULT_SMOOTHING
+    _prior: np.ndarray | None = field(default=None, repr=False)
+
+    def prior(self) -> np.ndarray:
+        """Prior weight per placement for :func:`battleship.inference.posterior` (computed once)."""
+        if self._prior is None:
+            object.__setattr__(self, "_prior", _fit(self))
+        return self._prior
+
+    def to_json(self) -> str:
+        """The model as a JSON document (:func:`from_json` reads it back)."""
+        t = tables(self.rules)
+        counts = {
+            ship.name: self.counts[int(t.start[s]) : int(t.start[s] + t.count[s])].tolist()
+            for s, ship in enumerate(self.rules.fleet)
+        }
+        data = {
+            "format": FORMAT,
+            "version": 1,
+            "rules": self.rules.to_toml(),
+            "layouts": self.layouts,
+            "smoothing": self.smoothing,
+            "counts": counts,
+        }
+        return json.dumps(data) + "\n"
+
+
+FIT_ROUNDS = 40
+FIT_TOLERANCE = 1e-5
+
+
+def _frequency(rules: Rules, weight: np.ndarray) -> np.ndarray:
+    """Per placement, its exact frequency under the prior ``weight`` (each ship's sum to 1)."""
+    from battleship.inference import posterior
+
+    result = posterior(rules, prior=weight, cached=False)
+    return result.placement_layouts / result.layouts
+
+
+def _coverage(rules: Rules, frequency: np.ndarray) -> np.ndarray:
+    """(ships, cells): how often each ship covers each cell, from placement frequencies."""
+    t = tables(rules)
+    out = np.zeros((len(rules.fleet), rules.cells + 1))
+    cells = np.where(t.cell_list >= 0, t.cell_list, rules.cells)
+    np.add.at(
+        out, (np.repeat(t.ship_of, cells.shape[1]), cells.ravel()), np.repeat(frequency, cells.shape[1])
+    )
+    return out[:, : rules.cells]
+
+
+def _fit(model: PlacementModel) -> np.ndarray:
+    """Region factors, then placement scaling, each by iterative proportional fitting."""
+    rules, t = model.rules, tables(model.rules)
+    uniform = uniform_frequency(rules)
+    n = model.layouts
+    seen = _coverage(rules, model.counts.astype(np.float64))
+    target_cover = (seen + REGION_SMOOTHING * _coverage(rules, uniform)) / (n + REGION_SMOOTHING)
+    log_factor = np.zeros((len(rules.fleet), rules.cells + 1))  # last column: the padding cell
+    cells = np.where(t.cell_list >= 0, t.cell_list, rules.cells)
+    ships = t.ship_of[:, None]
+    size = t.size[t.ship_of][:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(FIT_ROUNDS):
+            weight = np.exp(log_factor[ships, cells].sum(axis=1))
+            cover = _coverage(rules, _frequency(rules, weight))
+            if np.abs(cover - target_cover).max() < FIT_TOLERANCE:
+                break
+            # a placement spans several cells: a damped step keeps the updates from overshooting
+            step = np.where(cover > 0, np.log(target_cover / cover), 0.0) / size.max()
+            log_factor[:, : rules.cells] += step
+        weight = np.exp(log_factor[ships, cells].sum(axis=1))
+        region = _frequency(rules, weight)
+        target = (model.counts + model.smoothing * region) / (n + model.smoothing)
+        for _ in range(FIT_ROUNDS):
+            frequency = _frequency(rules, weight)
+            if np.abs(frequency - target).max() < FIT_TOLERANCE:
+                break
+            weight = np.where(frequency > 0, weight * target / frequency, 0.0)
+    weight *= len(weight) / weight.sum()  # the scale does not matter; keep it near 1
+    weight.setflags(write=False)
+    return weight
+
+
+@lru_cache(maxsize=16)
+def uniform_frequency(rules: Rules) -> np.ndarray:
+    """Per placement, the share of uniform layouts that use it (exact, open board)."""
+    from battleship.inference import posterior
+
+    result = posterior(rules)
+    out = result.placement_layouts.astype(np.float64) / float(result.layouts)
+    out.setflags(write=False)
+    return out
+
+
+def fit(rules: Rules, rows: np.ndarray, smoothing: float = DEFAULT_SMOOTHING) -> PlacementModel:
+    """Count each placement's uses in ``rows`` (layouts as rows of placement indices)."""
+    if not smoothing > 0:
+        raise BattleshipError(f"smoothing must be above 0 (pseudo-layouts), not {smoothing}")
+    counts = np.bincount(np.asarray(rows, dtype=np.int64).ravel(), minlength=len(tables(rules).masks))
+    return PlacementModel(rules, counts.astype(np.int64), len(rows), float(smoothing))
+
+
+def from_json(text: str, source: str = "model") -> PlacementModel:
+    """Read a model written by :meth:`PlacementModel.to_json`; says what is wrong and where."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BattleshipError(f"{source}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise BattleshipError(f'{source}: not a placement model (no "format": "{FORMAT}")')
+    rules = from_toml(str(data.get("rules", "")), source=f"{source}: rules")
+    t = tables(rules)
+    counts = data.get("counts")
+    if not isinstance(counts, dict) or set(counts) != {ship.name for ship in rules.fleet}:
+        raise BattleshipError(f"{source}: counts must name each ship of the fleet once")
+    out = np.zeros(len(t.masks), dtype=np.int64)
+    for s, ship in enumerate(rules.fleet):
+        values = counts[ship.name]
+        if (
+            not isinstance(values, list)
+            or len(values) != t.count[s]
+            or not all(isinstance(v, int) and v >= 0 for v in values)
+        ):
+            raise BattleshipError(
+                f"{source}: counts of {ship.name} must be {int(t.count[s])} whole numbers, not negative"
+            )
+        out[int(t.start[s]) : int(t.start[s] + t.count[s])] = values
+    layouts, smoothing = data.get("layouts"), data.get("smoothing")
+    if not isinstance(layouts, int) or layouts < 0:
+        raise BattleshipError(f"{source}: layouts must be a whole number")
+    if not isinstance(smoothing, int | float) or not smoothing > 0:
+        raise BattleshipError(f"{source}: smoothing must be a number above 0")
+    return PlacementModel(rules, out, layouts, float(smoothing))
+
+
+def save(model: PlacementModel, path: Path) -> None:
+    """Write the model, replacing the file only once it is complete."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(model.to_json(), encoding="utf-8")
+    partial.replace(path)
+
+
+def load(path: str | Path) -> PlacementModel:
+    """A model from a file (cached while the file is unchanged)."""
+    path = Path(path)
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError as exc:
+        raise BattleshipError(f"cannot read model file {path}: {exc.strerror}") from None
+    return _load(str(path), stamp)
+
+
+@lru_cache(maxsize=16)
+def _load(path: str, stamp: int) -> PlacementModel:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BattleshipError(f"cannot read model file {path}: {exc.strerror}") from None
+    return from_json(text, source=path)

@@ -1,0 +1,201 @@
+"""Exact uniform samples of the layouts consistent with an observation, fast, and Monte Carlo on them.
+
+Two exact samplers, used together:
+
+- Rejection (fast while the board is open): every ship takes a uniformly random placement among its
+  *admissible* ones (placements that the misses and sink announcements allow, from
+  :func:`battleship.inference.evidence`); the draw is kept when no two ships clash and every hit is
+  covered. Each admissible combination is equally likely, so the kept layouts are exactly uniform
+  over the consistent ones: admissibility plus "no clash" plus "every hit covered" is exactly
+  consistency (see ``evidence``).
+- Numbered (when rejection's pilot keeps too few draws): count the consistent
+  layouts with the search engine, draw uniform numbers below the count, and walk the search once
+  more to pick out the layouts with those numbers
+  (:func:`battleship.inference.select_by_search`); on boards where the search is too slow (the
+  row engine's domain), ship by ship on exact counts (:func:`battleship.inference.sample`).
+
+Both draw independent exact samples, so mixing them keeps the law exact.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from battleship.game import Observation
+from battleship.inference.evidence import Contradiction, Evidence, evidence
+from battleship.inference.posterior import check_size, choose_engine, engine_counts
+from battleship.inference.search import count_by_search, select_by_search
+from battleship.rng import below, seed_words, stream
+from battleship.rules import Rules
+from battleship.tables import tables, to_words
+
+# Rejection runs a pilot; it carries on only if the pilot's rate promises the rest within
+# MAX_TRIES draws (about a third of a second), else the exact samplers take over.
+PILOT_TRIES = 50_000
+MAX_TRIES = 4_000_000
+
+
+@njit(cache=True, nogil=True)
+def _reject(state, cells, halos, ship_start, members, hits, tries, out):
+    """Fill rows of ``out`` by rejection within ``tries`` draws; returns (rows filled, draws used)."""
+    nships = ship_start.shape[0] - 1
+    nwords = hits.shape[0]
+    blocked = np.zeros(nwords, dtype=np.uint64)
+    covered = np.zeros(nwords, dtype=np.uint64)
+    filled = 0
+    used = 0
+    while filled < out.shape[0] and used < tries:
+        used += 1
+        blocked[:] = 0
+        covered[:] = 0
+        ok = True
+        for s in range(nships):
+            p = members[ship_start[s] + below(state, ship_start[s + 1] - ship_start[s])]
+            for w in range(nwords):
+                if cells[p, w] & blocked[w]:
+                    ok = False
+            if not ok:
+                break
+            for w in range(nwords):
+                blocked[w] |= halos[p, w]
+                covered[w] |= cells[p, w]
+            out[filled, s] = p
+        if not ok:
+            continue
+        for w in range(nwords):
+            if hits[w] & ~covered[w]:
+                ok = False
+        if ok:
+            filled += 1
+    return filled, used
+
+
+def draw(rules: Rules, observation: Observation, count: int, seed: int = 0) -> np.ndarray:
+    """``count`` layouts drawn exactly uniformly from those consistent with ``observation``.
+
+    Rows of placement indices, one per ship in fleet order. Reproducible for a given seed.
+    Raises :class:`battleship.inference.Contradiction` when no layout fits.
+    """
+    ev = evidence(rules, observation)
+    t = tables(rules)
+    admissible = [
+        np.flatnonzero(ev.admissible[t.start[s] : t.start[s] + t.count[s]]) + t.start[s]
+        for s in range(len(rules.fleet))
+    ]
+    members = np.concatenate(admissible).astype(np.int64)
+    ship_start = np.concatenate(([0], np.cumsum([len(a) for a in admissible]))).astype(np.int64)
+    out = np.empty((count, len(rules.fleet)), dtype=np.int64)
+    state = stream(np.uint64(seed_words(seed)), np.uint64(0))
+    hits = to_words(ev.hits, t.nwords)
+    tables_ = (t.cells, t.halos, ship_start, members, hits)
+    filled, used = _reject(state, *tables_, PILOT_TRIES, out)
+    if 0 < filled < count and used * count / filled <= MAX_TRIES:
+        filled += _reject(state, *tables_, MAX_TRIES, out[filled:])[0]
+    if filled < count:
+        check_size(rules, ev)
+        out[filled:] = _exact_rest(rules, observation, ev, count - filled, seed)
+    return out
+
+
+def _exact_rest(rules: Rules, observation: Observation, ev, count: int, seed: int) -> np.ndarray:
+    """``count`` exact samples when rejection keeps too few: numbered layouts, or ship by ship."""
+    if len(rules.fleet) < 2 or choose_engine(rules, ev) != "search":
+        return sample(rules, observation, count, seed=seed)
+    total, _ = count_by_search(rules, ev, marginals=False)
+    if total == 0:
+        raise Contradiction("no layout fits these shots")
+    targets = np.random.default_rng(seed).integers(0, total, size=count)
+    order = np.argsort(targets, kind="stable")
+    out = np.empty((count, len(rules.fleet)), dtype=np.int64)
+    out[order] = select_by_search(rules, ev, targets[order])
+    return out
+
+
+def hit_counts(rules: Rules, rows: np.ndarray) -> np.ndarray:
+    """Per cell, how many of the sampled layouts have a ship there."""
+    t = tables(rules)
+    cells = t.cell_list[rows.ravel()]
+    return np.bincount(cells[cells >= 0], minlength=rules.cells)
+
+
+def sample(rules: Rules, observation: Observation, count: int, seed: int = 0) -> np.ndarray:
+    """``count`` layouts drawn exactly uniformly from those consistent with ``observation``.
+
+    Ship by ship: draw the ship's placement with probability (its layouts / all layouts), using an
+    integer draw so the law is exact, then condition on it. Draws that agree so far share the work.
+    Returns rows of placement indices (one per ship, in fleet order).
+    """
+    ev = evidence(rules, observation)
+    check_size(rules, ev)
+    t = tables(rules)
+    rng = np.random.default_rng(seed)
+    out = np.empty((count, len(rules.fleet)), dtype=np.int64)
+
+    def fill(which: np.ndarray, admissible: np.ndarray, ship: int) -> None:
+        if ship == len(rules.fleet):
+            return
+        total, counts = engine_counts(rules, Evidence(admissible, ev.hits))
+        if total == 0:
+            raise Contradiction("no layout fits these shots")
+        block = counts[t.start[ship] : t.start[ship] + t.count[ship]]
+        cumulative = np.cumsum(block)
+        draws = np.array([int(rng.integers(0, total)) for _ in which], dtype=np.int64)
+        chosen = np.searchsorted(cumulative, draws, side="right") + t.start[ship]
+        for p in np.unique(chosen):
+            group = which[chosen == p]
+            out[group, ship] = p
+            narrowed = admissible.copy()
+            narrowed[t.start[ship] : t.start[ship] + t.count[ship]] = False
+            narrowed[p] = True
+            fill(group, narrowed, ship + 1)
+
+    if count > 0:
+        fill(np.arange(count), ev.admissible.copy(), 0)
+    return out
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo estimate of the hit probabilities, from exact uniform samples."""
+
+    samples: int
+    probability: np.ndarray  # rows x cols
+    standard_error: np.ndarray  # rows x cols
+    seconds: float
+
+
+def monte_carlo(
+    rules: Rules,
+    observation: Observation,
+    seconds: float | None = None,
+    seed: int = 0,
+    samples: int | None = None,
+    batch: int = 256,
+) -> Estimate:
+    """Hit probabilities from exact samples: ``samples`` of them, or as many as ``seconds`` allow.
+
+    With ``samples`` the estimate is reproducible; a time budget (002's Probability mode) draws
+    batches until the time is up, so the count depends on the machine.
+    """
+    if (seconds is None) == (samples is None):
+        raise ValueError("give seconds or samples")
+    start = time.perf_counter()
+    hits = np.zeros(rules.cells, dtype=np.int64)
+    n = k = 0
+    size = 16 if samples is None else samples  # a small first batch keeps short budgets short
+    while True:
+        rows = draw(rules, observation, size, seed=seed * 1_000_003 + k)
+        hits += hit_counts(rules, rows)
+        n += len(rows)
+        k += 1
+        if samples is not None or time.perf_counter() - start >= seconds:
+            break
+        size = min(2 * size, batch)
+    p = hits / n
+    se = np.sqrt(p * (1 - p) / n)
+    shape = (rules.rows, rules.cols)
+    return Estimate(n, p.reshape(shape), se.reshape(shape), time.perf_counter() - start)

@@ -1,0 +1,41 @@
+"""The simulation lab: many games, their statistics, matches and layout (defence) research.
+
+- :mod:`~battleship.lab.runner`: games in reproducible chunks, on threads (:func:`simulate`, :func:`stream`);
+- :mod:`~battleship.lab.summary`: mean, interval, quantiles and paired differences;
+- :mod:`~battleship.lab.shots_file`: shots per game streamed to a file, resumable;
+- :mod:`~battleship.lab.match`: two players alternating, as the Dunman High paper plays them;
+- :mod:`~battleship.lab.defence`: layouts that a shooter finds last;
+- :mod:`~battleship.lab.figures`: the DataGenetics charts, heat maps and replay frames.
+"""
+
+from battleship.lab.runner import (
+    SLOW_CHUNK,
+    check,
+    chunk_size,
+    is_kernel,
+    play_python,
+    play_rows,
+    simulate,
+    stream,
+    warm_up,
+)
+from battleship.lab.shots_file import CHUNK, ShotsFile
+from battleship.lab.summary import Summary, paired_difference, summarise, summarise_histogram
+
+__all__ = [
+    "CHUNK",
+    "SLOW_CHUNK",
+    "ShotsFile",
+    "Summary",
+    "check",
+    "chunk_size",
+    "is_kernel",
+    "paired_difference",
+    "play_python",
+    "play_rows",
+    "simulate",
+    "stream",
+    "summarise",
+    "summarise_histogram",
+    "warm_up",
+]

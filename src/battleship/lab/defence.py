@@ -1,0 +1,191 @@
+"""Layouts that survive: 001's "optimal layout" against a deterministic shooter, and a layout search.
+
+- :func:`adversary_layout` is 001's construction: let the shooter fire, and answer "miss" whenever
+  some layout consistent with the answers so far has no ship there; else "hit", else the sinking
+  that keeps the most layouts. When every ship is sunk, the answers pin a layout the shooter needs
+  exactly that many shots to finish, if it is deterministic.
+- :func:`search_layout` anneals over valid layouts: move one ship to another placement, keep the move
+  when the shooter needs more shots (or, with a probability that cools, fewer). A layout's cost is
+  the mean of the shooter's shots over the same ``seeds`` games (common random numbers), so
+  randomised shooters are compared fairly; deterministic ones need one game.
+- :func:`measure` checks a layout with fresh games against the shooter's average on uniform layouts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from battleship import generators, lab
+from battleship.errors import BattleshipError
+from battleship.game import Observation, Outcome, Shot
+from battleship.inference import evidence, posterior, select_by_search
+from battleship.layout import Layout
+from battleship.rules import Rules, Sinks
+from battleship.shooters import make
+from battleship.shooters.options import Options
+from battleship.tables import tables
+
+CHECK_SEED = 1_000_003  # fresh games for checking, never the ones a search was scored on
+
+
+def _answers(rules: Rules, observation: Observation, cell: int) -> list[tuple[Shot, float]]:
+    """Every answer a consistent layout could give to a shot at ``cell``, with its layout weight."""
+    result = posterior(rules, observation)
+    t = tables(rules)
+    hits = {s.cell for s in observation.shots if s.outcome is not Outcome.MISS}
+    weights: dict[Shot, float] = {}
+    for i in range(t.through_start[cell], t.through_start[cell + 1]):
+        p = int(t.through[i])
+        w = float(result.placement_layouts[p])
+        if not w:
+            continue
+        s = int(t.ship_of[p])
+        others = {int(x) for x in t.cell_list[p, : t.size[s]]} - {cell}
+        if others <= hits and rules.sinks is not Sinks.NONE:
+            shot = {
+                Sinks.SUNK: Shot(cell, Outcome.SUNK),
+                Sinks.NAMED: Shot(cell, Outcome.SUNK, s),
+                Sinks.REVEALED: Shot(cell, Outcome.SUNK, s, t.masks[p]),
+            }[rules.sinks]
+        else:
+            shot = Shot(cell, Outcome.HIT)
+        weights[shot] = weights.get(shot, 0.0) + w
+    miss = float(result.layouts) - sum(weights.values())
+    return [(Shot(cell, Outcome.MISS), miss), *weights.items()]
+
+
+def adversary_layout(rules: Rules, shooter: str, options: Options | None = None, seed: int = 0):
+    """001's optimal layout against ``shooter``: (the layout, the shots it took to build)."""
+    player = make(shooter, options)
+    player.reset(rules, np.random.default_rng(seed))
+    observation = Observation(rules)
+    hits = 0
+    while hits < rules.ship_cells:
+        cell = int(player.next_shot(observation))
+        answers = [(shot, w) for shot, w in _answers(rules, observation, cell) if w > 0]
+        misses = [a for a in answers if a[0].outcome is Outcome.MISS]
+        plain = [a for a in answers if a[0].outcome is Outcome.HIT]
+        shot = (misses or plain or [max(answers, key=lambda a: a[1])])[0][0]
+        observation = observation.after(shot)
+        hits += shot.outcome is not Outcome.MISS
+    row = select_by_search(rules, evidence(rules, observation), np.zeros(1, dtype=np.int64))[0]
+    return generators.to_layout(rules, row), len(observation.shots)
+
+
+def layout_cost(
+    rules: Rules, shooter: str, options: Options, row: np.ndarray, seeds: int, seed: int
+) -> float:
+    """Mean shots of ``shooter`` on one layout over games ``0 .. seeds-1`` of ``seed``."""
+    rows = np.repeat(np.asarray(row, dtype=np.int64)[None, :], seeds, axis=0)
+    if lab.is_kernel(shooter):
+        from battleship.shooters import kernels
+
+        shots = lab.play_rows(rules, kernels.KINDS[shooter], seed, rows, options)
+    else:
+        shots = lab.play_python(rules, shooter, seed, rows, options)
+    return float(shots.mean())
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The best layout a search found and what it cost the shooter while searching."""
+
+    layout: Layout
+    cost: float  # mean shots over the search's own games
+    start_cost: float
+    iterations: int
+    accepted: int
+
+
+def _neighbour(rules: Rules, row: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
+    """``row`` with one ship moved to another placement that keeps the layout valid (None: no room)."""
+    t = tables(rules)
+    s = int(rng.integers(len(row)))
+    blocked = 0
+    for other, p in enumerate(row):
+        if other != s:
+            blocked |= rules.halo(t.masks[int(p)])
+    start, count = int(t.start[s]), int(t.count[s])
+    for _ in range(64):
+        p = start + int(rng.integers(count))
+        if p != row[s] and not t.masks[p] & blocked:
+            out = row.copy()
+            out[s] = p
+            return out
+    return None
+
+
+def search_layout(
+    rules: Rules,
+    shooter: str,
+    options: Options | None = None,
+    iterations: int = 2000,
+    seeds: int = 1,
+    seed: int = 0,
+    on_step=None,
+) -> SearchResult:
+    """Anneal towards the layout ``shooter`` needs most shots for (see the module docstring)."""
+    options = options or Options()
+    lab.check(shooter, rules)
+    if iterations < 1 or seeds < 1:
+        raise BattleshipError("--iterations and --seeds must be at least 1")
+    rng = np.random.default_rng(seed)
+    row = generators.draw(rules, "uniform", seed, 1)[0]
+    cost = start_cost = layout_cost(rules, shooter, options, row, seeds, seed)
+    best_row, best_cost, accepted = row, cost, 0
+    hot, cold = 2.0, 0.05  # temperatures in shots: early moves may lose two shots, late ones hardly any
+    for i in range(iterations):
+        temperature = hot * (cold / hot) ** (i / max(1, iterations - 1))
+        candidate = _neighbour(rules, row, rng)
+        if candidate is not None:
+            new = layout_cost(rules, shooter, options, candidate, seeds, seed)
+            if new >= cost or rng.random() < math.exp((new - cost) / temperature):
+                row, cost = candidate, new
+                accepted += 1
+                if cost > best_cost:
+                    best_row, best_cost = row, cost
+        if on_step is not None:
+            on_step(i)
+    return SearchResult(generators.to_layout(rules, best_row), best_cost, start_cost, iterations, accepted)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A layout's cost in fresh games against the shooter's mean on uniform layouts."""
+
+    shots_mean: float
+    shots_ci95: tuple[float, float]
+    games: int
+    uniform_mean: float
+    uniform_ci95: tuple[float, float]
+    uniform_games: int
+
+    @property
+    def ratio(self) -> float:
+        """How many times the uniform mean the layout costs."""
+        return self.shots_mean / self.uniform_mean
+
+
+def measure(
+    rules: Rules,
+    shooter: str,
+    options: Options,
+    layout: Layout,
+    games: int,
+    uniform_games: int,
+    jobs: int = 1,
+    generator: str = "uniform",
+) -> Check:
+    """Play ``games`` fresh games on ``layout`` and ``uniform_games`` on layouts from ``generator``."""
+    row = generators.to_indices(rules, [layout])[0]
+    rows = np.repeat(row[None, :], games, axis=0)
+    on_layout = lab.simulate(rules, shooter, games, seed=CHECK_SEED, layouts=rows, jobs=jobs, options=options)
+    uniform = lab.simulate(
+        rules, shooter, uniform_games, seed=CHECK_SEED, generator=generator, jobs=jobs, options=options
+    )
+    a = lab.summarise(on_layout, rules.ship_cells, 1.0)
+    b = lab.summarise(uniform, rules.ship_cells, 1.0)
+    return Check(a.mean, a.ci95, games, b.mean, b.ci95, uniform_games)

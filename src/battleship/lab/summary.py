@@ -1,0 +1,89 @@
+"""Summary statistics of shots per game: mean with its 95% interval, spread, order statistics.
+
+Everything is computed from a histogram (index = shots), so a run of any length summarises in
+constant memory; paired differences compare two shooters on the same layouts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+QUANTILES = (0.01, 0.05, 0.25, 0.75, 0.95, 0.99)
+Z95 = 1.959963984540054  # the normal 97.5% point
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Statistics of shots per game."""
+
+    games: int
+    mean: float
+    ci95: tuple[float, float]
+    sd: float
+    median: float
+    mode: int
+    min: int
+    max: int
+    quantiles: dict[str, float]
+    perfect: int
+    games_per_second: float
+
+    def as_dict(self) -> dict:
+        """Plain data for JSON."""
+        data = asdict(self)
+        data["ci95"] = list(self.ci95)
+        return data
+
+
+def _quantile(cumulative: np.ndarray, n: int, q: float) -> float:
+    """NumPy's default (linear) quantile of the data whose running histogram is ``cumulative``."""
+    h = (n - 1) * q
+    low = int(np.floor(h))
+
+    def kth(k: int) -> int:
+        """The k-th smallest value (from 0)."""
+        return int(np.searchsorted(cumulative, k, side="right"))
+
+    a = kth(low)
+    b = kth(min(low + 1, n - 1))
+    return a + (h - low) * (b - a)
+
+
+def summarise_histogram(histogram: np.ndarray, perfect: int, seconds: float) -> Summary:
+    """The summary of games whose shot counts are tallied in ``histogram`` (index = shots)."""
+    n = int(histogram.sum())
+    values = np.arange(len(histogram))
+    mean = float((values * histogram).sum() / n)
+    var = float(((values - mean) ** 2 * histogram).sum() / (n - 1)) if n > 1 else 0.0
+    sd = var**0.5
+    half = Z95 * sd / np.sqrt(n)
+    cumulative = np.cumsum(histogram)
+    seen = np.flatnonzero(histogram)
+    return Summary(
+        games=n,
+        mean=mean,
+        ci95=(mean - half, mean + half),
+        sd=sd,
+        median=_quantile(cumulative, n, 0.5),
+        mode=int(histogram.argmax()),
+        min=int(seen[0]),
+        max=int(seen[-1]),
+        quantiles={f"{q:g}": _quantile(cumulative, n, q) for q in QUANTILES},
+        perfect=int(histogram[perfect]) if perfect < len(histogram) else 0,
+        games_per_second=n / seconds if seconds > 0 else float("inf"),
+    )
+
+
+def summarise(shots: np.ndarray, perfect: int, seconds: float) -> Summary:
+    """Mean with a normal 95% interval, spread, order statistics, and the count of perfect games."""
+    return summarise_histogram(np.bincount(shots), perfect, seconds)
+
+
+def paired_difference(shots: np.ndarray, baseline: np.ndarray) -> tuple[float, tuple[float, float]]:
+    """Mean of ``shots - baseline`` over the same layouts, with its normal 95% interval."""
+    diff = (shots - baseline).astype(np.float64)
+    mean = float(diff.mean())
+    half = Z95 * float(diff.std(ddof=1)) / np.sqrt(len(diff)) if len(diff) > 1 else 0.0
+    return mean, (mean - half, mean + half)

@@ -1,0 +1,109 @@
+"""``check_shooter``: does a shooter keep the protocol, and does its kernel play as its class does?
+
+In the manner of Gymnasium's ``check_env``: run it on your own shooter after registering it. It
+plays whole seeded games and raises :class:`ShooterCheckError` naming the first thing wrong:
+
+- the class has ``name``, ``reset`` and ``next_shot``, and refuses the rules it cannot play only
+  through ``refusal`` (a refusal that says nothing is an error);
+- every shot is a legal cell (on the board, not fired at before), the game ends within the board's
+  cells, and the same seed gives the very same shots;
+- with a kernel: the kernel plays the same games shot for shot (``kernel_agrees="exactly"``,
+  checked with ``tie=first``), or the same law (``"in law"``: means within four standard errors
+  over a few hundred games), or at least finishes every game (``"counts"``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from battleship import generators
+from battleship.errors import BattleshipError, IllegalShot
+from battleship.game import Game, Shooter
+from battleship.rules import Rules, preset
+from battleship.shooters.options import Options
+from battleship.shooters.registry import ShooterSpec, spec
+
+
+class ShooterCheckError(BattleshipError):
+    """A shooter broke the protocol or disagrees with its kernel."""
+
+
+def _shots(shooter: Shooter, rules: Rules, row: np.ndarray, seed: int, who: str) -> list[int]:
+    """The cells ``shooter`` fires at in one game on layout ``row``, each checked by the referee."""
+    game = Game(generators.to_layout(rules, row))
+    shooter.reset(rules, np.random.default_rng(seed))
+    cells = []
+    while not game.over:
+        if len(cells) >= rules.cells:
+            raise ShooterCheckError(f"{who}: the game did not end within {rules.cells} shots")
+        cell = shooter.next_shot(game.observation)
+        try:
+            game.fire(cell)
+        except IllegalShot as exc:
+            raise ShooterCheckError(f"{who}: shot {len(cells) + 1} is illegal: {exc}") from None
+        cells.append(int(cell))
+    return cells
+
+
+def _check_kernel(s: ShooterSpec, rules: Rules, options: Options, games: int, seed: int) -> None:
+    """The kernel's shot counts against the class's, as closely as ``s.kernel_agrees`` promises."""
+    from battleship.lab import play_rows
+    from battleship.shooters.kernels import KINDS
+
+    n = games if s.kernel_agrees == "exactly" else max(games, 300)
+    rows = generators.draw(rules, "uniform", seed, n)
+    fast = play_rows(rules, KINDS[s.kernel], seed, rows, options)
+    if ((fast < rules.ship_cells) | (fast > rules.cells)).any():
+        raise ShooterCheckError(
+            f"{s.name}: the kernel counted a game outside {rules.ship_cells}..{rules.cells}"
+        )
+    if s.kernel_agrees == "counts":
+        return
+    slow = np.array([len(_shots(s.make(options), rules, row, i, s.name)) for i, row in enumerate(rows)])
+    if s.kernel_agrees == "exactly":
+        differ = np.flatnonzero(fast != slow)
+        if len(differ):
+            i = int(differ[0])
+            raise ShooterCheckError(
+                f"{s.name} on {rules.name}: game {i} took {slow[i]} shots as a class and {fast[i]} as a kernel"
+            )
+        return
+    se = math.sqrt(fast.var(ddof=1) / n + slow.var(ddof=1) / n)
+    if abs(fast.mean() - slow.mean()) > 4 * max(se, 1e-9):
+        raise ShooterCheckError(
+            f"{s.name} on {rules.name}: the kernel averages {fast.mean():.2f} shots, the class {slow.mean():.2f} "
+            f"(more than four standard errors, {se:.2f}, apart)"
+        )
+
+
+def check_shooter(
+    name: str | ShooterSpec,
+    rules: list[Rules] | None = None,
+    options: Options | None = None,
+    games: int = 5,
+    seed: int = 0,
+) -> None:
+    """Check a registered shooter (or a spec) on ``rules`` (default: standard and pirates); raise on the first fault."""
+    s = spec(name) if isinstance(name, str) else name
+    cls = s.load()
+    for attr in ("name", "reset", "next_shot"):
+        if not hasattr(cls, attr):
+            raise ShooterCheckError(f"{s.name}: the class {cls.__name__} has no {attr!r}")
+    options = options or Options()
+    for r in rules or [preset("standard"), preset("pirates")]:
+        why = s.refusal(r)
+        if why is not None:
+            if not why.strip():
+                raise ShooterCheckError(f"{s.name} refuses {r.name} without saying why")
+            continue
+        for i, row in enumerate(generators.draw(r, "uniform", seed, games)):
+            first = _shots(s.make(options), r, row, seed + i, s.name)
+            again = _shots(s.make(options), r, row, seed + i, s.name)
+            if first != again:
+                raise ShooterCheckError(
+                    f"{s.name} on {r.name}: the same seed gave different shots (game {i})"
+                )
+        if s.kernel is not None:
+            _check_kernel(s, r, options, games, seed)

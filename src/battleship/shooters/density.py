@@ -1,0 +1,370 @@
+"""000's probability-density shooter and 001's superposition shooter: Numba kernels and readable Shooters.
+
+density (000): every afloat ship's placements that avoid misses and cells of sunk ships are counted
+on each unknown cell they cover. Hits count as open water for placements, and a placement through
+``k`` hits not yet explained by a sunk ship weighs ``weight ** k`` (000's "heavy score weighting").
+The most counted unknown cell is fired at; ties go to the first in reading order (000's
+implementation), a random one, or the one nearest the centre. With ``skew`` (002), one checkerboard
+colour scores that many percent more while the fleet's smallest ship may be afloat.
+
+superposition (001, section 5, "a sub-optimal implementation"): the same count with every placement
+weighing 1 ("every arrangement of every operational ship"), after two forced-cell rules: a hit with
+exactly one unsearched neighbour and no hit neighbour has its ship there; a ship with exactly one
+possible arrangement is there. While any hit is not explained by a sunk ship, only unsearched
+neighbours of hits are candidates (as 001's code does); while hunting, cells ``(row + col) % n == k``
+get the parity ``boost`` (n the smallest operational ship's length, k the residue most shots so far
+went to).
+
+Which cells a sunk ship held: under ``revealed`` rules the referee shows them. Under ``named`` rules
+the ship's placements through the sinking cell whose cells are all unexplained hits are candidates;
+when exactly one remains its cells are marked sunk, otherwise the hits stay unexplained. Under
+``sunk`` and ``none`` rules no ship is known to be sunk, so every ship stays in the count. Both
+shooters play every rules variant and every fleet, polyominoes included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battleship.errors import BattleshipError
+from battleship.game import Observation, Outcome
+from battleship.rules import Rules, Sinks
+from battleship.shooters.choice import (
+    HIT,
+    MISS,
+    SUNK,
+    UNKNOWN,
+    choose,
+    pattern_factor,
+    skew_factor,
+    smallest_afloat,
+)
+from battleship.shooters.options import BOOST, SINKS, SKEW, TIE, WEIGHT, Options
+from battleship.tables import geometry, tables
+
+DENSITY, SUPERPOSITION = 0, 1
+
+
+@njit(cache=True, nogil=True)
+def density_map(status, afloat, cell_list, size, start, count, weight):
+    """Weighted placement counts on every unknown cell (``status`` per cell: unknown/miss/hit/sunk)."""
+    n = status.shape[0]
+    density = np.zeros(n, dtype=np.int64)
+    for s in range(size.shape[0]):
+        if not afloat[s]:
+            continue
+        for p in range(start[s], start[s] + count[s]):
+            w = 1
+            ok = True
+            for k in range(size[s]):
+                st = status[cell_list[p, k]]
+                if st == MISS or st == SUNK:  # noqa: SIM109 (plain compares for Numba)
+                    ok = False
+                    break
+                if st == HIT:
+                    w *= weight
+            if not ok:
+                continue
+            for k in range(size[s]):
+                cell = cell_list[p, k]
+                if status[cell] == UNKNOWN:
+                    density[cell] += w
+    return density
+
+
+@njit(cache=True, nogil=True)
+def named_placement(status, ship, cell, cell_list, size, start, count):
+    """The only all-hit placement of ``ship`` through ``cell``, or -1 when there is none or several."""
+    found = -1
+    for p in range(start[ship], start[ship] + count[ship]):
+        through = False
+        all_hit = True
+        for k in range(size[ship]):
+            c = cell_list[p, k]
+            if c == cell:
+                through = True
+            if status[c] != HIT:
+                all_hit = False
+        if through and all_hit:
+            if found >= 0:
+                return -1
+            found = p
+    return found
+
+
+@njit(cache=True, nogil=True)
+def claim_named(status, ship, cell, cell_list, size, start, count):
+    """Mark a named sunk ship's cells when exactly one all-hit placement passes through ``cell``."""
+    found = named_placement(status, ship, cell, cell_list, size, start, count)
+    if found >= 0:
+        for k in range(size[ship]):
+            status[cell_list[found, k]] = SUNK
+
+
+@njit(cache=True, nogil=True)
+def _spread(p, sign, w, status, density, geometry):
+    """Add (sign 1) or take away (sign -1) placement ``p``'s weight on its unknown cells."""
+    cell_list, size, ship_of = geometry[0], geometry[1], geometry[4]
+    for k in range(size[ship_of[p]]):
+        c = cell_list[p, k]
+        if status[c] == UNKNOWN:
+            density[c] += sign * w
+
+
+@njit(cache=True, nogil=True)
+def _close(cell, status, density, valid, hits, afloat, power, geometry):
+    """A cell became a miss or a sunk-ship cell: placements through it no longer fit."""
+    ship_of, through_start, through = geometry[4], geometry[5], geometry[6]
+    for i in range(through_start[cell], through_start[cell + 1]):
+        p = through[i]
+        if valid[p]:
+            if afloat[ship_of[p]]:
+                _spread(p, -1, power[hits[p]], status, density, geometry)
+            valid[p] = False
+
+
+@njit(cache=True, nogil=True)
+def fitting(status, geometry):
+    """Per placement: True when it covers no miss and no sunk-ship cell."""
+    cell_list, size, ship_of = geometry[0], geometry[1], geometry[4]
+    valid = np.ones(cell_list.shape[0], dtype=np.bool_)
+    for p in range(cell_list.shape[0]):
+        for k in range(size[ship_of[p]]):
+            st = status[cell_list[p, k]]
+            if st == MISS or st == SUNK:  # noqa: SIM109 (plain compares for Numba)
+                valid[p] = False
+                break
+    return valid
+
+
+@njit(cache=True, nogil=True)
+def forced_cell(status, afloat, valid, rows, cols, geometry):
+    """001's forced cells: a hit's only open neighbour, or an unsearched cell of a ship's only arrangement."""
+    cell_list, size, start, count = geometry[0], geometry[1], geometry[2], geometry[3]
+    for cell in range(status.shape[0]):
+        if status[cell] != HIT:
+            continue
+        r, c = cell // cols, cell % cols
+        open_cells = 0
+        last = -1
+        hit_next = False
+        for dr, dc in ((-1, 0), (1, 0), (0, 1), (0, -1)):
+            if 0 <= r + dr < rows and 0 <= c + dc < cols:
+                nb = (r + dr) * cols + c + dc
+                if status[nb] == UNKNOWN:
+                    open_cells += 1
+                    last = nb
+                elif status[nb] == HIT:
+                    hit_next = True
+        if open_cells == 1 and not hit_next:
+            return last
+    for s in range(size.shape[0]):
+        if not afloat[s]:
+            continue
+        only = -1
+        for p in range(start[s], start[s] + count[s]):
+            if valid[p]:
+                if only >= 0:
+                    only = -2
+                    break
+                only = p
+        if only >= 0:
+            for k in range(size[s]):
+                if status[cell_list[only, k]] == UNKNOWN:
+                    return cell_list[only, k]
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def superposition_pick(density, status, afloat, valid, rows, cols, params, geometry, state):
+    """001's superposition choice, given the arrangement counts (``density`` with weight 1)."""
+    forced = forced_cell(status, afloat, valid, rows, cols, geometry)
+    if forced >= 0:
+        return forced
+    n = status.shape[0]
+    eligible = np.zeros(n, dtype=np.bool_)
+    targeting = False
+    for cell in range(n):
+        if status[cell] != HIT:
+            continue
+        r, c = cell // cols, cell % cols
+        for dr, dc in ((-1, 0), (1, 0), (0, 1), (0, -1)):
+            if 0 <= r + dr < rows and 0 <= c + dc < cols and status[(r + dr) * cols + c + dc] == UNKNOWN:
+                eligible[(r + dr) * cols + c + dc] = True
+                targeting = True
+    if targeting:
+        factor = np.empty(0, dtype=np.int64)
+    else:
+        for cell in range(n):
+            eligible[cell] = status[cell] == UNKNOWN
+        factor = pattern_factor(status, rows, cols, smallest_afloat(afloat, geometry[1]), params[BOOST])
+    return choose(density, factor, eligible, rows, cols, params[TIE], state)
+
+
+@njit(cache=True, nogil=True)
+def density_pick(density, status, afloat, rows, cols, params, geometry, state, open_cells, plain):
+    """000's choice: the unknown cell of highest density (with 002's skew when asked for).
+
+    ``open_cells`` is ``status == UNKNOWN`` and ``plain`` an empty factor, kept by the caller (no allocation per shot).
+    """
+    factor = skew_factor(status, afloat, geometry[1], rows, cols, params[SKEW]) if params[SKEW] > 0 else plain
+    return choose(density, factor, open_cells, rows, cols, params[TIE], state)
+
+
+@njit(cache=True, nogil=True)
+def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
+    """Shots the density (``mode`` 0) or superposition (1) shooter needs to hit every ship cell.
+
+    The counts are kept up to date shot by shot: a shot changes only the placements through its cell.
+    Equal, to the integer, to :func:`density_map` recounted from scratch (tested).
+    """
+    cell_list, size, start, count, ship_of, through_start, through = geometry
+    sinks = params[SINKS]
+    weight = params[WEIGHT] if mode == DENSITY else 1
+    n = rows * cols
+    nplace = cell_list.shape[0]
+    status = np.zeros(n, dtype=np.int8)
+    afloat = np.ones(size.shape[0], dtype=np.bool_)
+    valid = np.ones(nplace, dtype=np.bool_)
+    hits_in = np.zeros(nplace, dtype=np.int64)
+    power = np.ones(int(size.max()) + 1, dtype=np.int64)
+    for k in range(1, power.shape[0]):
+        power[k] = power[k - 1] * weight
+    density = np.zeros(n, dtype=np.int64)
+    open_cells = np.ones(n, dtype=np.bool_)
+    plain = np.empty(0, dtype=np.int64)  # no scaling
+    for p in range(nplace):
+        _spread(p, 1, 1, status, density, geometry)
+    left = size.copy()
+    shots = hits = 0
+    while hits < total:
+        if mode == DENSITY:
+            cell = density_pick(
+                density, status, afloat, rows, cols, params, geometry, state, open_cells, plain
+            )
+        else:
+            cell = superposition_pick(density, status, afloat, valid, rows, cols, params, geometry, state)
+        shots += 1
+        open_cells[cell] = False
+        ship = ship_at[cell]
+        if ship < 0:
+            _close(cell, status, density, valid, hits_in, afloat, power, geometry)
+            status[cell] = MISS
+            continue
+        for i in range(through_start[cell], through_start[cell + 1]):
+            p = through[i]
+            if valid[p] and afloat[ship_of[p]]:
+                _spread(p, -1, power[hits_in[p]], status, density, geometry)
+        status[cell] = HIT
+        for i in range(through_start[cell], through_start[cell + 1]):
+            p = through[i]
+            if valid[p]:
+                hits_in[p] += 1
+                if afloat[ship_of[p]]:
+                    _spread(p, 1, power[hits_in[p]], status, density, geometry)
+        hits += 1
+        left[ship] -= 1
+        if left[ship] == 0 and sinks >= 2:
+            for p in range(start[ship], start[ship] + count[ship]):
+                if valid[p]:
+                    _spread(p, -1, power[hits_in[p]], status, density, geometry)
+            afloat[ship] = False
+            if sinks == 3:  # revealed: the referee shows the ship's cells
+                for c in range(n):
+                    if ship_at[c] == ship:
+                        _close(c, status, density, valid, hits_in, afloat, power, geometry)
+                        status[c] = SUNK
+            else:
+                found = named_placement(status, ship, cell, cell_list, size, start, count)
+                for k in range(size[ship] if found >= 0 else 0):
+                    c = cell_list[found, k]
+                    _close(c, status, density, valid, hits_in, afloat, power, geometry)
+                    status[c] = SUNK
+    return shots
+
+
+def observed_status(rules: Rules, observation: Observation) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell unknown/miss/hit/sunk, and which ships are afloat, from the observation alone."""
+    t = tables(rules)
+    status = np.zeros(rules.cells, dtype=np.int8)
+    afloat = np.ones(len(rules.fleet), dtype=np.bool_)
+    for shot in observation.shots:
+        status[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
+        if shot.outcome is Outcome.SUNK and shot.ship is not None:
+            afloat[shot.ship] = False
+            if rules.sinks is Sinks.REVEALED:
+                for c in range(rules.cells):
+                    if shot.cells >> c & 1:
+                        status[c] = SUNK
+            else:
+                claim_named(status, shot.ship, shot.cell, t.cell_list, t.size, t.start, t.count)
+    return status, afloat
+
+
+def best_cells(rules: Rules, observation: Observation, probability: np.ndarray, skew: int = 0) -> list[int]:
+    """The unshot cells of highest probability; with ``skew`` (percent), 002's diagonal skew applied first."""
+    value = np.asarray(probability, dtype=np.float64).ravel()
+    if skew:
+        status, afloat = observed_status(rules, observation)
+        factor = skew_factor(status, afloat, tables(rules).size, rules.rows, rules.cols, skew)
+        if len(factor):
+            value = value * factor
+    open_cells = [c for c in range(rules.cells) if not observation.is_shot(c)]
+    if not open_cells:
+        return []
+    top = max(value[c] for c in open_cells)
+    return [c for c in open_cells if value[c] >= top * (1 - 1e-12)]
+
+
+class DensityShooter:
+    """000's probability density shooter (see the module docstring). Plays every rules variant."""
+
+    name = "density"
+    mode = DENSITY
+
+    def __init__(self, options: Options | None = None, **keys):
+        self.options = options if options is not None else Options(**keys)
+
+    def reset(self, rules: Rules, rng: np.random.Generator) -> None:
+        """Remember the rules; all other state is read from the observation."""
+        self._rules = rules
+        self._params = self.options.vector(rules)
+        self._state = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
+
+    def next_shot(self, observation: Observation) -> int:
+        """The cell this shooter's scores put first."""
+        rules, t = self._rules, tables(self._rules)
+        status, afloat = observed_status(rules, observation)
+        weight = self.options.weight if self.mode == DENSITY else 1
+        density = density_map(status, afloat, t.cell_list, t.size, t.start, t.count, weight)
+        g = geometry(t)
+        if self.mode == DENSITY:
+            plain = np.empty(0, dtype=np.int64)
+            cell = density_pick(
+                density,
+                status,
+                afloat,
+                rules.rows,
+                rules.cols,
+                self._params,
+                g,
+                self._state,
+                status == UNKNOWN,
+                plain,
+            )
+        else:
+            valid = fitting(status, g)
+            cell = superposition_pick(
+                density, status, afloat, valid, rules.rows, rules.cols, self._params, g, self._state
+            )
+        if cell < 0:
+            raise BattleshipError("no cell is left to fire at: the observation contradicts the rules")
+        return int(cell)
+
+
+class SuperpositionShooter(DensityShooter):
+    """001's practical optimal strategy: forced cells, then the most arranged cell, parity boosted."""
+
+    name = "superposition"
+    mode = SUPERPOSITION

@@ -1,0 +1,142 @@
+"""The shooter registry, in the manner of Gymnasium's ``register`` / ``EnvSpec`` / ``make``.
+
+A :class:`ShooterSpec` holds everything about one shooter in one place: its name, a one-line
+summary naming its source, where its class lives (loaded only when first used, so listing the
+shooters costs no import of NumPy or Numba), the Numba kernel the lab plays it with (if any) and the
+option keys it reads. Which rules it refuses, and why, is the class's own ``refusal`` function.
+
+``make("density:skew=20")`` builds a shooter from a spec text; ``register`` adds your own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from battleship.errors import BattleshipError
+
+if TYPE_CHECKING:
+    from battleship.game import Shooter
+    from battleship.rules import Rules
+    from battleship.shooters.options import Options
+
+# every option key; a spec names those its shooter reads (the others are refused, not ignored)
+OPTION_KEYS = ("tie", "colour", "weight", "skew", "boost", "samples", "budget", "endgame", "model")
+SCORING = ("tie", "skew")  # what every scoring shooter reads
+
+
+@dataclass(frozen=True)
+class ShooterSpec:
+    """One registered shooter (see the module docstring)."""
+
+    name: str
+    entry_point: str  # "package.module:Class"; the class takes ``options`` as its first argument
+    summary: str
+    kernel: str | None = None  # the name of its Numba kernel in battleship.shooters.kernels
+    reads: tuple[str, ...] = ()  # the option keys it reads
+    # how the kernel's games compare with the class's: "exactly" (the same shots, game by game, with
+    # tie=first), "in law" (the same distribution; they draw different random numbers), or "counts"
+    # (the kernel counts shots its own documented way, so only that it plays is checked)
+    kernel_agrees: str = "exactly"
+
+    def load(self) -> type:
+        """The shooter's class (imported on first use)."""
+        module, _, attr = self.entry_point.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def make(self, options: Options | None = None, **kwargs: Any) -> Shooter:
+        """A new shooter with these options (checked against the keys it reads)."""
+        from battleship.shooters.options import Options
+
+        options = options or Options()
+        self.check_options(options)
+        return self.load()(options, **kwargs)
+
+    def refusal(self, rules: Rules) -> str | None:
+        """Why this shooter cannot play ``rules``, or None when it can."""
+        cls = self.load()
+        why = getattr(cls, "refusal", None)
+        return why(rules) if why is not None else None
+
+    def check_options(self, options: Options) -> None:
+        """Refuse options this shooter would silently ignore."""
+        ignored = [k for k in options.changed() if k not in self.reads]
+        if ignored:
+            reads = ", ".join(self.reads) or "no options"
+            raise BattleshipError(f"{self.name} does not read {', '.join(ignored)} (it reads {reads})")
+        if options.tie == "informative" and "informative" not in self.reads:
+            raise BattleshipError(
+                f"tie=informative is read by {' and '.join(informative())} only, not by {self.name}"
+            )
+
+
+_REGISTRY: dict[str, ShooterSpec] = {}
+
+
+def register(spec: ShooterSpec) -> ShooterSpec:
+    """Add a shooter to the registry (its name must be new)."""
+    if spec.name in _REGISTRY:
+        raise BattleshipError(f"a shooter named {spec.name!r} is registered already")
+    unknown = [k for k in spec.reads if k not in (*OPTION_KEYS, "informative")]
+    if unknown:
+        raise BattleshipError(f"shooter {spec.name!r} reads unknown option {unknown[0]!r}")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def names() -> list[str]:
+    """Every registered shooter's name, in registration order."""
+    return list(_REGISTRY)
+
+
+def specs() -> dict[str, ShooterSpec]:
+    """A copy of the registry: name -> spec."""
+    return dict(_REGISTRY)
+
+
+def informative() -> list[str]:
+    """The shooters that read ``tie=informative``."""
+    return [s.name for s in _REGISTRY.values() if "informative" in s.reads]
+
+
+def spec(name: str) -> ShooterSpec:
+    """The spec of a registered shooter, or a clear error listing them."""
+    if name not in _REGISTRY:
+        raise BattleshipError(f"no shooter named {name!r}; choose one of {', '.join(_REGISTRY)}")
+    return _REGISTRY[name]
+
+
+def resolve(text: str, rules: Rules | None = None, base: Options | None = None) -> tuple[str, Options]:
+    """``"name:key=value,..."`` as a registered name and its options, checked.
+
+    ``best`` becomes the strongest measured shooter for ``rules`` (its own options, then any given
+    here on top); without rules it stays ``best``.
+    """
+    from battleship.shooters.options import parse_spec
+
+    name, options = parse_spec(text, base)
+    if name == "best" and rules is not None:
+        from battleship.shooters.best import best_for
+
+        chosen, chosen_options = parse_spec(best_for(rules))
+        options = dataclasses.replace(chosen_options, **options.changed())
+        name = chosen
+    spec(name).check_options(options)
+    return name, options
+
+
+def make(text: str, options: Options | None = None, **kwargs: Any) -> Shooter:
+    """A new shooter from ``name`` or ``name:key=value,...`` (``options`` are the base the text amends)."""
+    name, options = resolve(text, base=options)
+    return spec(name).make(options, **kwargs)
+
+
+def check(text: str, rules: Rules) -> tuple[str, Options]:
+    """Resolve a spec for ``rules`` and refuse it, saying why, when it cannot play them."""
+    name, options = resolve(text, rules)
+    why = spec(name).refusal(rules)
+    if why:
+        raise BattleshipError(why)
+    return name, options

@@ -1,0 +1,234 @@
+"""003's trial-shot / sink-shot shooter (the C# Pirates winner), as a Numba kernel and a readable Shooter.
+
+Written for ships that may not touch and a referee who never says "sunk". Every cell is unknown,
+water, ship (a hit), sunk (a hit of a ship known to be finished) or impossible (unshot, but next to a
+finished ship, so no ship can be there).
+
+- Trial shots (no unfinished hit): every afloat ship's placements over unknown cells only are
+  counted on each cell they cover; the most counted cell is fired at, ties broken by ``tie`` (first,
+  random or centre-most; 003 says the tie-break "is crucial", and its own rule is not published), with
+  002's ``skew`` as an option.
+- Sink shots (a run of unfinished hits): the candidates are the unknown cells that extend the run in
+  line (all four neighbours of a single hit); each scores the placements of afloat ships longer than
+  the run that cover the run and the candidate over unknown cells. The best is fired at.
+- A run with no candidate left is a finished ship: its length names it (one afloat ship of that
+  length is struck off) and the cells around it (the spacing rule's halo) become impossible.
+
+Needs straight ships (a finished ship is read off a straight run) and spacing ``no-edge`` or
+``no-contact`` (a run of hits is then one ship); it refuses other rules. It ignores sink
+announcements, so it plays the same under every ``sinks`` setting.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from battleship.errors import BattleshipError
+from battleship.game import Observation, Outcome
+from battleship.rules import Rules, Spacing
+from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, choose, skew_factor
+from battleship.shooters.options import SKEW, SPACING, TIE, Options
+from battleship.tables import geometry, tables
+
+
+def refusal(rules: Rules) -> str | None:
+    """Why trial-sink cannot play ``rules``, or None."""
+    if rules.spacing is Spacing.TOUCH:
+        return "trial-sink needs ships that may not touch (spacing no-edge or no-contact): it reads a finished ship off a run of hits"
+    bent = [s.name for s in rules.fleet if not s.is_straight]
+    if bent:
+        return f"trial-sink needs straight ships; {', '.join(bent)} is not"
+    return None
+
+
+@njit(cache=True, nogil=True)
+def run_from(first, status, rows, cols, run):
+    """The run of unfinished hits whose top-left end is ``first``, into ``run``; its length (0: not an end)."""
+    r, c = first // cols, first % cols
+    if (
+        status[first] != HIT
+        or (c > 0 and status[first - 1] == HIT)
+        or (r > 0 and status[first - cols] == HIT)
+    ):
+        return 0
+    length = 1
+    run[0] = first
+    # a run is a straight line: grow it east, else south
+    if c + 1 < cols and status[first + 1] == HIT:
+        while c + length < cols and status[first + length] == HIT:
+            run[length] = first + length
+            length += 1
+    else:
+        while r + length < rows and status[first + length * cols] == HIT:
+            run[length] = first + length * cols
+            length += 1
+    return length
+
+
+@njit(cache=True, nogil=True)
+def between(x, first, last, cols):
+    """True when ``x`` lies on the straight run from ``first`` to ``last`` (reading order)."""
+    if first // cols == last // cols:
+        return x // cols == first // cols and first <= x <= last
+    return x % cols == first % cols and first <= x <= last
+
+
+@njit(cache=True, nogil=True)
+def extension_scores(status, afloat, run, length, rows, cols, geometry, score):
+    """Score each cell that extends ``run``; returns how many cells got a score above zero."""
+    cell_list, size, ship_of, through_start, through = (
+        geometry[0],
+        geometry[1],
+        geometry[4],
+        geometry[5],
+        geometry[6],
+    )
+    score[:] = 0
+    found = 0
+    first, last = run[0], run[length - 1]
+    for end in (first, last):
+        r, c = end // cols, end % cols
+        for dr, dc in ((-1, 0), (1, 0), (0, 1), (0, -1)):
+            if not (0 <= r + dr < rows and 0 <= c + dc < cols):
+                continue
+            cand = (r + dr) * cols + c + dc
+            if status[cand] != UNKNOWN or score[cand] > 0:
+                continue
+            for i in range(through_start[cand], through_start[cand + 1]):
+                p = through[i]
+                s = ship_of[p]
+                if not afloat[s] or size[s] <= length:
+                    continue
+                # the run's cells and unknown cells only: a hit of another run would join two ships
+                ends = 0
+                ok = True
+                for k in range(size[s]):
+                    x = cell_list[p, k]
+                    if x == first or x == last:  # noqa: SIM109 (plain compares for Numba)
+                        ends += 1
+                    elif status[x] != UNKNOWN and not (status[x] == HIT and between(x, first, last, cols)):
+                        ok = False
+                        break
+                if ok and ends == (1 if length == 1 else 2):
+                    score[cand] += 1
+            if score[cand] > 0:
+                found += 1
+    return found
+
+
+@njit(cache=True, nogil=True)
+def finish(status, afloat, size, run, length, rows, cols, spacing):
+    """Mark a finished run sunk, its halo impossible, and strike one afloat ship of its length off."""
+    for i in range(length):
+        status[run[i]] = SUNK
+    for i in range(length):
+        r, c = run[i] // cols, run[i] % cols
+        for dr in range(-1, 2):
+            for dc in range(-1, 2):
+                if spacing == 1 and dr != 0 and dc != 0:
+                    continue  # no-edge: corners may touch
+                if 0 <= r + dr < rows and 0 <= c + dc < cols:
+                    nb = (r + dr) * cols + c + dc
+                    if status[nb] == UNKNOWN:
+                        status[nb] = IMPOSSIBLE
+    for s in range(size.shape[0]):
+        if afloat[s] and size[s] == length:
+            afloat[s] = False
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def trial_scores(status, afloat, geometry, score):
+    """Placements of afloat ships over unknown cells only, counted on each cell they cover."""
+    cell_list, size, ship_of = geometry[0], geometry[1], geometry[4]
+    score[:] = 0
+    for p in range(cell_list.shape[0]):
+        s = ship_of[p]
+        if not afloat[s]:
+            continue
+        ok = True
+        for k in range(size[s]):
+            if status[cell_list[p, k]] != UNKNOWN:
+                ok = False
+                break
+        if ok:
+            for k in range(size[s]):
+                score[cell_list[p, k]] += 1
+
+
+@njit(cache=True, nogil=True)
+def trial_sink_shot(status, afloat, rows, cols, params, geometry, state):
+    """Settle finished runs (updating ``status`` and ``afloat``), then the next cell; -1 if the board contradicts the fleet."""
+    n = rows * cols
+    run = np.empty(max(rows, cols), dtype=np.int64)
+    score = np.zeros(n, dtype=np.int64)
+    # finish every run that cannot grow, until none is left: finishing only ever removes options
+    # from the other runs, so the result is the same whatever order runs are met in
+    changed = True
+    while changed:
+        changed = False
+        for first in range(n):
+            length = run_from(first, status, rows, cols, run)
+            if length and extension_scores(status, afloat, run, length, rows, cols, geometry, score) == 0:
+                if not finish(status, afloat, geometry[1], run, length, rows, cols, params[SPACING]):
+                    return -1
+                changed = True
+    for first in range(n):
+        length = run_from(first, status, rows, cols, run)
+        if length:
+            extension_scores(status, afloat, run, length, rows, cols, geometry, score)
+            return choose(score, np.empty(0, dtype=np.int64), score > 0, rows, cols, params[TIE], state)
+    trial_scores(status, afloat, geometry, score)
+    factor = skew_factor(status, afloat, geometry[1], rows, cols, params[SKEW])
+    return choose(score, factor, status == UNKNOWN, rows, cols, params[TIE], state)
+
+
+@njit(cache=True, nogil=True)
+def play_trial_sink(state, ship_at, total, rows, cols, params, geometry):
+    """Shots trial-sink needs to hit every ship cell."""
+    status = np.zeros(rows * cols, dtype=np.int8)
+    afloat = np.ones(geometry[1].shape[0], dtype=np.bool_)
+    shots = hits = 0
+    while hits < total:
+        cell = trial_sink_shot(status, afloat, rows, cols, params, geometry, state)
+        shots += 1
+        if ship_at[cell] >= 0:
+            status[cell] = HIT
+            hits += 1
+        else:
+            status[cell] = MISS
+    return shots
+
+
+class TrialSinkShooter:
+    """003's trial-shot / sink-shot shooter (see the module docstring)."""
+
+    name = "trial-sink"
+    refusal = staticmethod(refusal)
+
+    def __init__(self, options: Options | None = None, **keys):
+        self.options = options if options is not None else Options(**keys)
+
+    def reset(self, rules: Rules, rng: np.random.Generator) -> None:
+        """Check the rules can be played; all other state is read from the observation."""
+        why = refusal(rules)
+        if why:
+            raise BattleshipError(why)
+        self._rules = rules
+        self._params = self.options.vector(rules)
+        self._state = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
+
+    def next_shot(self, observation: Observation) -> int:
+        """Rebuild the board from the shots (hits and misses only), settle finished ships, pick."""
+        rules = self._rules
+        status = np.zeros(rules.cells, dtype=np.int8)
+        for shot in observation.shots:
+            status[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
+        afloat = np.ones(len(rules.fleet), dtype=np.bool_)
+        g = geometry(tables(rules))
+        cell = trial_sink_shot(status, afloat, rules.rows, rules.cols, self._params, g, self._state)
+        if cell < 0:
+            raise BattleshipError("the hits seen so far cannot be the fleet's ships under these rules")
+        return int(cell)

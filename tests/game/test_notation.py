@@ -1,0 +1,178 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from battleship import cells, generators, notation
+from battleship.errors import BattleshipError, LayoutError, NotationError
+from battleship.game import Game, Observation, play
+from battleship.layout import Layout
+from battleship.rules import PRESETS, Sinks, preset
+from battleship.shooters import make
+from tests.helpers import small_rules
+
+
+def _game(rules, seed):
+    layout = generators.generate(rules, "uniform", seed, 1)[0]
+    return play(make("random"), layout, np.random.default_rng(seed))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(sorted(PRESETS)), st.integers(0, 2**32))
+def test_round_trips_on_games_of_every_preset(name, seed):
+    rules = preset(name)
+    record = _game(rules, seed)
+    layout = record.layout
+    assert notation.parse_layout(notation.format_layout(layout), rules) == layout
+    assert notation.parse_layout(notation.format_layout(layout, multiline=True), rules) == layout
+    assert notation.read_grid(notation.write_grid(layout), rules) == layout
+    game = notation.from_record(record)
+    back = notation.read_game(notation.write_game(game), rules)
+    assert back == game
+    assert back.records()[record.shooter] == record
+    state = notation.board_state(record.observation)
+    assert notation.read_board_state(state.text(), rules) == state
+    assert notation.read_board_state(state.text(multiline=True), rules) == state
+    board = record.observation.text()
+    assert Observation.from_text(board, rules).text() == board
+    assert Layout.from_text(layout.text(), rules) == layout
+
+
+@settings(max_examples=30, deadline=None)
+@given(small_rules(), st.integers(0, 2**32))
+def test_round_trips_under_any_small_rules(rules, seed):
+    record = _game(rules, seed)
+    for k in (len(record.shots) // 2, len(record.shots)):
+        partial = Observation(rules, record.shots[:k])
+        state = notation.board_state(partial)
+        assert notation.read_board_state(state.text(), rules) == state
+        assert notation.parse_board(state.text(), rules).text() == state.text()
+
+
+def test_board_state_letters_follow_the_sink_rule():
+    layout_text = "CCCCC...../........../BBBB....../........../DDD......./........../SSS......./........../PP......../.........."
+    for name, expect in (("standard", "xP"), ("datagenetics", "DD"), ("pirates", "xx")):
+        rules = preset(name)
+        text = layout_text.translate(str.maketrans("CBDSP", rules.symbols))
+        record = Game(notation.parse_layout(text, rules))
+        record.fire(80)
+        record.fire(81)
+        assert notation.format_board(record.observation).split("/")[8][:2] == expect
+
+
+def test_paper_coordinates_put_1_1_at_the_bottom_left():
+    assert cells.to_xy(90, 10, 10) == (1, 1)
+    assert cells.to_xy(9, 10, 10) == (10, 10)
+    assert cells.from_xy(3, 7, 10, 10) == 3 * 10 + 2
+    assert cells.cell_name(16, 10) == "B7"
+    assert cells.parse_cell("b7", 10, 10) == 16
+    with pytest.raises(BattleshipError, match="off the 10x10 board"):
+        cells.parse_cell("K1", 10, 10)
+    with pytest.raises(BattleshipError, match="not a cell name"):
+        cells.parse_cell("7B", 10, 10)
+
+
+def test_reads_the_papers_moves_several_on_a_line():
+    rules = preset("standard")
+    moves = notation.read_moves("Player 1: (6, 6) Player 2: (6, 6) Player 1: (5, 5)", rules)
+    assert moves == [("Player 1", 45), ("Player 2", 45), ("Player 1", 54)]
+
+
+STANDARD = preset("standard")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "message"),
+    [
+        (
+            "CCCCC...../........../BBBB....../........../DDD......./........../SSS......./........../PP......../.........",
+            1,
+            100,
+            "row 10 of the layout has 9 cells",
+        ),
+        (
+            "CCCCC...../..Z......./BBBB....../........../DDD......./........../SSS......./........../PP......../..........",
+            1,
+            14,
+            "'Z' is not '.'",
+        ),
+        ("CCCCC.....\n..........\nBBBB......", 3, None, "layout has 3 rows, expected 10"),
+        (
+            "CCCCC...../........../BBBB....../........../DDD......./........../SSS......./........../........../..........",
+            None,
+            None,
+            "no Patrol Boat",
+        ),
+    ],
+)
+def test_malformed_layouts_say_where(text, line, column, message):
+    with pytest.raises(NotationError, match=message) as info:
+        notation.parse_layout(text, STANDARD)
+    assert (info.value.line, info.value.column) == (line, column)
+
+
+def test_malformed_board_states_say_where():
+    with pytest.raises(NotationError, match="'#' is not allowed here") as info:
+        notation.parse_board("........../....#...../" + "........../" * 7 + "..........", STANDARD)
+    assert (info.value.line, info.value.column) == (1, 16)
+    pirates = preset("pirates")
+    with pytest.raises(NotationError, match="no sinks are announced"):
+        notation.parse_board("C........./" + "........../" * 8 + "..........", pirates)
+    with pytest.raises(NotationError, match="marked sunk twice"):
+        notation.parse_board("C....C..../" + "........../" * 8 + "..........", STANDARD)
+    data = preset("datagenetics")
+    assert data.sinks is Sinks.REVEALED
+    with pytest.raises(NotationError, match="not one Destroyer placement"):
+        notation.parse_board("D.D......./" + "........../" * 8 + "..........", data)
+
+
+def test_malformed_games_say_where():
+    record = _game(STANDARD, 1)
+    text = notation.write_game(notation.from_record(record))
+    lines = text.split("\n")
+    bad = "\n".join([*lines[:3], lines[3].replace("[]", "[7]", 1), *lines[4:]])
+    with pytest.raises(NotationError, match="ship number 7 does not exist") as info:
+        notation.read_game(bad, STANDARD)
+    assert info.value.line == 4
+    repeat = text + lines[12] + "\n"
+    with pytest.raises(NotationError, match=r"game is over|fired at already"):
+        notation.read_game(repeat, STANDARD)
+    with pytest.raises(NotationError, match=r"expected a move like 'Player 1: \(3, 7\)'") as info:
+        notation.read_game(text.replace(": (", " (", 1), STANDARD)
+    with pytest.raises(NotationError, match=r"\(11, 1\) is off the 10x10 board"):
+        notation.read_game(text + "random: (11, 1)\n", STANDARD)
+    with pytest.raises(NotationError, match="expected a player's name"):
+        notation.read_game("Player 1\n", STANDARD)
+
+
+def test_grid_with_broken_layout_names_the_ships():
+    grid = "\n".join(["[0][0][0][0][0][1][1][1][1][]"] + ["[][][][][][][][][][]"] * 9)
+    with pytest.raises(NotationError, match="no ship 2"):
+        notation.read_grid(grid, STANDARD)
+    grid = "\n".join(
+        [
+            "[0][0][0][0][0][][][][][]",
+            "[1][1][1][1][][][][][][]",
+            "[2][2][2][][][][][][][]",
+            "[3][3][3][][][][][][][]",
+            "[4][4][4][][][][][][][]",
+        ]
+        + ["[][][][][][][][][][]"] * 5
+    )
+    with pytest.raises(LayoutError, match="Patrol Boat"):
+        notation.read_grid(grid, STANDARD)
+
+
+def test_a_file_of_several_games_with_comments_reads_game_by_game():
+    rules = preset("standard")
+    records = [_game(rules, seed) for seed in (1, 2, 3)]
+    text = "# three games\n\n" + "\n".join(
+        notation.write_game(notation.from_record(r)) + "# the board at the end, as a comment\n"
+        for r in records
+    )
+    games = notation.read_games(text, rules)
+    assert [g.records()["random"] for g in games] == records
+    with pytest.raises(NotationError, match="holds 3 games"):
+        notation.read_game(text, rules)
+    with pytest.raises(NotationError, match="no game found"):
+        notation.read_games("# only a comment\n\n", rules)

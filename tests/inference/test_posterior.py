@@ -1,0 +1,227 @@
+"""The exact engine against brute force: every layout replayed against the shots."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from battleship import generators
+from battleship.errors import BattleshipError
+from battleship.game import Game, Observation, Outcome, Shot
+from battleship.inference import Contradiction, posterior
+from battleship.layout import Layout
+from battleship.rules import Rules, Ship, Sinks, preset
+from battleship.tables import tables
+from tests.helpers import brute_force_layouts, small_rules
+
+
+def replays(rules: Rules, masks: tuple[int, ...], observation: Observation) -> bool:
+    """True when the layout ``masks`` answers every shot of ``observation`` as observed."""
+    game = Game(Layout(rules, masks))
+    for shot in observation.shots:
+        if game.over:
+            return False
+        if game.fire(shot.cell) != shot:
+            return False
+    return True
+
+
+def brute_posterior(rules: Rules, observation: Observation) -> tuple[int, np.ndarray]:
+    """Count consistent layouts and per-placement counts by replaying every layout."""
+    t = tables(rules)
+    index = {(s, m): t.start[s] + i for s, ms in enumerate(rules.placements) for i, m in enumerate(ms)}
+    counts = np.zeros(len(t.masks), dtype=np.int64)
+    total = 0
+    for masks in brute_force_layouts(rules):
+        if replays(rules, masks, observation):
+            total += 1
+            for s, m in enumerate(masks):
+                counts[index[s, m]] += 1
+    return total, counts
+
+
+@st.composite
+def observed_games(draw, max_side: int = 5, max_ships: int = 3):
+    """Small rules, a hidden layout, and the answers to a random prefix of shots at it."""
+    rules = draw(small_rules(max_side=max_side, max_ships=max_ships))
+    seed = draw(st.integers(0, 2**32))
+    layout = generators.generate(rules, "uniform", seed, 1)[0]
+    order = np.random.default_rng(seed).permutation(rules.cells)
+    game = Game(layout)
+    shots = draw(st.integers(0, rules.cells))
+    for cell in order[:shots]:
+        if game.over:
+            break
+        game.fire(int(cell))
+    return rules, game.observation
+
+
+@settings(max_examples=150, deadline=None)
+@given(observed_games())
+def test_posterior_matches_brute_force_replay(case):
+    rules, observation = case
+    expected_total, expected_counts = brute_posterior(rules, observation)
+    result = posterior(rules, observation)
+    assert result.layouts == expected_total
+    assert (result.placement_layouts == expected_counts).all()
+
+
+@settings(max_examples=80, deadline=None)
+@given(observed_games(), st.data())
+def test_a_tampered_observation_is_counted_or_refused_exactly(case, data):
+    rules, observation = case
+    if not observation.shots:
+        return
+    i = data.draw(st.integers(0, len(observation.shots) - 1))
+    shot = observation.shots[i]
+    outcome = data.draw(st.sampled_from(list(Outcome)))
+    ship = data.draw(st.integers(0, len(rules.fleet) - 1))
+    tampered = Shot(
+        shot.cell,
+        outcome,
+        ship if rules.sinks in (Sinks.NAMED, Sinks.REVEALED) and outcome is Outcome.SUNK else None,
+    )
+    if rules.sinks is Sinks.REVEALED and outcome is Outcome.SUNK:
+        return  # revealed cells would need inventing too
+    shots = (*observation.shots[:i], tampered, *observation.shots[i + 1 :])
+    changed = Observation(rules, shots)
+    expected_total, _ = brute_posterior(rules, changed)
+    if expected_total == 0:
+        with pytest.raises(Contradiction):
+            posterior(rules, changed)
+    else:
+        assert posterior(rules, changed).layouts == expected_total
+
+
+def test_the_open_standard_board_probabilities_sum_to_the_fleet():
+    rules = Rules(6, 6, preset("standard").fleet[2:])
+    result = posterior(rules)
+    assert result.probability.sum() == pytest.approx(rules.ship_cells)
+
+
+def test_a_contradiction_says_what_is_wrong():
+    rules = Rules(4, 4, (Ship.line("Three", "T", 3),), sinks=Sinks.NAMED)
+    shots = (Shot(0, Outcome.HIT), Shot(1, Outcome.SUNK, 0))
+    with pytest.raises(Contradiction, match="Three"):
+        posterior(rules, Observation(rules, shots))
+    with pytest.raises(BattleshipError, match="second time"):
+        posterior(rules, Observation(rules, (Shot(0, Outcome.MISS), Shot(0, Outcome.MISS))))
+
+
+def test_the_open_standard_board_has_the_published_count():
+    from battleship.inference import count
+
+    # 30,093,975,536: the figure of 001 and 002 (labelled ships: the two 3-ships are distinct)
+    assert count(preset("standard")) == (30_093_975_536, "rows")
+
+
+def test_the_search_engine_and_the_row_engine_agree_mid_game():
+    from battleship.inference import count_by_rows, count_by_search, evidence
+
+    rules = Rules(6, 6, preset("standard").fleet[1:], sinks=Sinks.NAMED)
+    layout = generators.generate(rules, "uniform", 11, 1)[0]
+    game = Game(layout)
+    for cell in np.random.default_rng(11).permutation(rules.cells)[:14]:
+        if game.over:
+            break
+        game.fire(int(cell))
+        ev = evidence(rules, game.observation)
+        rows_total, rows_counts = count_by_rows(rules, ev)
+        search_total, search_counts = count_by_search(rules, ev)
+        assert rows_total == search_total
+        assert (rows_counts == search_counts).all()
+
+
+def test_count_command_prints_both_conventions():
+    import json
+
+    from typer.testing import CliRunner
+
+    from battleship.cli import app
+
+    out = json.loads(CliRunner().invoke(app, ["count", "--sizes", "6..7", "--json"]).stdout)
+    assert [row["rules"] for row in out] == ["square-6", "square-7"]
+    assert all(row["identical"] * 2 == row["distinct"] for row in out)  # the two 3-ships swap
+
+
+def board_fits(board, masks) -> bool:
+    """The order-free reading of a board state, written out plainly."""
+    rules = board.rules
+    covered = 0
+    for m in masks:
+        covered |= m
+    if covered & board.misses or board.hits & ~covered:
+        return False
+    marks = dict(board.sunk_at)
+    full = [m & ~board.hits == 0 for m in masks]
+    if rules.sinks is Sinks.NAMED:
+        return all(
+            (full[s] and masks[s] >> marks_of[s] & 1) if s in marks_of else not full[s]
+            for marks_of in [{ship: cell for cell, ship in board.sunk_at}]
+            for s in range(len(masks))
+        )
+    if rules.sinks is Sinks.SUNK:
+        for s, m in enumerate(masks):
+            inside = [c for c in marks if m >> c & 1]
+            if full[s] != (len(inside) == 1) or len(inside) > 1:
+                return False
+        return True
+    if rules.sinks is Sinks.REVEALED:
+        shown = dict(board.revealed)
+        return all(masks[s] == shown[s] if s in shown else not full[s] for s in range(len(masks)))
+    return True
+
+
+@settings(max_examples=100, deadline=None)
+@given(observed_games())
+def test_a_board_state_means_what_it_shows(case):
+    from battleship.notation import board_state
+
+    rules, observation = case
+    board = board_state(observation)
+    expected = sum(1 for masks in brute_force_layouts(rules) if board_fits(board, masks))
+    assert posterior(rules, board.observation()).layouts == expected
+
+
+def test_monte_carlo_agrees_with_the_exact_answer():
+    from battleship.inference.sampling import monte_carlo
+
+    rules = preset("standard")
+    layout = generators.generate(rules, "uniform", 5, 1)[0]
+    game = Game(layout)
+    for cell in np.random.default_rng(5).permutation(100)[:30]:
+        if game.over:
+            break
+        game.fire(int(cell))
+    exact = posterior(rules, game.observation).probability
+    estimate = monte_carlo(rules, game.observation, seconds=0.5, seed=1)
+    assert estimate.samples >= 8
+    z = np.abs(estimate.probability - exact) / np.maximum(estimate.standard_error, 1 / estimate.samples)
+    assert z.max() < 5
+
+
+@settings(max_examples=60, deadline=None)
+@given(observed_games(), st.integers(0, 2**32), st.booleans())
+def test_a_prior_per_placement_is_exact_against_brute_force(case, seed, as_float):
+    rules, observation = case
+    t = tables(rules)
+    rng = np.random.default_rng(seed)
+    prior = rng.random(len(t.masks)) * 3 if as_float else rng.integers(0, 4, len(t.masks))
+    index = {(s, m): t.start[s] + i for s, ms in enumerate(rules.placements) for i, m in enumerate(ms)}
+    total = 0.0
+    counts = np.zeros(len(t.masks))
+    for masks in brute_force_layouts(rules):
+        if replays(rules, masks, observation):
+            w = float(np.prod([prior[index[s, m]] for s, m in enumerate(masks)]))
+            total += w
+            for s, m in enumerate(masks):
+                counts[index[s, m]] += w
+    if total == 0:
+        with pytest.raises(Contradiction):
+            posterior(rules, observation, prior=prior)
+        return
+    result = posterior(rules, observation, prior=prior)
+    assert result.layouts == pytest.approx(total, rel=1e-9)
+    assert np.allclose(result.placement_layouts, counts, rtol=1e-9, atol=1e-9)
+    if not as_float:
+        assert result.layouts == int(total)

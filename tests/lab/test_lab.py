@@ -1,0 +1,186 @@
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from battleship import generators, lab
+from battleship.cli import app
+from battleship.errors import BattleshipError
+from battleship.rules import preset, square
+
+runner = CliRunner()
+
+
+def test_same_seed_same_shots_whatever_the_jobs(monkeypatch):
+    monkeypatch.setattr(lab, "CHUNK", 700)  # several chunks, so threads really interleave
+    rules = preset("standard")
+    one = lab.simulate(rules, "hunt-target-parity", 5_000, seed=9, jobs=1)
+    two = lab.simulate(rules, "hunt-target-parity", 5_000, seed=9, jobs=2)
+    assert np.array_equal(one, two)
+    assert not np.array_equal(one, lab.simulate(rules, "hunt-target-parity", 5_000, seed=10))
+
+
+def test_given_layouts_are_played_in_order():
+    rules = square(8)
+    rows = generators.draw(rules, "uniform", 3, 300)
+    from_file = lab.simulate(rules, "hunt-target", 300, seed=3, layouts=rows)
+    generated = lab.simulate(rules, "hunt-target", 300, seed=3)
+    assert np.array_equal(from_file, generated)  # the same layouts and the same shooter streams
+    assert from_file.min() >= rules.ship_cells
+
+
+def test_summary_statistics():
+    shots = np.array([17, 20, 20, 30, 41])
+    s = lab.summarise(shots, perfect=17, seconds=0.5)
+    assert (s.mean, s.median, s.mode, s.min, s.max, s.perfect, s.games_per_second) == (
+        25.6,
+        20,
+        20,
+        17,
+        41,
+        1,
+        10,
+    )
+    assert s.sd == pytest.approx(np.std(shots, ddof=1))
+    assert s.ci95[0] < s.mean < s.ci95[1]
+
+
+def test_simulate_json_has_the_promised_keys(tmp_path):
+    out = tmp_path / "shots.txt"
+    result = runner.invoke(
+        app,
+        ["simulate", "--shooter", "random", "--games", "2000", "--seed", "1", "--json", "--out", str(out)],
+    )
+    data = json.loads(result.stdout)
+    for key in ("games", "mean", "ci95", "sd", "median", "mode", "min", "max", "games_per_second"):
+        assert key in data
+    assert data["games"] == 2000 and len(out.read_text().split()) == 2000
+
+
+def test_simulate_reads_a_layouts_file_and_reports_bad_lines(tmp_path):
+    good = tmp_path / "layouts.txt"
+    good.write_text(runner.invoke(app, ["layout", "--count", "50", "--seed", "2"]).stdout)
+    data = json.loads(runner.invoke(app, ["simulate", "--layouts", str(good), "--json"]).stdout)
+    assert data["games"] == 50  # one game per layout
+    too_many = runner.invoke(app, ["simulate", "--layouts", str(good), "--games", "999"])
+    assert too_many.exit_code == 2 and "holds 50 layouts" in too_many.stderr
+    bad = tmp_path / "bad.txt"
+    bad.write_text(good.read_text().splitlines()[0] + "\nCCCCC\n")
+    result = runner.invoke(app, ["simulate", "--layouts", str(bad)])
+    assert result.exit_code == 2 and "layout on line 2" in result.stderr
+
+
+def test_lab_refuses_unknown_shooters():
+    with pytest.raises(BattleshipError, match="no shooter named 'psychic'"):
+        lab.simulate(preset("standard"), "psychic", 10)
+
+
+def test_compare_writes_the_charts_and_a_paired_table(tmp_path):
+    args = [
+        "compare",
+        "random",
+        "hunt-target",
+        "--games",
+        "3000",
+        "--seed",
+        "2",
+        "--figures",
+        str(tmp_path),
+        "--json",
+    ]
+    data = json.loads(runner.invoke(app, args).stdout)
+    assert set(data["shooters"]) == {"random", "hunt-target"}
+    assert data["shooters"]["hunt-target"]["mean"] < data["shooters"]["random"]["mean"]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["cumulative.png", "cumulative.svg", "distribution.png", "distribution.svg"]
+    alone = json.loads(
+        runner.invoke(
+            app, ["simulate", "--shooter", "hunt-target", "--games", "3000", "--seed", "2", "--json"]
+        ).stdout
+    )
+    assert alone["mean"] == data["shooters"]["hunt-target"]["mean"]  # the same layouts and streams
+    paired = data["shooters"]["hunt-target"]
+    assert paired["minus_first"] == pytest.approx(paired["mean"] - data["shooters"]["random"]["mean"])
+    low, high = paired["minus_first_ci95"]
+    assert low < paired["minus_first"] < high < 0
+
+
+def test_compare_takes_options_and_refuses_rules_a_shooter_cannot_play(tmp_path):
+    args = ["compare", "density", "density:skew=20", "--games", "200", "--figures", str(tmp_path), "--json"]
+    data = json.loads(runner.invoke(app, args).stdout)
+    assert set(data["shooters"]) == {"density", "density:skew=20"}
+    result = runner.invoke(app, ["compare", "trial-sink", "--games", "10", "--figures", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "may not touch" in result.stderr
+
+
+def test_exact_random_curve():
+    from battleship.lab.figures import random_cdf
+
+    cdf = random_cdf(100, 17)
+    assert cdf[16] == 0 and cdf[100] == 1 and cdf[96] < 0.5 <= cdf[97]  # median 97
+    assert abs(sum(n * (cdf[n] - cdf[n - 1]) for n in range(17, 101)) - 95.389) < 1e-3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(17, 100), min_size=1, max_size=300))
+def test_histogram_summary_equals_numpy(values):
+    shots = np.array(values)
+    s = lab.summarise_histogram(np.bincount(shots, minlength=101), 17, 1.0)
+    assert s.mean == pytest.approx(shots.mean())
+    assert s.median == pytest.approx(np.median(shots))
+    for q, v in s.quantiles.items():
+        assert v == pytest.approx(np.quantile(shots, float(q)))
+    assert (s.min, s.max, s.perfect) == (shots.min(), shots.max(), (shots == 17).sum())
+    if len(shots) > 1:
+        assert s.sd == pytest.approx(shots.std(ddof=1))
+
+
+def test_a_killed_run_resumes_to_the_same_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(lab, "CHUNK", 500)
+    whole, part = tmp_path / "whole.txt", tmp_path / "part.txt"
+    args = ["simulate", "--shooter", "hunt-target", "--games", "2300", "--seed", "4", "--json"]
+    first = json.loads(runner.invoke(app, [*args, "--out", str(whole)]).stdout)
+    lines = whole.read_text().splitlines(keepends=True)
+    assert len(lines) == 2300
+    # a run killed after 1,234 games, mid-line
+    (tmp_path / "part.txt.run.json").write_text((tmp_path / "whole.txt.run.json").read_text())
+    part.write_text("".join(lines[:1234]) + lines[1234][:1])
+    resumed = json.loads(runner.invoke(app, [*args, "--out", str(part), "--resume"]).stdout)
+    assert part.read_text() == whole.read_text()
+    assert {k: v for k, v in resumed.items() if k != "games_per_second"} == {
+        k: v for k, v in first.items() if k != "games_per_second"
+    }
+
+
+def test_saved_runs_are_never_overwritten_or_mixed(tmp_path):
+    out = tmp_path / "shots.txt"
+    base = ["simulate", "--games", "100", "--out", str(out)]
+    assert runner.invoke(app, base).exit_code == 0
+    again = runner.invoke(app, base)
+    assert again.exit_code == 2 and "pass --resume" in again.stderr
+    other = runner.invoke(app, [*base, "--seed", "9", "--resume"])
+    assert other.exit_code == 2 and "different run (seed differ)" in other.stderr
+    assert len(out.read_text().split()) == 100
+
+
+def test_notation_file_holds_every_game_and_deterministic_shooters_make_the_kernels_moves(tmp_path):
+    out, games_file = tmp_path / "shots.txt", tmp_path / "games.txt"
+    args = ["simulate", "--shooter", "density", "--games", "30", "--seed", "4", "--out", str(out)]
+    result = runner.invoke(app, [*args, "--notation", str(games_file), "--json"])
+    assert result.exit_code == 0, result.stderr
+    blocks = [b for b in games_file.read_text().split("\n\n") if b.strip()]
+    moves = [sum(1 for line in b.splitlines() if line.startswith("density:")) for b in blocks]
+    assert moves == [int(x) for x in out.read_text().split()]
+    again = runner.invoke(app, [*args[:-2], "--notation", str(games_file)])
+    assert again.exit_code == 2 and "exists" in again.stderr
+
+
+def test_best_names_the_strongest_measured_shooter_for_the_rules():
+    for rules, expected in (("standard", "density:skew=20"), ("pirates", "trial-sink:skew=20")):
+        args = ["simulate", "--shooter", "best", "--rules", rules, "--games", "50", "--json"]
+        data = json.loads(runner.invoke(app, args).stdout)
+        assert data["shooter"] == expected
