@@ -1,4 +1,4 @@
-"""What 002's Learning mode buys: the learning shooter against uniform-prior `optimal`, on the same layouts.
+"""What C. Liam Brown's Learning mode buys: the learning shooter against uniform-prior `optimal`, on the same layouts.
 
 Run: .venv/bin/python benchmarks/learning.py [--train N] [--games M] [--strength S] [--jobs J]
 For each human-like generator, a placement model is fitted to N layouts it drew (seed 1); then

@@ -5,12 +5,11 @@ A five-minute tour::
     import battleship as bs
 
     rules = bs.preset("standard")              # or bs.load("my-rules.toml"); bs.Rules(...) by hand
-    layout = bs.Layout.from_text("PP......../" + "........../" * 9, rules)  # refused: a fleet is missing
     layout = bs.generate(rules, seed=7)        # a uniformly random valid layout
-    print(layout.text())                       # rows joined by "/", ship letters on their cells
+    print(layout.text())                       # rows joined by "/"; bs.Layout.from_text reads it back
 
     game = bs.Game(layout)                     # the referee holds the hidden layout
-    shot = game.fire(bs.parse_cell("E5", rules))   # Shot(cell, Outcome.MISS | HIT | SUNK, ...)
+    shot = game.fire(bs.parse_cell("E5", rules.rows, rules.cols))  # Shot(cell, Outcome..., ...)
     board = game.observation                   # all a shooter may see: the rules and the shots
     print(board.text())                        # the board-state text; bs.Observation.from_text reads it
 

@@ -3,7 +3,7 @@
 A cell is an index ``row * cols + col`` with row 0 at the top and column 0 at the left (reading
 order). A bitboard is a Python int whose bit ``i`` stands for cell ``i``. Names follow the
 Milton Bradley board: a row letter from the top and a column number from the left (``B7``).
-The paper ``001`` uses ``(x, y)`` with ``(1, 1)`` at the bottom-left.
+The Dunman High paper uses ``(x, y)`` with ``(1, 1)`` at the bottom-left.
 """
 
 from __future__ import annotations

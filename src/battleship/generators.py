@@ -5,7 +5,7 @@
   uniform over valid layouts (ships are labelled: the two 3-ships are different ships).
 - ``sequential``: what most programs do: ship by ship, a random orientation and then a random
   position, retrying only that ship on a clash. Biased: ships placed later are pushed into the gaps.
-- ``r-blog``: 004's ``popGrid`` as written: a random direction, row and column over the whole board,
+- ``r-blog``: the R study's ``popGrid`` as written: a random direction, row and column over the whole board,
   kept only if ``col + size < ncol`` (or ``row + size < nrow``) and the cells are free. That test is
   two short of the board edge, so horizontal ships never use the last two columns and vertical ships
   never the last two rows.
@@ -29,7 +29,7 @@ from battleship.tables import Tables, tables
 GENERATORS = {
     "uniform": "every valid layout equally likely (whole-layout rejection)",
     "sequential": "ship by ship: random orientation, random position, retry the ship on a clash (biased)",
-    "r-blog": "004's popGrid as written, with its edge off-by-one (biased)",
+    "r-blog": "The R study's popGrid as written, with its edge off-by-one (biased)",
     "edge": "human-like: ships hug the edges (strength=S, default 3)",
     "clustered": "human-like: ships huddle together (strength=S, default 3)",
     "spread": "human-like: ships kept apart from each other (strength=S, default 3)",
@@ -113,7 +113,7 @@ def plan(rules: Rules, generator: str) -> Plan:
 
 
 def _r_blog_groups(rules: Rules) -> list[list[list[int]]]:
-    """Every (direction, row, col) that 004's test accepts, as placements, one group per ship."""
+    """Every (direction, row, col) that the R study's test accepts, as placements, one group per ship."""
     if rules.spacing is not Spacing.TOUCH:
         raise RulesError(
             "the r-blog generator lets ships touch; it cannot place ships under spacing "
@@ -134,7 +134,7 @@ def _r_blog_groups(rules: Rules) -> list[list[list[int]]]:
                     group.append(index[sum(1 << ((row + i) * rules.cols + col) for i in range(size))])
         if not group:
             raise RulesError(
-                f"004's placement test never accepts {ship.name} (size {size}) on a "
+                f"The R study's placement test never accepts {ship.name} (size {size}) on a "
                 f"{rules.rows}x{rules.cols} board: it needs size + 2 cells of room"
             )
         out.append([group])

@@ -1,4 +1,4 @@
-"""Text formats: layouts and board states (one line, like chess's FEN), and 001's notation.
+"""Text formats: layouts and board states (one line, like chess's FEN), and the Dunman High paper's notation.
 
 Layout: rows top to bottom joined by ``/``, one character per cell: ``.`` water or a ship's letter.
 Board state (what a shooter has seen): ``.`` unknown, ``o`` miss, ``x`` hit, and for a sunk ship
@@ -233,7 +233,7 @@ def read_board_state(text: str, rules: Rules) -> BoardState:
     return BoardState(rules, misses, hits, tuple(sunk_at), tuple(revealed))
 
 
-# --- 001's grid, move and game notation ---------------------------------------------------------
+# --- the Dunman High paper's grid, move and game notation ---------------------------------------------------------
 
 _CELL = re.compile(r"\s*\[\s*(\d*)\s*\]")
 _MOVE = re.compile(r"\s*([^\[\]:\n]+?)\s*:\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)")
@@ -241,7 +241,7 @@ _PLAYER = re.compile(r"^\s*\[([^\[\]]+)\]\s*$")
 
 
 def write_grid(layout: Layout) -> str:
-    """001's grid notation: ``[n]`` for ship number n (from 0), ``[]`` for water, top row first."""
+    """The Dunman High paper's grid notation: ``[n]`` for ship number n (from 0), ``[]`` for water, top row first."""
     rules = layout.rules
     ids = [[""] * rules.cols for _ in range(rules.rows)]
     for i, mask in enumerate(layout.masks):
@@ -251,7 +251,7 @@ def write_grid(layout: Layout) -> str:
 
 
 def read_grid(text: str, rules: Rules, first_line: int = 1) -> Layout:
-    """Read 001's grid notation (rows of ``[]`` and ``[n]``, top row first)."""
+    """Read the Dunman High paper's grid notation (rows of ``[]`` and ``[n]``, top row first)."""
     lines = [(n, line) for n, line in enumerate(text.split("\n"), first_line) if line.strip()]
     if len(lines) != rules.rows:
         raise NotationError(
@@ -286,7 +286,7 @@ def read_grid(text: str, rules: Rules, first_line: int = 1) -> Layout:
 
 
 def write_move(player: str, cell: int, rules: Rules) -> str:
-    """001's move notation: ``Player 1: (3, 7)``."""
+    """The Dunman High paper's move notation: ``Player 1: (3, 7)``."""
     x, y = to_xy(cell, rules.rows, rules.cols)
     return f"{player}: ({x}, {y})"
 
@@ -314,7 +314,7 @@ def read_moves(text: str, rules: Rules, first_line: int = 1) -> list[tuple[str, 
 
 @dataclass(frozen=True)
 class PaperGame:
-    """A game in 001's notation: players with their grids (None for a player who only shoots)."""
+    """A game in the Dunman High paper's notation: players with their grids (None for a player who only shoots)."""
 
     rules: Rules
     players: tuple[tuple[str, Layout | None], ...]
@@ -355,7 +355,7 @@ def from_record(record: Record, target: str = "target") -> PaperGame:
 
 
 def write_game(game: PaperGame) -> str:
-    """001's game notation: each player's name and grid, then the moves, one a line."""
+    """The Dunman High paper's game notation: each player's name and grid, then the moves, one a line."""
     parts = []
     for name, layout in game.players:
         parts.append(f"[{name}]")

@@ -21,16 +21,16 @@ class Spacing(str, Enum):
 
     TOUCH = "touch"  # ships may share edges and corners (the official rules)
     NO_EDGE = "no-edge"  # ships may meet at a corner but not along an edge
-    NO_CONTACT = "no-contact"  # a margin of one cell all round, corners included (003)
+    NO_CONTACT = "no-contact"  # a margin of one cell all round, corners included (the C# Pirates winner)
 
 
 class Sinks(str, Enum):
     """What the referee says when a shot completes a ship."""
 
-    NONE = "none"  # only hit or miss (003)
+    NONE = "none"  # only hit or miss (the C# Pirates winner)
     SUNK = "sunk"  # "you sank a ship", no name
     NAMED = "named"  # "you sank my Cruiser" (the official rules)
-    REVEALED = "revealed"  # named, and the sunk ship's cells are shown (000's diagrams)
+    REVEALED = "revealed"  # named, and the sunk ship's cells are shown (DataGenetics' diagrams)
 
 
 @dataclass(frozen=True)
@@ -266,29 +266,29 @@ def _presets() -> dict[str, tuple[str, Rules]]:
     r_blog = _fleet("Carrier C 5, Battleship B 4, Submarine S 3, Cruiser R 3, Patrol P 2")
     out = {
         "standard": (
-            "1990 Milton Bradley rules (001): 10x10, ships may touch, sunk ships are named",
+            "1990 Milton Bradley rules (the Dunman High paper): 10x10, ships may touch, sunk ships are named",
             Rules(10, 10, standard, Spacing.TOUCH, Sinks.NAMED, name="standard"),
         ),
         "datagenetics": (
-            "000's analysis: its ship names, sunk ships shown on the board",
+            "DataGenetics' analysis: its ship names, sunk ships shown on the board",
             Rules(10, 10, datagenetics, Spacing.TOUCH, Sinks.REVEALED, name="datagenetics"),
         ),
         "pirates": (
-            "003's C# Pirates contest: a one-cell margin round every ship, no sink announcements",
+            "The C# Pirates winner's C# Pirates contest: a one-cell margin round every ship, no sink announcements",
             Rules(10, 10, standard, Spacing.NO_CONTACT, Sinks.NONE, name="pirates"),
         ),
         "r-blog": (
-            "004's R study: its ship names, ships may touch, sunk ships are named",
+            "The R study's R study: its ship names, ships may touch, sunk ships are named",
             Rules(10, 10, r_blog, Spacing.TOUCH, Sinks.NAMED, name="r-blog"),
         ),
     }
     for n in range(6, 16):
-        out[f"square-{n}"] = (f"001's board of side {n} with the standard fleet", square(n))
+        out[f"square-{n}"] = (f"The Dunman High paper's board of side {n} with the standard fleet", square(n))
     return out
 
 
 def square(n: int) -> Rules:
-    """The standard fleet on an n x n board (001's section 7 uses n = 6..15)."""
+    """The standard fleet on an n x n board (the Dunman High paper's section 7 uses n = 6..15)."""
     return Rules(n, n, _fleet(STANDARD_FLEET), Spacing.TOUCH, Sinks.NAMED, name=f"square-{n}")
 
 

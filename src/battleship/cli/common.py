@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 # Piped output is never cut or squeezed: tables keep their natural width, as in a very wide terminal.
 PIPE_WIDTH = 10_000
-console = Console(width=None if sys.stdout.isatty() else PIPE_WIDTH)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
+console = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else PIPE_WIDTH)
+err = Console(stderr=True, width=None if sys.stderr.isatty() or "COLUMNS" in os.environ else PIPE_WIDTH)
 
 # ---- options with the same name, letter and meaning in every command ------------------------------
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or rules TOML file.")]
@@ -243,7 +243,7 @@ def print_table(
         table = Table(*(Column(h, no_wrap=True) for h in shown), title=title)
         for row in rows:
             table.add_row(*(v for h, v in zip(headers, row, strict=True) if h in shown))
-        width = Measurement.get(console, console.options, table).maximum
+        width = Measurement.get(console, console.options.update_width(PIPE_WIDTH), table).maximum
         droppable = [h for h in optional if h in shown]
         if width <= console.width or not droppable:
             break

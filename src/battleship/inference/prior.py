@@ -1,4 +1,4 @@
-"""002's Learning mode: a placement model fitted to recorded layouts, used as the exact engine's prior.
+"""C. Liam Brown's Learning mode: a placement model fitted to recorded layouts, used as the exact engine's prior.
 
 The engine weighs a layout by a product of one weight per ship placement, over the valid layouts.
 The model fits those weights to the record in two steps, both by iterative proportional fitting on

@@ -178,7 +178,7 @@ def monte_carlo(
 ) -> Estimate:
     """Hit probabilities from exact samples: ``samples`` of them, or as many as ``seconds`` allow.
 
-    With ``samples`` the estimate is reproducible; a time budget (002's Probability mode) draws
+    With ``samples`` the estimate is reproducible; a time budget (C. Liam Brown's Probability mode) draws
     batches until the time is up, so the count depends on the machine.
     """
     if (seconds is None) == (samples is None):

@@ -147,26 +147,100 @@ def _nth_bit(bits, n):
 
 
 @njit(cache=True, nogil=True)
+def _pair_leaf(
+    xs, ys, cells, hits, blocked, covered, pairs, scratch, picked, counts, targets, rows, base, next_target
+):
+    """The two ships left, counted together: returns (layouts here, the next target to fill).
+
+    ``pairs`` holds the pair tables (x-y conflicts, y-x conflicts, which y covers each cell) and
+    ``scratch`` the bitsets (valid x, valid y, the current mask, hits left); ``base`` is the
+    number of layouts visited before this node, which numbers the ones found here.
+    """
+    conflict_xy, conflict_yx, cover_y = pairs
+    valid_x, valid_y, m, left = scratch
+    nwords, nwy, nwx = cells.shape[1], valid_y.shape[0], valid_x.shape[0]
+    want = counts.shape[0] > 0
+    leaf = picked.shape[0] - 2
+    valid_y[:] = 0
+    for j in range(ys.shape[0]):
+        if _fits(cells, ys[j], blocked):
+            valid_y[j // 64] |= np.uint64(1) << np.uint64(j % 64)
+    uncovered = False
+    for w in range(nwords):
+        if hits[w] & ~covered[w]:
+            uncovered = True
+    valid_x[:] = 0
+    node = 0
+    for i in range(xs.shape[0]):
+        p = xs[i]
+        if not _fits(cells, p, blocked):
+            continue
+        valid_x[i // 64] |= np.uint64(1) << np.uint64(i % 64)
+        for w in range(nwy):
+            m[w] = valid_y[w] & ~conflict_xy[i, w]
+        if uncovered:  # the second ship must cover every hit the rest leave uncovered
+            for w in range(nwords):
+                left[w] = hits[w] & ~covered[w] & ~cells[p, w]
+                while left[w]:
+                    low = left[w] & (~left[w] + np.uint64(1))
+                    c = 64 * w + int(_popcount(low - np.uint64(1)))
+                    for k in range(nwy):
+                        m[k] &= cover_y[c, k]
+                    left[w] ^= low
+        found = 0
+        for w in range(nwy):
+            found += int(_popcount(m[w]))
+        if found == 0:
+            continue
+        while next_target < targets.shape[0] and targets[next_target] < base + node + found:
+            rows[next_target, :leaf] = picked[:leaf]
+            rows[next_target, leaf] = p
+            rows[next_target, leaf + 1] = ys[_nth_bit(m, targets[next_target] - base - node)]
+            next_target += 1
+        node += found
+        if want:
+            counts[p] += found
+            if uncovered:  # few pairs: credit the second ship's placements one by one
+                for w in range(nwy):
+                    bits = m[w]
+                    while bits:
+                        low = bits & (~bits + np.uint64(1))
+                        counts[ys[64 * w + int(_popcount(low - np.uint64(1)))]] += 1
+                        bits ^= low
+    if want and not uncovered and node > 0:
+        for j in range(ys.shape[0]):
+            if valid_y[j // 64] >> np.uint64(j % 64) & np.uint64(1):
+                c = 0
+                for w in range(nwx):
+                    c += int(_popcount(valid_x[w] & ~conflict_yx[j, w]))
+                counts[ys[j]] += c
+    if want:
+        for d in range(leaf):
+            counts[picked[d]] += node
+    return node, next_target
+
+
+@njit(cache=True, nogil=True)
 def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts, targets, out_rows):
     """As :func:`_enumerate` with unit weights, the last two ships counted together with bitsets.
 
     At a node where only two ships are left, the pairs of their placements that fit are counted
-    with one AND and popcount per placement of the first instead of a loop over the second.
-    ``targets`` (sorted, may be empty) selects layouts by their number in this visiting order:
-    row ``i`` of ``out_rows`` gets layout ``targets[i]``, in depth order (exact sampling).
+    with one AND and popcount per placement of the first instead of a loop over the second
+    (:func:`_pair_leaf`). ``targets`` (sorted, may be empty) selects layouts by their number in
+    this visiting order: row ``i`` of ``out_rows`` gets layout ``targets[i]``, in depth order
+    (exact sampling).
     """
     nships = lengths.shape[0]
     nwords = cells.shape[1]
-    want = out_counts.shape[0] > 0
     xs = lists[nships - 2, : lengths[nships - 2]]
     ys = lists[nships - 1, : lengths[nships - 1]]
-    nx, ny = xs.shape[0], ys.shape[0]
-    nwx, nwy = (nx + 63) // 64, (ny + 63) // 64
-    conflict_xy, conflict_yx, cover_y = _pair_tables(xs, ys, cells, halos, ncells)
-    valid_y = np.zeros(nwy, dtype=np.uint64)
-    valid_x = np.zeros(nwx, dtype=np.uint64)
-    m = np.zeros(nwy, dtype=np.uint64)
-    left = np.zeros(nwords, dtype=np.uint64)
+    pairs = _pair_tables(xs, ys, cells, halos, ncells)
+    scratch = (
+        np.zeros((xs.shape[0] + 63) // 64, dtype=np.uint64),
+        np.zeros((ys.shape[0] + 63) // 64, dtype=np.uint64),
+        np.zeros((ys.shape[0] + 63) // 64, dtype=np.uint64),
+        np.zeros(nwords, dtype=np.uint64),
+    )
     choice = np.full(nships, -1, dtype=np.int64)
     picked = np.full(nships, -1, dtype=np.int64)
     blocked = np.zeros((nships + 1, nwords), dtype=np.uint64)
@@ -178,63 +252,10 @@ def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts, tar
     next_target = 0
     while depth >= 0:
         if depth == leaf:
-            # the two ships left: which of their placements fit, then the pairs
-            valid_y[:] = 0
-            for j in range(ny):
-                if _fits(cells, ys[j], blocked[depth]):
-                    valid_y[j // 64] |= np.uint64(1) << np.uint64(j % 64)
-            uncovered = False
-            for w in range(nwords):
-                if hits[w] & ~covered[depth, w]:
-                    uncovered = True
-            valid_x[:] = 0
-            node = 0
-            for i in range(nx):
-                p = xs[i]
-                if not _fits(cells, p, blocked[depth]):
-                    continue
-                valid_x[i // 64] |= np.uint64(1) << np.uint64(i % 64)
-                for w in range(nwy):
-                    m[w] = valid_y[w] & ~conflict_xy[i, w]
-                if uncovered:
-                    for w in range(nwords):
-                        left[w] = hits[w] & ~covered[depth, w] & ~cells[p, w]
-                        while left[w]:
-                            low = left[w] & (~left[w] + np.uint64(1))
-                            c = 64 * w + int(_popcount(low - np.uint64(1)))
-                            for k in range(nwy):
-                                m[k] &= cover_y[c, k]
-                            left[w] ^= low
-                found = 0
-                for w in range(nwy):
-                    found += int(_popcount(m[w]))
-                if found == 0:
-                    continue
-                while next_target < targets.shape[0] and targets[next_target] < total + node + found:
-                    out_rows[next_target, :leaf] = picked[:leaf]
-                    out_rows[next_target, leaf] = p
-                    out_rows[next_target, leaf + 1] = ys[_nth_bit(m, targets[next_target] - total - node)]
-                    next_target += 1
-                node += found
-                if want:
-                    out_counts[p] += found
-                    if uncovered:  # few pairs: credit the second ship's placements one by one
-                        for w in range(nwy):
-                            bits = m[w]
-                            while bits:
-                                low = bits & (~bits + np.uint64(1))
-                                out_counts[ys[64 * w + int(_popcount(low - np.uint64(1)))]] += 1
-                                bits ^= low
-            if want and not uncovered and node > 0:
-                for j in range(ny):
-                    if valid_y[j // 64] >> np.uint64(j % 64) & np.uint64(1):
-                        c = 0
-                        for w in range(nwx):
-                            c += int(_popcount(valid_x[w] & ~conflict_yx[j, w]))
-                        out_counts[ys[j]] += c
-            if want:
-                for d in range(leaf):
-                    out_counts[picked[d]] += node
+            node, next_target = _pair_leaf(
+                xs, ys, cells, hits, blocked[depth], covered[depth], pairs, scratch, picked, out_counts,
+                targets, out_rows, total, next_target,
+            )  # fmt: skip
             total += node
             depth -= 1
             continue

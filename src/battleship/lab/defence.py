@@ -1,6 +1,6 @@
-"""Layouts that survive: 001's "optimal layout" against a deterministic shooter, and a layout search.
+"""Layouts that survive: the Dunman High paper's "optimal layout" against a deterministic shooter, and a layout search.
 
-- :func:`adversary_layout` is 001's construction: let the shooter fire, and answer "miss" whenever
+- :func:`adversary_layout` is the Dunman High paper's construction: let the shooter fire, and answer "miss" whenever
   some layout consistent with the answers so far has no ship there; else "hit", else the sinking
   that keeps the most layouts. When every ship is sunk, the answers pin a layout the shooter needs
   exactly that many shots to finish, if it is deterministic.
@@ -58,7 +58,7 @@ def _answers(rules: Rules, observation: Observation, cell: int) -> list[tuple[Sh
 
 
 def adversary_layout(rules: Rules, shooter: str, options: Options | None = None, seed: int = 0):
-    """001's optimal layout against ``shooter``: (the layout, the shots it took to build)."""
+    """The Dunman High paper's optimal layout against ``shooter``: (the layout, the shots it took to build)."""
     player = make(shooter, options)
     player.reset(rules, np.random.default_rng(seed))
     observation = Observation(rules)

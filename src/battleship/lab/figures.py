@@ -1,4 +1,4 @@
-"""Matplotlib charts in the style of 000: shots per game, and the chance of finishing within n shots."""
+"""Matplotlib charts in the style of DataGenetics: shots per game, and the chance of finishing within n shots."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def compare_charts(
 
 
 def heat_map(probability: np.ndarray, grid: list[list[str]], path: Path, title: str, best=()) -> Path:
-    """000's heat map: the probability of a ship on each unknown cell, shot cells marked."""
+    """DataGenetics' heat map: the probability of a ship on each unknown cell, shot cells marked."""
     rows, cols = probability.shape
     masked = np.ma.masked_array(probability, mask=[[ch != "." for ch in row] for row in grid])
     fig = Figure(figsize=(1 + 0.55 * cols, 0.8 + 0.55 * rows))
@@ -98,7 +98,7 @@ def heat_map(probability: np.ndarray, grid: list[list[str]], path: Path, title: 
 def replay_frame(
     probability: np.ndarray, seen: list[list[str]], hidden: list[list[str]] | None, chosen: int, title: str
 ) -> Figure:
-    """000's walkthrough frame: the probability map beside the board, the chosen cell ringed on both."""
+    """DataGenetics' walkthrough frame: the probability map beside the board, the chosen cell ringed on both."""
     rows, cols = probability.shape
     fig = Figure(figsize=(2 + 1.1 * cols, 1.2 + 0.55 * rows))
     heat, board = fig.subplots(1, 2)

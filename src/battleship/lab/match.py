@@ -1,10 +1,10 @@
-"""Two-player matches, as 001 plays them: each side hides a fleet and both fire in turn.
+"""Two-player matches, as the Dunman High paper plays them: each side hides a fleet and both fire in turn.
 
 A side's shots never depend on the other side's, so a match is two independent runs of the lab:
 A's shooter against B's layouts and B's shooter against A's. With alternate turns the side that
 moves first wins when it needs no more shots than the other, and the game lasts
 ``2 * shots - 1`` moves if the first mover wins, ``2 * shots`` (the second mover's) otherwise.
-001 scales the moves played by the most a game can last, ``2 * cells``.
+The Dunman High paper scales the moves played by the most a game can last, ``2 * cells``.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def outcomes(shots_a: np.ndarray, shots_b: np.ndarray, a_first: np.ndarray) -> t
 
 @dataclass(frozen=True)
 class MatchResult:
-    """What a match measured (moves scaled by 001's maximum, ``2 * cells``)."""
+    """What a match measured (moves scaled by the Dunman High paper's maximum, ``2 * cells``)."""
 
     rules: str
     a: str
@@ -154,7 +154,7 @@ def play_match(
     return summarise(rules, a, b, shots_a, shots_b, seed, first, time.perf_counter() - start)
 
 
-# 001 section 7.1, Optimal against each strategy: win rate, then moves (mean, median, mode) / 2n^2
+# the Dunman High paper section 7.1, Optimal against each strategy: win rate, then moves (mean, median, mode) / 2n^2
 PUBLISHED_001 = {
     6: {"random": (1, 0.696, 0.708, 0.708), "hunt-target": (0.807, 0.683, 0.681, 0.681)},
     7: {"random": (1, 0.605, 0.602, 0.602), "hunt-target": (0.816, 0.593, 0.592, 0.602)},
@@ -178,7 +178,7 @@ def sweep(
     jobs: int = 1,
     first: str = "alternate",
 ):
-    """001's section 7: ``player`` against each opponent on square boards of each side, standard fleet.
+    """The Dunman High paper's section 7: ``player`` against each opponent on square boards of each side, standard fleet.
 
     Yields one :class:`MatchResult` per (side, opponent). The player's own games are played once
     per side and shared by every opponent (its shots do not depend on whom it plays).

@@ -76,7 +76,7 @@ register(
     ShooterSpec(
         "flood",
         f"{_HERE}.flood:FloodShooter",
-        "the R study: random guesses, and a flood of the neighbours of every hit",
+        "The R study: random guesses, and a flood of the neighbours of every hit",
         "flood",
         kernel_agrees="counts",  # the kernel counts the cells the last flood marks, as the R study does
     )
@@ -85,7 +85,7 @@ register(
     ShooterSpec(
         "density-grid",
         f"{_HERE}.flood:DensityGridShooter",
-        "the R study: a misses-only density over the whole fleet, and a flood on a hit",
+        "The R study: a misses-only density over the whole fleet, and a flood on a hit",
         "density-grid",
         ("skew",),
         kernel_agrees="counts",
@@ -95,7 +95,7 @@ register(
     ShooterSpec(
         "superposition",
         f"{_HERE}.density:SuperpositionShooter",
-        "the Dunman High paper: forced cells, then the most arranged cell, parity boosted",
+        "The Dunman High paper: forced cells, then the most arranged cell, parity boosted",
         "superposition",
         ("tie", "boost"),
     )
@@ -104,7 +104,7 @@ register(
     ShooterSpec(
         "trial-sink",
         f"{_HERE}.trial_sink:TrialSinkShooter",
-        "the C# Pirates winner: trial shots by ship options, sink shots to finish (no-touch rules)",
+        "The C# Pirates winner: trial shots by ship options, sink shots to finish (no-touch rules)",
         "trial-sink",
         SCORING,
     )
@@ -113,7 +113,7 @@ register(
     ShooterSpec(
         "optimal",
         f"{_HERE}.optimal:OptimalShooter",
-        "the Dunman High paper done exactly: the cell most consistent layouts put a ship on",
+        "The Dunman High paper done exactly: the cell most consistent layouts put a ship on",
         None,
         (*SCORING, "informative", "boost", "endgame"),
     )

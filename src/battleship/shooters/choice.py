@@ -89,7 +89,7 @@ def smallest_afloat(afloat, size):
 
 @njit(cache=True, nogil=True)
 def skew_factor(status, afloat, size, rows, cols, percent):
-    """002's diagonal skew: one colour favoured while a ship of the fleet's smallest size may be afloat.
+    """C. Liam Brown's diagonal skew: one colour favoured while a ship of the fleet's smallest size may be afloat.
 
     Empty (no scaling) when the skew is off.
     """

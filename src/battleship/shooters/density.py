@@ -1,17 +1,17 @@
-"""000's probability-density shooter and 001's superposition shooter: Numba kernels and readable Shooters.
+"""DataGenetics' probability-density shooter and the Dunman High paper's superposition shooter: Numba kernels and readable Shooters.
 
-density (000): every afloat ship's placements that avoid misses and cells of sunk ships are counted
+density (DataGenetics): every afloat ship's placements that avoid misses and cells of sunk ships are counted
 on each unknown cell they cover. Hits count as open water for placements, and a placement through
-``k`` hits not yet explained by a sunk ship weighs ``weight ** k`` (000's "heavy score weighting").
-The most counted unknown cell is fired at; ties go to the first in reading order (000's
-implementation), a random one, or the one nearest the centre. With ``skew`` (002), one checkerboard
+``k`` hits not yet explained by a sunk ship weighs ``weight ** k`` (DataGenetics' "heavy score weighting").
+The most counted unknown cell is fired at; ties go to the first in reading order (DataGenetics'
+implementation), a random one, or the one nearest the centre. With ``skew`` (C. Liam Brown's calculator), one checkerboard
 colour scores that many percent more while the fleet's smallest ship may be afloat.
 
-superposition (001, section 5, "a sub-optimal implementation"): the same count with every placement
+superposition (the Dunman High paper, section 5, "a sub-optimal implementation"): the same count with every placement
 weighing 1 ("every arrangement of every operational ship"), after two forced-cell rules: a hit with
 exactly one unsearched neighbour and no hit neighbour has its ship there; a ship with exactly one
 possible arrangement is there. While any hit is not explained by a sunk ship, only unsearched
-neighbours of hits are candidates (as 001's code does); while hunting, cells ``(row + col) % n == k``
+neighbours of hits are candidates (as the Dunman High paper's code does); while hunting, cells ``(row + col) % n == k``
 get the parity ``boost`` (n the smallest operational ship's length, k the residue most shots so far
 went to).
 
@@ -140,7 +140,7 @@ def fitting(status, geometry):
 
 @njit(cache=True, nogil=True)
 def forced_cell(status, afloat, valid, rows, cols, geometry):
-    """001's forced cells: a hit's only open neighbour, or an unsearched cell of a ship's only arrangement."""
+    """The Dunman High paper's forced cells: a hit's only open neighbour, or an unsearched cell of a ship's only arrangement."""
     cell_list, size, start, count = geometry[0], geometry[1], geometry[2], geometry[3]
     for cell in range(status.shape[0]):
         if status[cell] != HIT:
@@ -178,7 +178,7 @@ def forced_cell(status, afloat, valid, rows, cols, geometry):
 
 @njit(cache=True, nogil=True)
 def superposition_pick(density, status, afloat, valid, rows, cols, params, geometry, state):
-    """001's superposition choice, given the arrangement counts (``density`` with weight 1)."""
+    """The Dunman High paper's superposition choice, given the arrangement counts (``density`` with weight 1)."""
     forced = forced_cell(status, afloat, valid, rows, cols, geometry)
     if forced >= 0:
         return forced
@@ -204,7 +204,7 @@ def superposition_pick(density, status, afloat, valid, rows, cols, params, geome
 
 @njit(cache=True, nogil=True)
 def density_pick(density, status, afloat, rows, cols, params, geometry, state, open_cells, plain):
-    """000's choice: the unknown cell of highest density (with 002's skew when asked for).
+    """DataGenetics' choice: the unknown cell of highest density (with C. Liam Brown's skew when asked for).
 
     ``open_cells`` is ``status == UNKNOWN`` and ``plain`` an empty factor, kept by the caller (no allocation per shot).
     """
@@ -303,7 +303,7 @@ def observed_status(rules: Rules, observation: Observation) -> tuple[np.ndarray,
 
 
 def best_cells(rules: Rules, observation: Observation, probability: np.ndarray, skew: int = 0) -> list[int]:
-    """The unshot cells of highest probability; with ``skew`` (percent), 002's diagonal skew applied first."""
+    """The unshot cells of highest probability; with ``skew`` (percent), C. Liam Brown's diagonal skew applied first."""
     value = np.asarray(probability, dtype=np.float64).ravel()
     if skew:
         status, afloat = observed_status(rules, observation)
@@ -318,7 +318,7 @@ def best_cells(rules: Rules, observation: Observation, probability: np.ndarray, 
 
 
 class DensityShooter:
-    """000's probability density shooter (see the module docstring). Plays every rules variant."""
+    """DataGenetics' probability density shooter (see the module docstring). Plays every rules variant."""
 
     name = "density"
     mode = DENSITY
@@ -364,7 +364,7 @@ class DensityShooter:
 
 
 class SuperpositionShooter(DensityShooter):
-    """001's practical optimal strategy: forced cells, then the most arranged cell, parity boosted."""
+    """The Dunman High paper's practical optimal strategy: forced cells, then the most arranged cell, parity boosted."""
 
     name = "superposition"
     mode = SUPERPOSITION

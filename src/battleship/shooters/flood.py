@@ -9,9 +9,9 @@
   in R's column-major order, flooding on a hit as above; ``skew`` as in
   :mod:`battleship.shooters.options`.
 
-Both search around a hit the way 004's ``recSearch`` recurses: fire the cell; if it holds a ship, go
+Both search around a hit the way the R study's ``recSearch`` recurses: fire the cell; if it holds a ship, go
 on with the cell below, then above, right and left, each explored fully before the next. Here the
-referee ends the game at the last ship cell, while 004 (and the lab's kernels, to reproduce its
+referee ends the game at the last ship cell, while the R study (and the lab's kernels, to reproduce its
 table) also counts the cells its final flood marks afterwards, so these shooters can finish a few
 shots sooner than the kernels count.
 """
@@ -30,13 +30,13 @@ from battleship.shooters.options import Options
 
 
 class FloodShooter:
-    """004's traditional method: guesses in a shuffled order, and a flood from every hit."""
+    """The R study's traditional method: guesses in a shuffled order, and a flood from every hit."""
 
     name = "flood"
 
     def __init__(self, options: Options | None = None, order: list[int] | None = None):
         self.options = options or Options()
-        self._given_order = order  # a fixed guess order, for tests against the kernel and 004's code
+        self._given_order = order  # a fixed guess order, for tests against the kernel and the R study's code
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """New guess order, empty flood."""
@@ -79,7 +79,7 @@ class FloodShooter:
 
 
 class DensityGridShooter(FloodShooter):
-    """004's density method: guess the first cell (column by column) of the highest misses-only density."""
+    """The R study's density method: guess the first cell (column by column) of the highest misses-only density."""
 
     name = "density-grid"
 
@@ -99,7 +99,7 @@ class DensityGridShooter(FloodShooter):
         super().reset(rules, rng)
 
     def guess(self, observation: Observation) -> int:
-        """004's ``buildDen`` over every ship of the fleet (sunk ones too), from the cells fired at."""
+        """The R study's ``buildDen`` over every ship of the fleet (sunk ones too), from the cells fired at."""
         rules = self._rules
         rows, cols = rules.rows, rules.cols
         shot = np.zeros((rows, cols), dtype=bool)
@@ -125,7 +125,7 @@ class DensityGridShooter(FloodShooter):
 
 @njit(cache=True, nogil=True)
 def flood(cell, ship_at, marked, rows, cols, stack):
-    """004's ``recSearch`` from ``cell``: returns (cells newly marked, ship cells among them)."""
+    """The R study's ``recSearch`` from ``cell``: returns (cells newly marked, ship cells among them)."""
     top = 0
     stack[top] = cell
     top += 1
@@ -158,7 +158,7 @@ def flood(cell, ship_at, marked, rows, cols, stack):
 
 @njit(cache=True, nogil=True)
 def play_flood(state, ship_at, total, rows, cols, order):
-    """004's traditional method; ``order`` is the guess order (shuffled when empty)."""
+    """The R study's traditional method; ``order`` is the guess order (shuffled when empty)."""
     n = rows * cols
     if order.shape[0] == 0:
         order = shuffled(state, n)
@@ -178,7 +178,7 @@ def play_flood(state, ship_at, total, rows, cols, order):
 
 @njit(cache=True, nogil=True)
 def play_density_grid(ship_at, total, rows, cols, size, skew):
-    """004's density method: misses-only density over the whole fleet, first maximum column by column."""
+    """The R study's density method: misses-only density over the whole fleet, first maximum column by column."""
     n = rows * cols
     marked = np.zeros(n, dtype=np.bool_)
     status = np.zeros(n, dtype=np.int8)
@@ -210,7 +210,7 @@ def play_density_grid(ship_at, total, rows, cols, size, skew):
                     if ok:
                         for k in range(length):
                             den[r * cols + c + k] += 1
-        if skew > 0:  # 004 never drops a ship, so the smallest is always "afloat"
+        if skew > 0:  # the R study never drops a ship, so the smallest is always "afloat"
             for cell in range(n):
                 status[cell] = MISS if marked[cell] else UNKNOWN
             factor = pattern_factor(status, rows, cols, 2, skew)

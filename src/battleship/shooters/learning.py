@@ -1,4 +1,4 @@
-"""002's Learning mode: ``optimal`` with a placement model fitted to recorded layouts as its prior.
+"""C. Liam Brown's Learning mode: ``optimal`` with a placement model fitted to recorded layouts as its prior.
 
 ``learning:model=FILE`` reads a model written by ``battleship learn``; every probability is then
 exact under that prior (:func:`battleship.inference.posterior` with per-placement weights).

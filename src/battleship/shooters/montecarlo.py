@@ -1,9 +1,9 @@
-"""002's Probability mode: hit frequencies over exact uniform samples of the consistent layouts.
+"""C. Liam Brown's Probability mode: hit frequencies over exact uniform samples of the consistent layouts.
 
-Each shot draws ``samples`` layouts (or draws for ``budget`` milliseconds, as 002 does) with
+Each shot draws ``samples`` layouts (or draws for ``budget`` milliseconds, as C. Liam Brown's calculator does) with
 :func:`battleship.inference.sampling.draw`, exact and uniform, and fires at the unknown cell most of them put a
-ship on; ``skew`` (002 uses 20), ``boost`` and ``tie`` work as in ``optimal``. With enough samples it
-plays as ``optimal`` does; with few it is a noisy copy, which is what 002's time budget gives.
+ship on; ``skew`` (C. Liam Brown's calculator uses 20), ``boost`` and ``tie`` work as in ``optimal``. With enough samples it
+plays as ``optimal`` does; with few it is a noisy copy, which is what C. Liam Brown's time budget gives.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""001's "optimal strategy", done exactly: fire at the unknown cell most likely to hold a ship.
+"""The Dunman High paper's "optimal strategy", done exactly: fire at the unknown cell most likely to hold a ship.
 
 The probabilities come from :func:`battleship.inference.posterior` (every layout consistent with
 the shots, sink announcements included). Options: ``tie`` (first, random, centre, informative),
-001's parity ``boost`` (percent, default 0), 002's ``skew`` (percent). Plays every rules variant the
+the Dunman High paper's parity ``boost`` (percent, default 0), C. Liam Brown's ``skew`` (percent). Plays every rules variant the
 engine plays; under spacing rules and polyomino fleets the engine's search is slow on open boards.
 ``endgame=N`` solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
 layouts remain.

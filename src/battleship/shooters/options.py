@@ -7,17 +7,17 @@ One :class:`Options` value configures every shooter; each reads only the keys it
   tells most) is read by optimal and montecarlo only.
 - ``colour``: the checkerboard colour hunt-target-parity hunts on, ``(row + col) % 2``.
 - ``weight``: density's factor per unexplained hit a placement passes through.
-- ``skew``: 002's diagonal skew, in percent (002 uses 20): while the smallest ship may be afloat,
+- ``skew``: C. Liam Brown's diagonal skew, in percent (C. Liam Brown's calculator uses 20): while the smallest ship may be afloat,
   cells of one checkerboard colour (the colour most of the shots so far went to) score that much
   more. density, density-grid, trial-sink.
-- ``boost``: 001's parity boost, in percent, to cells ``(row + col) % n == k`` where ``n`` is the
+- ``boost``: the Dunman High paper's parity boost, in percent, to cells ``(row + col) % n == k`` where ``n`` is the
   smallest afloat ship's length and ``k`` the residue most shots so far went to. superposition
   (default 5) and optimal (default 0).
 - ``endgame``: optimal solves the rest of the game exactly (fewest expected shots) once at most
   this many layouts remain (0: never).
 - ``model``: learning's placement model file (written by ``battleship learn``).
 - ``samples``: montecarlo's exact samples per shot (reproducible).
-- ``budget``: montecarlo's time per shot in milliseconds, as 002 does it (0: use ``samples``); the
+- ``budget``: montecarlo's time per shot in milliseconds, as C. Liam Brown's calculator does it (0: use ``samples``); the
   number of samples then depends on the machine, so runs with a budget are not reproducible.
 """
 
@@ -35,7 +35,7 @@ TIES = {"first": 0, "random": 1, "centre": 2, "informative": 3}
 SINK_CODES = {Sinks.NONE: 0, Sinks.SUNK: 1, Sinks.NAMED: 2, Sinks.REVEALED: 3}
 SPACING_CODES = {Spacing.TOUCH: 0, Spacing.NO_EDGE: 1, Spacing.NO_CONTACT: 2}
 DEFAULT_WEIGHT = 20
-SUPERPOSITION_BOOST = 5  # 001: "a few percentage points"
+SUPERPOSITION_BOOST = 5  # the Dunman High paper: "a few percentage points"
 
 # positions in the kernels' parameter vector
 TIE, COLOUR, WEIGHT, SKEW, BOOST, SINKS, SPACING = range(7)

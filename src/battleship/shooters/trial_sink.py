@@ -1,4 +1,4 @@
-"""003's trial-shot / sink-shot shooter (the C# Pirates winner), as a Numba kernel and a readable Shooter.
+"""The C# Pirates winner's trial-shot / sink-shot shooter (the C# Pirates winner), as a Numba kernel and a readable Shooter.
 
 Written for ships that may not touch and a referee who never says "sunk". Every cell is unknown,
 water, ship (a hit), sunk (a hit of a ship known to be finished) or impossible (unshot, but next to a
@@ -6,8 +6,8 @@ finished ship, so no ship can be there).
 
 - Trial shots (no unfinished hit): every afloat ship's placements over unknown cells only are
   counted on each cell they cover; the most counted cell is fired at, ties broken by ``tie`` (first,
-  random or centre-most; 003 says the tie-break "is crucial", and its own rule is not published), with
-  002's ``skew`` as an option.
+  random or centre-most; the C# Pirates winner says the tie-break "is crucial", and its own rule is not published), with
+  C. Liam Brown's ``skew`` as an option.
 - Sink shots (a run of unfinished hits): the candidates are the unknown cells that extend the run in
   line (all four neighbours of a single hit); each scores the placements of afloat ships longer than
   the run that cover the run and the candidate over unknown cells. The best is fired at.
@@ -203,7 +203,7 @@ def play_trial_sink(state, ship_at, total, rows, cols, params, geometry):
 
 
 class TrialSinkShooter:
-    """003's trial-shot / sink-shot shooter (see the module docstring)."""
+    """The C# Pirates winner's trial-shot / sink-shot shooter (see the module docstring)."""
 
     name = "trial-sink"
     refusal = staticmethod(refusal)

@@ -40,7 +40,7 @@ class Fire(BaseModel):
 
 
 class Calc(BaseModel):
-    """A board state in the board-state format, and whether to apply 002's diagonal skew."""
+    """A board state in the board-state format, and whether to apply C. Liam Brown's diagonal skew."""
 
     rules: Literal["standard", "datagenetics", "pirates", "r-blog"] = "standard"
     board: Annotated[str, Field(max_length=400)]
@@ -57,6 +57,14 @@ def create_app(url: str = "sqlite:///battleship.db") -> FastAPI:
         version="1",
     )
     app.state.service = service
+    _guard(app)
+    _api(app, service)
+    _pages(app)
+    return app
+
+
+def _guard(app: FastAPI) -> None:
+    """Bounded request bodies, and every user error answered as a 4xx with a message."""
 
     @app.middleware("http")
     async def bound_bodies(request: Request, call_next):
@@ -92,6 +100,10 @@ def create_app(url: str = "sqlite:///battleship.db") -> FastAPI:
             for e in exc.errors()
         ]
         return JSONResponse({"detail": "; ".join(problems)}, status_code=422)
+
+
+def _api(app: FastAPI, service: Service) -> None:
+    """The JSON API."""
 
     @app.get("/api/rules")
     def rules_list() -> dict[str, Any]:
@@ -141,6 +153,10 @@ def create_app(url: str = "sqlite:///battleship.db") -> FastAPI:
         """Figures drawn from every finished game."""
         return await run_in_threadpool(stats.summary, service)
 
+
+def _pages(app: FastAPI) -> None:
+    """The three pages and their static files."""
+
     @app.get("/", include_in_schema=False)
     def game_page():
         return FileResponse(STATIC / "game.html")
@@ -154,4 +170,3 @@ def create_app(url: str = "sqlite:///battleship.db") -> FastAPI:
         return FileResponse(STATIC / "stats.html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    return app

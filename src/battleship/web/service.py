@@ -1,8 +1,8 @@
-"""The game against the computer (002's html5 game) on this project's engine, independent of HTTP.
+"""The game against the computer (C. Liam Brown's html5 game) on this project's engine, independent of HTTP.
 
 A game is its two layouts and its moves; everything else (answers, sunk ships, whose turn, the
 end) is replayed from them with :class:`battleship.notation.PaperGame`, so what is stored is
-exactly 001's game notation. The computer's shooter is made afresh for every move and sees only
+exactly the Dunman High paper's game notation. The computer's shooter is made afresh for every move and sees only
 its :class:`battleship.game.Observation` of the player's board.
 """
 
@@ -30,13 +30,15 @@ from battleship.web import store
 
 PLAYER, COMPUTER = "Player", "Computer"
 RULES = ("standard", "datagenetics", "pirates", "r-blog")
-PROBABILITY_BUDGET_MS = 250  # 002 thinks for four seconds; a quarter second keeps the page brisk
+PROBABILITY_BUDGET_MS = (
+    250  # C. Liam Brown's calculator thinks for four seconds; a quarter second keeps the page brisk
+)
 REFIT_EVERY = 10  # the Learning mode refits its model every this many new finished games
 MODES = {
     "random": "Random: any square not yet fired at, even after a hit",
-    "probability": f"Probability (002): exact Monte Carlo samples for {PROBABILITY_BUDGET_MS} ms a move, diagonal skew",
+    "probability": f"Probability (C. Liam Brown's calculator): exact Monte Carlo samples for {PROBABILITY_BUDGET_MS} ms a move, diagonal skew",
     "best": "Best: the strongest shooter measured for the rules",
-    "learning": "Learning (002): exact probabilities under a prior fitted to the layouts players used",
+    "learning": "Learning (C. Liam Brown's calculator): exact probabilities under a prior fitted to the layouts players used",
 }
 
 
@@ -89,7 +91,7 @@ def replay(row: dict[str, Any]) -> Replay:
 
 
 def write_record(rules: Rules, player: Layout, computer: Layout, moves: list[tuple[str, int]]) -> str:
-    """001's game notation of the whole game so far."""
+    """The Dunman High paper's game notation of the whole game so far."""
     return notation.write_game(
         notation.PaperGame(rules, ((PLAYER, player), (COMPUTER, computer)), tuple(moves))
     )

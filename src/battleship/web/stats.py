@@ -1,4 +1,4 @@
-"""The statistics page's figures, drawn from every finished game (002's stats page)."""
+"""The statistics page's figures, drawn from every finished game (C. Liam Brown's stats page)."""
 
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ games = Table(
     Column("player_layout", Text, nullable=False),
     Column("computer_layout", Text, nullable=False),
     Column("record", Text, nullable=False),  # JSON: every move in order
-    Column("notation", Text),  # 001's game notation, written when the game ends
+    Column("notation", Text),  # the Dunman High paper's game notation, written when the game ends
 )
 
 

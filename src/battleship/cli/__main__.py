@@ -1,0 +1,5 @@
+"""``python -m battleship.cli``: the same as the ``battleship`` command."""
+
+from battleship.cli import main
+
+main()

@@ -1,0 +1,135 @@
+"""What a newcomer meets first: the commands read back what they write, refuse bad counts clearly,
+agree on their options, and never squeeze or blank a value; the package's front door works."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import battleship
+from battleship.cli import app
+from battleship.shooters import names, spec
+from battleship.shooters.check import check_shooter
+
+runner = CliRunner()
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_a_played_game_is_read_back_by_replay_and_calc(tmp_path):
+    game = tmp_path / "game.txt"
+    played = runner.invoke(app, ["play", "hunt-target", "--seed", "4"])
+    assert played.exit_code == 0 and "# hunt-target sank the fleet" in played.stdout
+    game.write_text(played.stdout)
+    replay = runner.invoke(app, ["replay", str(game), "--json"])
+    assert replay.exit_code == 0, replay.stderr
+    turns = json.loads(replay.stdout)["turns"]
+    shots = int(re.search(r"sank the fleet in (\d+) shots", played.stdout).group(1))
+    assert len(turns) == shots
+    calc = runner.invoke(app, ["calc", "--game", str(game), "--json"])
+    assert calc.exit_code == 0 and json.loads(calc.stdout)["shots"] == shots
+
+
+def test_calc_reads_any_game_of_a_simulate_notation_file(tmp_path):
+    many = tmp_path / "games.txt"
+    ran = runner.invoke(app, ["simulate", "density", "--games", "3", "--seed", "2", "--notation", str(many)])
+    assert ran.exit_code == 0, ran.stderr
+    third = runner.invoke(app, ["calc", "--game", str(many), "--index", "3", "--json"])
+    assert third.exit_code == 0, third.stderr
+    beyond = runner.invoke(app, ["calc", "--game", str(many), "--index", "4"])
+    assert beyond.exit_code == 2 and "holds 3 games" in beyond.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["simulate", "--games", "0"], "--games must be at least 1, not 0"),
+        (["simulate", "--games", "-5"], "--games must be at least 1, not -5"),
+        (["simulate", "--jobs", "0"], "--jobs must be at least 1, not 0"),
+        (["compare", "random", "--jobs", "0"], "--jobs must be at least 1"),
+        (["match", "random", "random", "--games", "0"], "--games must be at least 1"),
+        (["count", "--sizes", "6..4"], "empty range"),
+        (["sweep", "--sizes", "3..5"], "side 3 is not between 4 and 16"),
+        (["play", "hunt-target:skew=20"], "hunt-target does not read skew"),
+        (["play", "density", "--shooter", "random"], "two shooters given"),
+    ],
+)
+def test_bad_counts_and_options_get_one_clear_line(args, message):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_shooter_is_an_argument_everywhere_and_the_old_option_still_works():
+    new = json.loads(runner.invoke(app, ["play", "density", "--seed", "3", "--json"]).stdout)
+    old = json.loads(runner.invoke(app, ["play", "--shooter", "density", "--seed", "3", "--json"]).stdout)
+    assert new == old and new["shooter"] == "density"
+    best = json.loads(runner.invoke(app, ["play", "best", "--rules", "pirates", "--json"]).stdout)
+    assert best["shooter"] == "trial-sink:skew=20"  # best is printed as what really played
+
+
+def test_compare_writes_no_charts_unless_asked(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = json.loads(runner.invoke(app, ["compare", "random", "best", "--games", "100", "--json"]).stdout)
+    assert out["figures"] == [] and not (tmp_path / "out").exists()
+    assert list(out["shooters"]) == ["random", "density:skew=20"]
+
+
+def test_narrow_terminals_and_pipes_keep_every_value():
+    code = (
+        "from battleship.cli import app; import sys; sys.argv=['battleship', 'compare', 'random', "
+        "'hunt-target', '--games', '300']; app()"
+    )
+    for columns in ("80", "100"):
+        shown = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={"COLUMNS": columns, "TERM": "dumb"},
+        ).stdout
+        assert "…" not in shown and "hunt-target" in shown
+        assert re.search(r"\d+\.\d\d \(\d+\.\d\d \.\. \d+\.\d\d\)", shown)
+
+
+def test_calc_without_colour_prints_the_numbers():
+    board = "........../" * 9 + ".........."
+    shown = runner.invoke(app, ["calc", board, "--rules", "square-10"]).stdout
+    assert re.search(r"\b[1-9]\d?\b", shown.split("layouts left")[0].split("\n", 1)[1])
+
+
+def test_every_registered_shooter_passes_check_shooter():
+    for name in names():
+        if name not in ("learning", "best"):  # learning needs a model file; best is another shooter
+            check_shooter(name, games=2)
+    assert spec("best").make().name == "best"
+
+
+def test_the_readme_python_section_runs():
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Use it from Python", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert blocks, "the README's Python section has no code"
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
+
+
+def test_the_package_front_door():
+    assert battleship.__version__
+    for name in battleship.__all__:
+        assert getattr(battleship, name) is not None
+    with pytest.raises(AttributeError):
+        battleship.no_such_name  # noqa: B018
+    quick = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import battleship, sys; print('numba' in sys.modules, 'numpy' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert quick.stdout.split() == ["False", "False"]  # importing the package loads neither
