@@ -46,6 +46,7 @@ test: $(TSTAMP) system lint
 bench: $(STAMP)
 	$(BIN)/python benchmarks/layouts.py
 	$(BIN)/python benchmarks/simulate.py
+	$(BIN)/python benchmarks/startup.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .hypothesis

@@ -16,6 +16,7 @@ def _calc(*args):
     return result
 
 
+@pytest.mark.slow
 def test_calc_json_has_the_contract_keys_and_a_forced_cell():
     data = json.loads(_calc(BOARD, "--json").stdout)
     assert {"layouts", "probability", "best"} <= set(data)
@@ -33,6 +34,7 @@ def test_calc_prints_a_heat_map_and_writes_a_png(tmp_path):
     assert (tmp_path / "heat.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_calc_reads_a_game_in_order(tmp_path):
     game = runner.invoke(app, ["play", "--shooter", "hunt-target", "--seed", "2"]).stdout
     lines = game.split("\n")
@@ -72,6 +74,7 @@ def test_calc_explains_bad_input(args, words):
     assert words in result.stderr
 
 
+@pytest.mark.slow
 def test_replay_draws_a_frame_per_turn_and_a_gif(tmp_path):
     played = json.loads(
         runner.invoke(

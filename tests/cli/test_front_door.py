@@ -78,6 +78,7 @@ def test_compare_writes_no_charts_unless_asked(tmp_path, monkeypatch):
     assert list(out["shooters"]) == ["random", "density:skew=20"]
 
 
+@pytest.mark.slow
 def test_narrow_terminals_and_pipes_keep_every_value():
     code = (
         "from battleship.cli import app; import sys; sys.argv=['battleship', 'compare', 'random', "
@@ -100,6 +101,7 @@ def test_calc_without_colour_prints_the_numbers():
     assert re.search(r"\b[1-9]\d?\b", shown.split("layouts left")[0].split("\n", 1)[1])
 
 
+@pytest.mark.slow
 def test_every_registered_shooter_passes_check_shooter():
     for name in names():
         if name not in ("learning", "best"):  # learning needs a model file; best is another shooter

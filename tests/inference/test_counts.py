@@ -1,6 +1,7 @@
 """Open-board counts: both engines against brute force, identical ships, and 10x10 occupancy."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +27,7 @@ def test_both_engines_count_every_layout_and_cell(rules):
         assert per_cell.ravel().tolist() == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(small_rules(max_side=6, max_ships=4), st.integers(0, 2**36 - 1))
 def test_counts_avoiding_misses(rules, blocked):

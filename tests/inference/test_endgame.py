@@ -42,6 +42,7 @@ def plain_value(rules, layouts, shots):
     return value(frozenset(range(len(layouts))), shots)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(observed_games(max_side=4, max_ships=2))
 def test_the_solver_finds_the_plain_minimax_value(case):

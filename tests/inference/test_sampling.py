@@ -21,6 +21,7 @@ from tests.helpers import brute_force_layouts, chi2_upper
 from tests.inference.test_posterior import observed_games, replays
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(observed_games(max_ships=4))
 def test_numbered_layouts_are_every_consistent_layout_once(case):
@@ -129,6 +130,7 @@ def _brute_entropy(rules: Rules, observation, cell: int) -> float:
     return -sum(n / total * np.log2(n / total) for n in answers.values())
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(observed_games(max_ships=3))
 def test_answer_entropy_matches_firing_on_every_layout(case):

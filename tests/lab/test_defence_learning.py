@@ -82,6 +82,7 @@ def test_a_model_round_trips_and_bad_files_say_what_is_wrong(tmp_path):
         learning.load(tmp_path / "missing.json")
 
 
+@pytest.mark.slow
 def test_the_fitted_prior_reproduces_the_smoothed_record_exactly():
     rules = square(6)
     records = generators.draw(rules, "edge:strength=3", 2, 4000)
@@ -126,6 +127,7 @@ def test_the_constructed_layout_takes_the_shooter_exactly_the_construction_shots
     assert built > average
 
 
+@pytest.mark.slow
 def test_annealing_never_returns_a_cheaper_layout_than_it_started_with():
     rules = preset("standard")
     one = defence.search_layout(rules, "hunt-target", iterations=150, seeds=8, seed=4)
@@ -133,6 +135,7 @@ def test_annealing_never_returns_a_cheaper_layout_than_it_started_with():
     assert one.cost >= one.start_cost and one.layout == two.layout and one.cost == two.cost
 
 
+@pytest.mark.slow
 def test_defend_and_learn_commands(tmp_path):
     out = runner.invoke(
         app, ["defend", "density", "--rules", "square-7", "--check", "20", "--uniform-games", "200", "--json"]

@@ -96,6 +96,7 @@ def test_readable_flood_fires_in_the_r_codes_order_and_stops_at_the_last_ship_ce
     assert [s.cell for s in record.shots] == seen[: last_hit + 1]
 
 
+@pytest.mark.slow
 def test_every_shooter_plays_every_preset_or_refuses_with_a_reason(tmp_path):
     presets = ["standard", "datagenetics", "pirates", "r-blog", "square-6", "square-15"]
     tromino = Rules(6, 6, (Ship("Ell", "L", ((0, 0), (1, 0), (1, 1))), Ship.line("Two", "T", 2)))
@@ -206,6 +207,7 @@ def test_optimal_fires_at_a_forced_cell_and_never_repeats():
     assert shooter.next_shot(Observation(rules, shots)) == 44
 
 
+@pytest.mark.slow
 def test_the_lab_plays_python_shooters_reproducibly_across_jobs():
     rules = preset("square-6")
     one = lab.simulate(rules, "optimal", 60, seed=2, jobs=1)

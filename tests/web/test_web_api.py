@@ -57,6 +57,7 @@ def play_out(client, game_id, auto=True, limit=500):
     raise AssertionError("the game did not end")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["random", "probability", "best", "learning"])
 def test_a_whole_game_never_shows_the_computers_layout_before_the_end(client, mode):
     r = client.post("/api/games", json={"rules": "standard", "mode": mode})
@@ -117,6 +118,7 @@ def test_bad_input_gets_a_clear_4xx(client):
     assert again.status_code == 400 and "already" in again.json()["detail"]
 
 
+@pytest.mark.slow
 def test_games_survive_a_restart_and_finished_games_feed_the_statistics(database):
     url = database
     with TestClient(create_app(url)) as first:

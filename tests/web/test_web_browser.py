@@ -41,6 +41,7 @@ def browser():
         b.close()
 
 
+@pytest.mark.slow
 def test_place_ships_and_play_whole_games_in_every_mode(server, browser):
     page = browser.new_page(viewport={"width": 1100, "height": 900})
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -95,6 +96,7 @@ def test_calculator_click_cycle_and_heat_map(server, browser):
     page.screenshot(path=str(SHOTS / "calc.png"), full_page=True)
 
 
+@pytest.mark.slow
 def test_every_page_fits_a_phone_screen(server, browser):
     page = browser.new_page(viewport={"width": 390, "height": 844})
     for path in ("/", "/calc", "/stats"):

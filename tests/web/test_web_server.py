@@ -7,6 +7,7 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import pytest
 
 from tests.web.server import free_port, serving, start
 
@@ -29,6 +30,7 @@ def play(base: str, mode: str, limit: int = 600) -> dict:
     raise AssertionError("a game did not end")
 
 
+@pytest.mark.slow
 def test_killing_the_server_loses_nothing_acknowledged(tmp_path):
     db = f"sqlite:///{tmp_path / 'games.db'}"
     port = free_port()
@@ -53,6 +55,7 @@ def test_killing_the_server_loses_nothing_acknowledged(tmp_path):
         process.wait(10)
 
 
+@pytest.mark.slow
 def test_fifty_concurrent_games_all_finish_and_are_all_recorded(tmp_path):
     with serving(f"sqlite:///{tmp_path / 'games.db'}") as (base, _process):
         modes = [MODES[i % 3] for i in range(48)] + ["probability"] * 2

@@ -148,20 +148,34 @@ def progress_bar(disable: bool) -> Progress:
 
 @contextmanager
 def compiling(what: str, quiet: bool = False) -> Iterator[None]:
-    """Say what is being compiled when warming up takes more than a moment (the first run after install).
+    """Say what is being compiled when warming up takes more than a second (the first run after install).
 
-    Numba compiles the kernels once and caches them; the first run of a command can take some
-    seconds, which a user should be told rather than left to wonder.
+    Numba compiles the kernels once and caches them; a warm run loads them in a moment and says
+    nothing, a cold one is told what it is waiting for, and how long it took.
     """
-    if quiet or os.environ.get("BATTLESHIP_QUIET"):
+    if quiet:
         yield
         return
+    import threading
+
     start = time.perf_counter()
-    with err.status(f"compiling {what} (first run after an install; cached afterwards)", spinner="dots"):
+    said = threading.Event()
+
+    def announce() -> None:
+        said.set()
+        err.print(
+            f"compiling {what} (the first run after an install; cached afterwards) ...", highlight=False
+        )
+
+    timer = threading.Timer(1.0, announce)
+    timer.daemon = True
+    timer.start()
+    try:
         yield
-    seconds = time.perf_counter() - start
-    if seconds > 2:
-        err.print(f"compiled {what} in {seconds:.0f} s (cached for later runs)", highlight=False)
+    finally:
+        timer.cancel()
+    if said.is_set():
+        err.print(f"compiled {what} in {time.perf_counter() - start:.0f} s", highlight=False)
 
 
 def read_text_file(path: Path, what: str) -> str:
