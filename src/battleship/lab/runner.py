@@ -16,11 +16,10 @@ import numpy as np
 from battleship import generators
 from battleship.errors import BattleshipError
 from battleship.lab.shots_file import CHUNK
-from battleship.rng import seed_words
 from battleship.rules import Rules
 from battleship.shooters import kernels, registry
+from battleship.shooters.kernels import play_rows
 from battleship.shooters.options import Options
-from battleship.tables import geometry
 
 SLOW_CHUNK = 50  # games per chunk for shooters played in Python (seconds a game, not microseconds)
 
@@ -40,31 +39,6 @@ def check(shooter: str, rules: Rules) -> None:
     why = registry.spec(shooter).refusal(rules)
     if why:
         raise BattleshipError(why)
-
-
-def play_rows(
-    rules: Rules,
-    kind: int,
-    seed: int,
-    rows: np.ndarray,
-    options: Options | None = None,
-    first: int = 0,
-) -> np.ndarray:
-    """Shots per game on ``rows`` (layouts as placement indices); game ``i`` uses stream ``first + i``."""
-    t = generators.tables(rules)
-    out = np.empty(len(rows), dtype=np.int64)
-    kernels.play_games(
-        kind,
-        np.uint64(seed_words(seed)),
-        np.uint64(first),
-        rows,
-        rules.rows,
-        rules.cols,
-        (options or Options()).vector(rules),
-        geometry(t),
-        out,
-    )
-    return out
 
 
 def play_python(rules: Rules, shooter: str, seed: int, rows: np.ndarray, options: Options, first: int = 0):

@@ -49,8 +49,7 @@ def _shots(shooter: Shooter, rules: Rules, row: np.ndarray, seed: int, who: str)
 
 def _check_kernel(s: ShooterSpec, rules: Rules, options: Options, games: int, seed: int) -> None:
     """The kernel's shot counts against the class's, as closely as ``s.kernel_agrees`` promises."""
-    from battleship.lab import play_rows
-    from battleship.shooters.kernels import KINDS
+    from battleship.shooters.kernels import KINDS, play_rows
 
     n = games if s.kernel_agrees == "exactly" else max(games, 300)
     rows = generators.draw(rules, "uniform", seed, n)

@@ -14,15 +14,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from battleship.rng import stream
+from battleship.rng import seed_words, stream
+from battleship.rules import Rules
 from battleship.shooters.density import DENSITY as DENSITY_MODE
 from battleship.shooters.density import SUPERPOSITION as SUPERPOSITION_MODE
 from battleship.shooters.density import play_density
 from battleship.shooters.flood import play_density_grid, play_flood
 from battleship.shooters.hunt_target import play_hunt_target
-from battleship.shooters.options import COLOUR, SKEW
+from battleship.shooters.options import COLOUR, SKEW, Options
 from battleship.shooters.random import play_random
 from battleship.shooters.trial_sink import play_trial_sink
+from battleship.tables import geometry, tables
 
 # Shooters draw from streams of ``seed ^ SHOOTER_SALT``: a run that draws its layouts with the same
 # seed would otherwise hand the shooter the very numbers that placed the ships.
@@ -86,3 +88,28 @@ def play_games(kind, seed, first, layouts, rows, cols, params, geometry, out):
                 ship_at[cell_list[p, k]] = s
         state = stream(seed ^ SHOOTER_SALT, first + i)
         out[i] = play_game(kind, state, ship_at, total, rows, cols, params, geometry)
+
+
+def play_rows(
+    rules: Rules,
+    kind: int,
+    seed: int,
+    rows: np.ndarray,
+    options: Options | None = None,
+    first: int = 0,
+) -> np.ndarray:
+    """Shots per game on ``rows`` (layouts as placement indices); game ``i`` uses stream ``first + i``."""
+    t = tables(rules)
+    out = np.empty(len(rows), dtype=np.int64)
+    play_games(
+        kind,
+        np.uint64(seed_words(seed)),
+        np.uint64(first),
+        rows,
+        rules.rows,
+        rules.cols,
+        (options or Options()).vector(rules),
+        geometry(t),
+        out,
+    )
+    return out

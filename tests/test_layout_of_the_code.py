@@ -1,0 +1,48 @@
+"""The codebase keeps the shape docs/architecture.md describes: short functions, no upward imports."""
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "battleship"
+LAYERS = ["inference", "shooters", "lab", "cli", "web"]  # each may import only the ones before it
+TOP = {"cli": 4, "web": 4}  # the two faces share the top: serve starts the web app
+
+
+def _modules():
+    for path in sorted(SRC.rglob("*.py")):
+        yield path, ast.parse(path.read_text(encoding="utf-8"))
+
+
+def test_no_function_is_longer_than_a_hundred_lines():
+    long = [
+        f"{path.relative_to(SRC)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno - node.lineno + 1 > 100
+    ]
+    assert long == []
+
+
+def test_nothing_imports_upward():
+    def layer(module: str) -> int:
+        parts = module.split(".")
+        if len(parts) > 1 and parts[1] in LAYERS:
+            return TOP.get(parts[1], LAYERS.index(parts[1]) + 1)
+        return 0
+
+    upward = []
+    for path, tree in _modules():
+        rel = path.relative_to(SRC).parts
+        if rel[0] in ("__init__.py", "__main__.py", "api.py"):
+            continue  # the front door reaches every layer
+        mine = TOP.get(rel[0], LAYERS.index(rel[0]) + 1) if rel[0] in LAYERS else 0
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("battleship"):
+                names = [node.module] + [
+                    f"{node.module}.{a.name}" for a in node.names if node.module == "battleship"
+                ]
+                for name in names:
+                    if layer(name) > mine:
+                        upward.append(f"{'/'.join(rel)} imports {name}")
+    assert upward == []
