@@ -64,5 +64,8 @@ class BestShooter:
 
     def next_shot(self, observation: Observation) -> int:
         """The chosen shooter's next shot."""
-        assert self._inner is not None, "reset() first"
+        if self._inner is None:
+            from battleship.errors import BattleshipError
+
+            raise BattleshipError("best: call reset(rules, rng) before next_shot, as play() does")
         return self._inner.next_shot(observation)
