@@ -198,12 +198,13 @@ def from_toml(text: str, source: str = "rules") -> Rules:
         where = f"{source}: ship #{i}"
         if not isinstance(entry, dict):
             raise RulesError(f"{where}: expected a [[ship]] table")
-        extra = set(entry) - {"name", "symbol", "length", "shape", "cells"}
+        extra = set(entry) - {"name", "symbol", "length", "shape", "cells", "count"}
         if extra:
             raise RulesError(f"{where}: unknown key {sorted(extra)[0]!r}")
         name, symbol = entry.get("name"), entry.get("symbol")
         if not isinstance(name, str) or not isinstance(symbol, str):
             raise RulesError(f"{where}: needs name and symbol strings")
+        names_symbols = _copies(entry, name, symbol, where)
         given = [k for k in ("length", "shape", "cells") if k in entry]
         if len(given) != 1:
             raise RulesError(f"{where} ({name}): give exactly one of length, shape or cells")
@@ -212,12 +213,14 @@ def from_toml(text: str, source: str = "rules") -> Rules:
                 length = entry["length"]
                 if not isinstance(length, int) or isinstance(length, bool):
                     raise RulesError(f"{where} ({name}): length must be a whole number")
-                ships.append(Ship.line(name, symbol, length))
+                if length < 1:
+                    raise RulesError(f"{where} ({name}): length must be at least 1, not {length}")
+                cells = shapes.line(length)
             elif "shape" in entry:
-                ships.append(Ship(name, symbol, shapes.parse(str(entry["shape"]))))
+                cells = shapes.parse(str(entry["shape"]))
             else:
                 cells = tuple((int(r), int(c)) for r, c in entry["cells"])
-                ships.append(Ship(name, symbol, cells))
+            ships += [Ship(n, sym, cells) for n, sym in names_symbols]
         except (ValueError, TypeError) as exc:
             if isinstance(exc, RulesError):
                 raise RulesError(f"{source}: {exc}") from None
@@ -237,6 +240,25 @@ def from_toml(text: str, source: str = "rules") -> Rules:
         )
     except RulesError as exc:
         raise RulesError(f"{source}: {exc}") from None
+
+
+def _copies(entry: dict, name: str, symbol: str, where: str) -> list[tuple[str, str]]:
+    """The (name, symbol) of each ship a ``[[ship]]`` table stands for: ``count`` copies, one letter each.
+
+    ``count = 4`` with ``symbol = "HIJK"`` gives four ships named "Name 1" .. "Name 4" (fleets such as
+    Sea Battle's four one-cell boats); without ``count`` the table is one ship.
+    """
+    count = entry.get("count", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise RulesError(f"{where} ({name}): count must be a whole number of at least 1, not {count!r}")
+    if count == 1:
+        return [(name, symbol)]
+    if len(symbol) != count:
+        raise RulesError(
+            f"{where} ({name}): count = {count} needs {count} symbols, one capital letter per ship "
+            f'(e.g. symbol = "{"ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:count]}"), not {symbol!r}'
+        )
+    return [(f"{name} {i}", letter) for i, letter in enumerate(symbol, 1)]
 
 
 def _enum(kind: type[Enum], value: object, source: str):
@@ -263,6 +285,10 @@ STANDARD_FLEET = "Carrier C 5, Battleship B 4, Destroyer D 3, Submarine S 3, Pat
 def _presets() -> dict[str, tuple[str, Rules]]:
     standard = _fleet(STANDARD_FLEET)
     datagenetics = _fleet("Aircraft Carrier A 5, Battleship B 4, Submarine S 3, Cruiser C 3, Destroyer D 2")
+    sea_battle = _fleet(
+        "Battleship B 4, Cruiser 1 C 3, Cruiser 2 D 3, Destroyer 1 E 2, Destroyer 2 F 2, Destroyer 3 G 2, "
+        "Torpedo Boat 1 H 1, Torpedo Boat 2 I 1, Torpedo Boat 3 J 1, Torpedo Boat 4 K 1"
+    )
     r_blog = _fleet("Carrier C 5, Battleship B 4, Submarine S 3, Cruiser R 3, Patrol P 2")
     out = {
         "standard": (
@@ -274,12 +300,17 @@ def _presets() -> dict[str, tuple[str, Rules]]:
             Rules(10, 10, datagenetics, Spacing.TOUCH, Sinks.REVEALED, name="datagenetics"),
         ),
         "pirates": (
-            "The C# Pirates winner's C# Pirates contest: a one-cell margin round every ship, no sink announcements",
+            "The C# Pirates contest: a one-cell margin round every ship, no sink announcements",
             Rules(10, 10, standard, Spacing.NO_CONTACT, Sinks.NONE, name="pirates"),
         ),
         "r-blog": (
-            "The R study's R study: its ship names, ships may touch, sunk ships are named",
+            "The R study: its ship names, ships may touch, sunk ships are named",
             Rules(10, 10, r_blog, Spacing.TOUCH, Sinks.NAMED, name="r-blog"),
+        ),
+        "seabattle": (
+            "Sea Battle (Morskoy Boy), the Russian game: one 4, two 3s, three 2s and four 1s, "
+            "a one-cell margin round every ship, sinkings announced",
+            Rules(10, 10, sea_battle, Spacing.NO_CONTACT, Sinks.NAMED, name="seabattle"),
         ),
     }
     for n in range(6, 16):
@@ -293,7 +324,7 @@ def square(n: int) -> Rules:
 
 
 def preset(name: str) -> Rules:
-    """A preset by name (``standard``, ``datagenetics``, ``pirates``, ``r-blog``, ``square-N``)."""
+    """A preset by name (``standard``, ``datagenetics``, ``pirates``, ``seabattle``, ``r-blog``, ``square-N``)."""
     if name in PRESETS:
         return PRESETS[name][1]
     if name.startswith("square-") and name[7:].isdigit():

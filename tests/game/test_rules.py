@@ -31,6 +31,59 @@ def test_presets_of_each_document():
         assert (sq.rows, sq.cols, sq.ship_cells) == (n, n, 17)
 
 
+def test_sea_battle_preset_has_the_russian_fleet():
+    r = R.preset("seabattle")
+    assert sorted((s.size for s in r.fleet), reverse=True) == [4, 3, 3, 2, 2, 2, 1, 1, 1, 1]
+    assert r.spacing is Spacing.NO_CONTACT and r.sinks is Sinks.NAMED
+
+
+SEA_BATTLE_TOML = """
+spacing = "no-contact"
+[[ship]]
+name = "Battleship"
+symbol = "B"
+length = 4
+[[ship]]
+name = "Cruiser"
+symbol = "CD"
+length = 3
+count = 2
+[[ship]]
+name = "Destroyer"
+symbol = "EFG"
+length = 2
+count = 3
+[[ship]]
+name = "Torpedo Boat"
+symbol = "HIJK"
+length = 1
+count = 4
+"""
+
+
+def test_a_ship_count_makes_a_fleet_in_a_few_lines():
+    r = R.from_toml(SEA_BATTLE_TOML, source="sea.toml")
+    assert r.fleet == R.preset("seabattle").fleet
+    assert [s.name for s in r.fleet][-4:] == [f"Torpedo Boat {i}" for i in range(1, 5)]
+    assert R.from_toml(r.to_toml()) == r
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ('symbol = "HIJK"', "count = 4 needs 4 symbols"),
+        ("count = 4", "count must be a whole number of at least 1, not 0"),
+    ],
+)
+def test_a_bad_ship_count_says_what_and_where(change, message):
+    text = SEA_BATTLE_TOML.replace(
+        change, {'symbol = "HIJK"': 'symbol = "H"', "count = 4": "count = 0"}[change]
+    )
+    with pytest.raises(RulesError, match=message) as info:
+        R.from_toml(text, source="sea.toml")
+    assert "sea.toml: ship #4 (Torpedo Boat)" in str(info.value)
+
+
 def test_unknown_preset_lists_the_choices():
     with pytest.raises(RulesError, match="choose one of standard"):
         R.preset("nope")
