@@ -19,6 +19,8 @@ from battleship.cells import cell_name, iter_cells
 from battleship.errors import BattleshipError
 from battleship.game import Observation
 from battleship.inference.evidence import Contradiction, Evidence, evidence
+from battleship.inference.profile import count_by_profile
+from battleship.inference.profile import fits as profile_fits
 from battleship.inference.rows import count_by_rows, fast_path
 from battleship.inference.search import count_by_search
 from battleship.rules import Rules
@@ -48,12 +50,12 @@ class Posterior:
     @cached_property
     def probability(self) -> np.ndarray:
         """Per cell, the probability that it holds a ship (rows x cols floats)."""
-        return self.cell_layouts / self.layouts
+        return self.cell_layouts / float(self.layouts)  # the count may pass 64 bits
 
     def placement_probability(self, ship: int) -> np.ndarray:
         """The probability of each placement of ``ship`` (in the order of ``rules.placements[ship]``)."""
         t = tables(self.rules)
-        return self.placement_layouts[t.start[ship] : t.start[ship] + t.count[ship]] / self.layouts
+        return self.placement_layouts[t.start[ship] : t.start[ship] + t.count[ship]] / float(self.layouts)
 
     def best(self, observation: Observation) -> list[int]:
         """The unshot cells of highest probability (all of them when tied)."""
@@ -65,13 +67,15 @@ class Posterior:
         return [c for c in open_cells if counts[c] == top]
 
 
+ENGINES = {"rows": count_by_rows, "search": count_by_search, "profile": count_by_profile}
+
+
 def count(rules: Rules, observation: Observation | None = None) -> tuple[int, str]:
     """The number of layouts consistent with ``observation`` (ships told apart), and the engine used."""
     ev = evidence(rules, observation or Observation(rules))
     check_size(rules, ev)
-    if choose_engine(rules, ev) == "rows":
-        return count_by_rows(rules, ev, marginals=False)[0], "rows"
-    return count_by_search(rules, ev, marginals=False)[0], "search"
+    engine = choose_engine(rules, ev)
+    return ENGINES[engine](rules, ev, marginals=False)[0], engine
 
 
 def posterior(
@@ -104,8 +108,7 @@ def _posterior(rules: Rules, observation: Observation, prior: np.ndarray | None)
     weight = None if prior is None else check_prior(rules, prior)
     check_size(rules, ev, weight)
     engine = choose_engine(rules, ev, weight)
-    count_with = count_by_rows if engine == "rows" else count_by_search
-    total, counts = count_with(rules, ev, weight=weight)
+    total, counts = ENGINES[engine](rules, ev, weight=weight)
     if total == 0:
         if prior is not None:
             raise Contradiction("every layout that fits these shots has prior weight zero")
@@ -148,27 +151,51 @@ def choices(rules: Rules, ev: Evidence) -> int:
     return out
 
 
+# past this many candidate combinations the search would take hours (pirates' open board has 7.7e10
+# and takes 1.5 s; Sea Battle's 2.1e21): the profile engine counts those, at a cost that grows with
+# the number of states it meets rather than with the layouts
+PROFILE_ABOVE = 10**14
+
+
 def choose_engine(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> str:
-    """``"rows"`` when it applies and the search would be slower, else ``"search"``."""
-    if not fast_path(rules):
-        return "search"
-    unit = weight is None or (weight.dtype == np.int64 and (weight == 1).all())
-    return "search" if unit and choices(rules, ev) < SEARCH_BELOW else "rows"
+    """The exact engine for these rules and this board: ``"rows"``, ``"search"`` or ``"profile"``.
+
+    The row engine when it applies (straight ships that may touch) and the search would be slower;
+    otherwise the search, unless the board has too many candidate combinations for it (or counts
+    that could pass 64 bits) and the profile engine applies (straight ships, any spacing).
+    """
+    if fast_path(rules):
+        unit = weight is None or (weight.dtype == np.int64 and (weight == 1).all())
+        return "search" if unit and choices(rules, ev) < SEARCH_BELOW else "rows"
+    if (choices(rules, ev) > PROFILE_ABOVE or _bound(rules, ev, weight) >= 2**62) and profile_fits(
+        rules, ev, weight
+    ):
+        return "profile"
+    return "search"
 
 
-def check_size(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> None:
-    """Refuse problems whose counts could overflow 64-bit integers (their product of choices is the bound)."""
-    if weight is not None and weight.dtype == np.float64:
-        return  # floats do not overflow at these sizes
+def _bound(rules: Rules, ev: Evidence, weight: np.ndarray | None) -> int:
+    """An upper bound on the weighted count: the product over ships of choices times top weight."""
     t = tables(rules)
     bound = 1
     for s in range(len(rules.fleet)):
         block = slice(t.start[s], t.start[s] + t.count[s])
         top = 1 if weight is None else max(1, int(weight[block].max()))
         bound *= max(1, int(ev.admissible[block].sum())) * top
+    return bound
+
+
+def check_size(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> None:
+    """Refuse problems whose counts could overflow 64-bit integers in an engine that cannot go past them."""
+    if weight is not None and weight.dtype == np.float64:
+        return  # floats do not overflow at these sizes
+    if choose_engine(rules, ev, weight) == "profile":
+        return  # exact at any size
+    bound = _bound(rules, ev, weight)
     if bound >= 2**62:
         raise BattleshipError(
-            f"up to {bound:.3e} layouts: too many for exact 64-bit counting; use a smaller board or fleet"
+            f"up to {bound:.3e} layouts: too many for exact 64-bit counting with these ship shapes "
+            "(only straight ships are counted past 64 bits); use a smaller board or fleet"
         )
 
 
@@ -182,18 +209,20 @@ def identical_factor(rules: Rules) -> int:
 
 def engine_counts(rules: Rules, ev: Evidence) -> tuple[int, np.ndarray]:
     """Layouts and per-placement counts by the fastest exact engine for ``rules``."""
-    return (count_by_rows if choose_engine(rules, ev) == "rows" else count_by_search)(rules, ev)
+    return ENGINES[choose_engine(rules, ev)](rules, ev)
 
 
 def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]:
     """The number of layouts of the open board and, per cell, how many cover it (rows x cols).
 
-    ``engine`` forces ``"rows"`` or ``"search"`` (for checking one against the other).
+    ``engine`` forces ``"rows"``, ``"search"`` or ``"profile"`` (for checking one against another).
     """
     ev = evidence(rules, Observation(rules))
     check_size(rules, ev)
-    use = engine or ("rows" if fast_path(rules) else "search")
+    use = engine or choose_engine(rules, ev)
     if use == "rows" and not fast_path(rules):
         raise BattleshipError("the row engine handles straight ships that may touch, sides up to 16")
-    total, counts = (count_by_rows if use == "rows" else count_by_search)(rules, ev)
+    if use == "profile" and not profile_fits(rules, ev):
+        raise BattleshipError("the profile engine handles straight ships, sides up to 16")
+    total, counts = ENGINES[use](rules, ev)
     return total, Posterior(rules, total, counts, use).cell_layouts
