@@ -343,7 +343,7 @@ def _geometry(rules: Rules, ev: Evidence, weight: np.ndarray, classes: list[list
     bits = int(lengths.max()).bit_length()
     corner = cols * bits
     widths = [int(m).bit_length() for m in mult]
-    field = np.cumsum([corner + 1 + bits] + widths).astype(np.int64)
+    field = np.cumsum([corner + 1 + bits, *widths]).astype(np.int64)
     if field[-1] > 62:
         return None, 0
     hit = np.array([(ev.hits >> i) & 1 for i in range(rules.cells)], dtype=np.bool_)
