@@ -184,3 +184,19 @@ def test_best_names_the_strongest_measured_shooter_for_the_rules():
         args = ["simulate", "--shooter", "best", "--rules", rules, "--games", "50", "--json"]
         data = json.loads(runner.invoke(app, args).stdout)
         assert data["shooter"] == expected
+
+
+def test_best_follows_what_the_rules_are_not_their_name():
+    from dataclasses import replace
+
+    from battleship.rules import Rules, Ship, Sinks, Spacing
+    from battleship.shooters.best import best_for
+
+    standard = preset("standard")
+    assert best_for(replace(standard, name="anything")) == "density:skew=20"
+    # a file that calls itself "standard" but has a margin rule is played as a margin rule
+    assert best_for(replace(standard, spacing=Spacing.NO_CONTACT)) == "trial-sink:skew=20"
+    assert best_for(replace(standard, sinks=Sinks.SUNK)) == "optimal"
+    tee = Rules(8, 8, (Ship("Tee", "T", ((0, 0), (0, 1), (0, 2), (1, 1))), Ship.line("Boat", "B", 2)))
+    assert best_for(replace(tee, name="standard")) == "optimal"
+    assert best_for(preset("seabattle")) == "trial-sink:skew=20"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from battleship.game import Observation, Shooter
-from battleship.rules import Rules, Spacing
+from battleship.rules import Rules, Sinks, Spacing
 from battleship.shooters.options import Options, format_spec
 
 # the strongest measured shooter per preset (docs/strategies.md has the measurements)
@@ -30,13 +30,22 @@ PUBLISHED = {"standard": 44.37, "datagenetics": None, "pirates": 38.19}
 
 
 def best_for(rules: Rules) -> str:
-    """The strongest measured shooter for ``rules``: by preset, else by the rules' kind."""
-    if rules.name in BEST:
-        return BEST[rules.name]
-    straight = all(ship.is_straight for ship in rules.fleet)
-    if rules.spacing is not Spacing.TOUCH and straight:
+    """The strongest measured shooter for what the rules are (never for what they are called).
+
+    - ships that are not straight: exact greedy play (``optimal``), which reads any shape and every
+      answer; measured ahead of density on 8x8 with a T-shaped ship;
+    - a spacing margin: trial-sink, which reads the margin (the C# Pirates contest's rules);
+    - ships that may touch, sinkings named or shown: density with a skew (DataGenetics' rules);
+    - ships that may touch, anonymous or no sink announcements: exact greedy play, because the
+      density count cannot use an anonymous sinking.
+    """
+    if not all(ship.is_straight for ship in rules.fleet):
+        return "optimal"
+    if rules.spacing is not Spacing.TOUCH:
         return BEST["pirates"]
-    return BEST["standard"]
+    if rules.sinks in (Sinks.NAMED, Sinks.REVEALED):
+        return BEST["standard"]
+    return "optimal"
 
 
 def kept(rules_name: str) -> list[str]:
