@@ -30,6 +30,8 @@ GENERATORS = {
     "uniform": "every valid layout equally likely (whole-layout rejection)",
     "sequential": "ship by ship: random orientation, random position, retry the ship on a clash (biased)",
     "r-blog": "The R study's popGrid as written, with its edge off-by-one (biased)",
+    "contest": "the C# Pirates contest organiser's board filler: ship by ship, a random direction, "
+    "a start that never reaches the last row or column (biased)",
     "edge": "human-like: ships hug the edges (strength=S, default 3)",
     "clustered": "human-like: ships huddle together (strength=S, default 3)",
     "spread": "human-like: ships kept apart from each other (strength=S, default 3)",
@@ -109,6 +111,8 @@ def plan(rules: Rules, generator: str) -> Plan:
         return _plan(groups, False)
     if generator == "r-blog":
         return _plan(_r_blog_groups(rules), False)
+    if generator == "contest":
+        return _plan(_contest_groups(rules), False)
     raise RulesError(f"no layout generator named {generator!r}; choose one of {', '.join(GENERATORS)}")
 
 
@@ -138,6 +142,41 @@ def _r_blog_groups(rules: Rules) -> list[list[list[int]]]:
                 f"{rules.rows}x{rules.cols} board: it needs size + 2 cells of room"
             )
         out.append([group])
+    return out
+
+
+def _contest_groups(rules: Rules) -> list[list[list[int]]]:
+    """The NBattleshipCodingContest ``RandomBoardFiller``'s draw, one group per direction per ship.
+
+    Each try picks a direction, then a start along the ship's axis as ``rand.Next(side - length)``
+    (so the last start that fits is never drawn: horizontal ships never reach the last column,
+    vertical ones never the last row) and across it as ``rand.Next(side)``; a try that breaks the
+    spacing rule is drawn again. Ships are drawn in fleet order (the contest's 5, 4, 3, 3, 2 is the
+    standard fleet's order). Under the ``pirates`` rules this is the contest's own generator.
+    """
+    t = tables(rules)
+    out = []
+    for s, ship in enumerate(rules.fleet):
+        if not ship.is_straight:
+            raise RulesError(f"the contest generator places straight ships only; {ship.name} is not straight")
+        index = {m: int(t.start[s]) + i for i, m in enumerate(rules.placements[s])}
+        size = ship.size
+        across = [
+            index[sum(1 << (r * rules.cols + c + i) for i in range(size))]
+            for r in range(rules.rows)
+            for c in range(max(1, rules.cols - size))
+            if c + size <= rules.cols
+        ]
+        down = [
+            index[sum(1 << ((r + i) * rules.cols + c) for i in range(size))]
+            for r in range(max(1, rules.rows - size))
+            for c in range(rules.cols)
+            if r + size <= rules.rows
+        ]
+        groups = [g for g in (across, down) if g]
+        if not groups:
+            raise RulesError(f"the contest generator cannot place {ship.name} on this board")
+        out.append(groups)
     return out
 
 

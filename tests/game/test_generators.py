@@ -97,3 +97,18 @@ def test_r_blog_refuses_rules_it_cannot_play():
         generators.plan(preset("pirates"), "r-blog")
     with pytest.raises(RulesError, match="no layout generator named"):
         generators.plan(preset("standard"), "clever")
+
+
+def test_the_contest_generator_never_reaches_the_last_row_or_column_along_a_ship():
+    rules = preset("pirates")
+    layouts = generators.generate(rules, "contest", 3, 2000)
+    corner = 1 << (rules.cells - 1)  # J10: only a ship ending there could cover it
+    assert not any(m & corner for layout in layouts for m in layout.masks)
+    for layout in layouts[:200]:  # and every layout keeps the margin
+        for i, a in enumerate(layout.masks):
+            assert all(not a & rules.halo(b) for b in layout.masks[i + 1 :])
+    last_column = sum(1 << (r * rules.cols + rules.cols - 1) for r in range(rules.rows))
+    horizontal_in_last_column = [
+        m for layout in layouts for m in layout.masks if m & last_column and m & (m << 1)
+    ]
+    assert horizontal_in_last_column == []
