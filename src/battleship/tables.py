@@ -76,6 +76,7 @@ def tables(rules: Rules) -> Tables:
     )
 
 
-def geometry(t: Tables) -> tuple[np.ndarray, ...]:
-    """The placement tables the game kernels read, as one tuple."""
-    return (t.cell_list, t.size, t.start, t.count, t.ship_of, t.through_start, t.through)
+def geometry(t: Tables, weights: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """The placement tables the game kernels read, as one tuple; last, a prior weight per placement."""
+    weights = np.ones(len(t.masks), dtype=np.float64) if weights is None else weights.astype(np.float64)
+    return (t.cell_list, t.size, t.start, t.count, t.ship_of, t.through_start, t.through, weights)

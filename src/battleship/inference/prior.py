@@ -205,3 +205,28 @@ def _load(path: str, stamp: int) -> PlacementModel:
     except OSError as exc:
         raise BattleshipError(f"cannot read model file {path}: {exc.strerror}") from None
     return from_json(text, source=path)
+
+
+GENERATOR_LAYOUTS = 200_000  # layouts drawn to fit a generator's weights (each placement ~1000 times)
+GENERATOR_SEED = 20_261_123  # a seed of its own: no reported run uses it
+
+
+@lru_cache(maxsize=16)
+def generator_weights(rules: Rules, generator: str) -> np.ndarray | None:
+    """Per placement, how much more often ``generator`` draws it than uniform layouts do (None: uniform).
+
+    The shooters' ``prior=GENERATOR`` option: the ratio of the placement's frequency in
+    ``GENERATOR_LAYOUTS`` layouts drawn by the generator to its exact uniform frequency. A placement
+    the generator never draws (the contest generator's last column, say) weighs nothing.
+    """
+    if not generator or generator == "uniform":
+        return None
+    from battleship import generators
+
+    rows = generators.draw(rules, generator, GENERATOR_SEED, GENERATOR_LAYOUTS)
+    drawn = np.bincount(rows.ravel(), minlength=len(tables(rules).masks)) / GENERATOR_LAYOUTS
+    uniform = uniform_frequency(rules)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(uniform > 0, drawn / uniform, 0.0)
+    out.setflags(write=False)
+    return out

@@ -106,7 +106,7 @@ register(
         f"{_HERE}.trial_sink:TrialSinkShooter",
         "The C# Pirates winner: trial shots by ship options, sink shots to finish (no-touch rules)",
         "trial-sink",
-        SCORING,
+        (*SCORING, "prior"),
     )
 )
 register(

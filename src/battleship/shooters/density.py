@@ -219,7 +219,7 @@ def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
     The counts are kept up to date shot by shot: a shot changes only the placements through its cell.
     Equal, to the integer, to :func:`density_map` recounted from scratch (tested).
     """
-    cell_list, size, start, count, ship_of, through_start, through = geometry
+    cell_list, size, start, count, ship_of, through_start, through = geometry[:7]
     sinks = params[SINKS]
     weight = params[WEIGHT] if mode == DENSITY else 1
     n = rows * cols

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from battleship.inference.prior import generator_weights
 from battleship.rng import seed_words, stream
 from battleship.rules import Rules
 from battleship.shooters.density import DENSITY as DENSITY_MODE
@@ -109,7 +110,7 @@ def play_rows(
         rules.rows,
         rules.cols,
         (options or Options()).vector(rules),
-        geometry(t),
+        geometry(t, generator_weights(rules, (options or Options()).prior)),
         out,
     )
     return out

@@ -16,6 +16,9 @@ One :class:`Options` value configures every shooter; each reads only the keys it
 - ``endgame``: optimal solves the rest of the game exactly (fewest expected shots) once at most
   this many layouts remain (0: never).
 - ``model``: learning's placement model file (written by ``battleship learn``).
+- ``prior``: a layout generator (``contest``, ``sequential``, ...) the shooter assumes the layouts come
+  from: each placement is weighed by how much more often that generator draws it than uniform
+  layouts do (fitted once on generated layouts). trial-sink.
 - ``samples``: montecarlo's exact samples per shot (reproducible).
 - ``budget``: montecarlo's time per shot in milliseconds, as C. Liam Brown's calculator does it (0: use ``samples``); the
   number of samples then depends on the machine, so runs with a budget are not reproducible.
@@ -54,6 +57,7 @@ class Options:
     budget: int = 0
     endgame: int = 0
     model: str = ""
+    prior: str = ""
 
     def __post_init__(self) -> None:
         if self.tie not in TIES:
@@ -68,6 +72,10 @@ class Options:
             raise BattleshipError(f"endgame is a number of layouts between 0 and 100000, not {self.endgame}")
         if not 0 <= self.budget <= 600_000:
             raise BattleshipError(f"budget is milliseconds between 0 and 600000, not {self.budget}")
+        if self.prior:
+            from battleship.generators import parse_generator
+
+            parse_generator(self.prior)  # a clear error now rather than mid-run
         for key in ("skew", "boost"):
             if getattr(self, key) is not None and not 0 <= getattr(self, key) <= 1000:
                 raise BattleshipError(f"{key} is a percentage between 0 and 1000, not {getattr(self, key)}")
@@ -109,7 +117,7 @@ def parse_spec(spec: str, base: Options | None = None) -> tuple[str, Options]:
             raise BattleshipError(
                 f"shooter {spec!r}: {item!r} is not key=value with a key among {', '.join(fields)}"
             )
-        if key in ("tie", "model"):
+        if key in ("tie", "model", "prior"):
             values[key] = value.strip()
         else:
             try:

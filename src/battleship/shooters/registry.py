@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from battleship.shooters.options import Options
 
 # every option key; a spec names those its shooter reads (the others are refused, not ignored)
-OPTION_KEYS = ("tie", "colour", "weight", "skew", "boost", "samples", "budget", "endgame", "model")
+OPTION_KEYS = ("tie", "colour", "weight", "skew", "boost", "samples", "budget", "endgame", "model", "prior")
 SCORING = ("tie", "skew")  # what every scoring shooter reads
 
 

@@ -26,6 +26,7 @@ from numba import njit
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
+from battleship.inference.prior import generator_weights
 from battleship.rules import Rules, Spacing
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, choose, skew_factor
 from battleship.shooters.options import SKEW, SPACING, TIE, Options
@@ -77,12 +78,13 @@ def between(x, first, last, cols):
 @njit(cache=True, nogil=True)
 def extension_scores(status, afloat, run, length, rows, cols, geometry, score):
     """Score each cell that extends ``run``; returns how many cells got a score above zero."""
-    cell_list, size, ship_of, through_start, through = (
+    cell_list, size, ship_of, through_start, through, weight = (
         geometry[0],
         geometry[1],
         geometry[4],
         geometry[5],
         geometry[6],
+        geometry[7],
     )
     score[:] = 0
     found = 0
@@ -111,7 +113,7 @@ def extension_scores(status, afloat, run, length, rows, cols, geometry, score):
                         ok = False
                         break
                 if ok and ends == (1 if length == 1 else 2):
-                    score[cand] += 1
+                    score[cand] += weight[p]
             if score[cand] > 0:
                 found += 1
     return found
@@ -141,8 +143,8 @@ def finish(status, afloat, size, run, length, rows, cols, spacing):
 
 @njit(cache=True, nogil=True)
 def trial_scores(status, afloat, geometry, score):
-    """Placements of afloat ships over unknown cells only, counted on each cell they cover."""
-    cell_list, size, ship_of = geometry[0], geometry[1], geometry[4]
+    """Placements of afloat ships over unknown cells only, counted (by prior weight) on each cell they cover."""
+    cell_list, size, ship_of, weight = geometry[0], geometry[1], geometry[4], geometry[7]
     score[:] = 0
     for p in range(cell_list.shape[0]):
         s = ship_of[p]
@@ -155,7 +157,7 @@ def trial_scores(status, afloat, geometry, score):
                 break
         if ok:
             for k in range(size[s]):
-                score[cell_list[p, k]] += 1
+                score[cell_list[p, k]] += weight[p]
 
 
 @njit(cache=True, nogil=True)
@@ -163,7 +165,7 @@ def trial_sink_shot(status, afloat, rows, cols, params, geometry, state):
     """Settle finished runs (updating ``status`` and ``afloat``), then the next cell; -1 if the board contradicts the fleet."""
     n = rows * cols
     run = np.empty(max(rows, cols), dtype=np.int64)
-    score = np.zeros(n, dtype=np.int64)
+    score = np.zeros(n, dtype=np.float64)  # placements counted, each by its prior weight (1: uniform)
     # finish every run that cannot grow, until none is left: finishing only ever removes options
     # from the other runs, so the result is the same whatever order runs are met in
     changed = True
@@ -227,7 +229,7 @@ class TrialSinkShooter:
         for shot in observation.shots:
             status[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
         afloat = np.ones(len(rules.fleet), dtype=np.bool_)
-        g = geometry(tables(rules))
+        g = geometry(tables(rules), generator_weights(rules, self.options.prior))
         cell = trial_sink_shot(status, afloat, rules.rows, rules.cols, self._params, g, self._state)
         if cell < 0:
             raise BattleshipError("the hits seen so far cannot be the fleet's ships under these rules")
