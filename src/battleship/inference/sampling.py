@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from battleship.errors import BattleshipError
 from battleship.game import Observation
 from battleship.inference.evidence import Contradiction, Evidence, evidence
 from battleship.inference.posterior import check_size, choose_engine, engine_counts
@@ -74,11 +75,16 @@ def _reject(state, cells, halos, ship_start, members, hits, tries, out):
     return filled, used
 
 
-def draw(rules: Rules, observation: Observation, count: int, seed: int = 0) -> np.ndarray:
+def draw(
+    rules: Rules, observation: Observation, count: int, seed: int = 0, deadline: float | None = None
+) -> np.ndarray:
     """``count`` layouts drawn exactly uniformly from those consistent with ``observation``.
 
     Rows of placement indices, one per ship in fleet order. Reproducible for a given seed.
-    Raises :class:`battleship.inference.Contradiction` when no layout fits.
+    Raises :class:`battleship.inference.Contradiction` when no layout fits. For fleets only the
+    profile engine counts (Sea Battle's ten ships), exact sampling ship by ship would cost a count
+    per ship per draw (minutes), so rejection carries on instead, until ``deadline``
+    (``time.perf_counter()``; else ``LARGE_ROUNDS`` rounds), and fewer rows may come back.
     """
     ev = evidence(rules, observation)
     t = tables(rules)
@@ -95,10 +101,33 @@ def draw(rules: Rules, observation: Observation, count: int, seed: int = 0) -> n
     filled, used = _reject(state, *tables_, PILOT_TRIES, out)
     if 0 < filled < count and used * count / filled <= MAX_TRIES:
         filled += _reject(state, *tables_, MAX_TRIES, out[filled:])[0]
+    if filled < count and choose_engine(rules, ev) == "profile":
+        return _keep_rejecting(rules, state, tables_, out, filled, deadline)
     if filled < count:
         check_size(rules, ev)
         out[filled:] = _exact_rest(rules, observation, ev, count - filled, seed)
     return out
+
+
+LARGE_ROUNDS = 25  # rounds of MAX_TRIES draws (about ten seconds) when no deadline is given
+
+
+def _keep_rejecting(rules: Rules, state, tables_, out: np.ndarray, filled: int, deadline: float | None):
+    """Rejection past its usual budget, for fleets too large to sample exactly ship by ship."""
+    rounds = 0
+    while filled < len(out):
+        out_of_time = deadline is not None and time.perf_counter() > deadline
+        if out_of_time or (deadline is None and rounds >= LARGE_ROUNDS):
+            break
+        filled += _reject(state, *tables_, MAX_TRIES, out[filled:])[0]
+        rounds += 1
+    if filled == 0:
+        raise BattleshipError(
+            f"no layout of this {len(rules.fleet)}-ship fleet fitting these shots was found by rejection "
+            f"within {rounds * MAX_TRIES:,} draws, and exact sampling ship by ship is too slow for it: "
+            "give more time, or use the exact calculator (no --time)"
+        )
+    return out[:filled]
 
 
 def _exact_rest(rules: Rules, observation: Observation, ev, count: int, seed: int) -> np.ndarray:
@@ -188,7 +217,8 @@ def monte_carlo(
     n = k = 0
     size = 16 if samples is None else samples  # a small first batch keeps short budgets short
     while True:
-        rows = draw(rules, observation, size, seed=seed * 1_000_003 + k)
+        deadline = None if seconds is None else start + max(seconds, 1.0)
+        rows = draw(rules, observation, size, seed=seed * 1_000_003 + k, deadline=deadline)
         hits += hit_counts(rules, rows)
         n += len(rows)
         k += 1
