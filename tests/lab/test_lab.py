@@ -194,9 +194,11 @@ def test_best_follows_what_the_rules_are_not_their_name():
 
     standard = preset("standard")
     assert best_for(replace(standard, name="anything")) == "density:skew=20"
-    # a file that calls itself "standard" but has a margin rule is played as a margin rule
-    assert best_for(replace(standard, spacing=Spacing.NO_CONTACT)) == "trial-sink:skew=20"
+    # a file that calls itself "standard" but has a margin and no announcements plays as pirates
+    quiet = replace(standard, spacing=Spacing.NO_CONTACT, sinks=Sinks.NONE)
+    assert best_for(quiet) == "trial-sink:skew=20"
+    assert best_for(replace(preset("pirates"), name="standard")) == "trial-sink:skew=20"
     assert best_for(replace(standard, sinks=Sinks.SUNK)) == "optimal"
     tee = Rules(8, 8, (Ship("Tee", "T", ((0, 0), (0, 1), (0, 2), (1, 1))), Ship.line("Boat", "B", 2)))
     assert best_for(replace(tee, name="standard")) == "optimal"
-    assert best_for(preset("seabattle")) == "trial-sink:skew=20"
+    assert best_for(preset("seabattle")) == "density:skew=20"  # named sinkings, and density reads the margin

@@ -34,17 +34,19 @@ def best_for(rules: Rules) -> str:
 
     - ships that are not straight: exact greedy play (``optimal``), which reads any shape and every
       answer; measured ahead of density on 8x8 with a T-shaped ship;
-    - a spacing margin: trial-sink, which reads the margin (the C# Pirates contest's rules);
-    - ships that may touch, sinkings named or shown: density with a skew (DataGenetics' rules);
+    - a spacing margin and no or anonymous sink announcements: trial-sink, which reads a finished
+      ship off a run of hits (the C# Pirates contest's rules);
+    - sinkings named or shown: density with a skew (DataGenetics' rules; with a margin, as in Sea
+      Battle, density reads it and was measured 6.7 shots ahead of trial-sink);
     - ships that may touch, anonymous or no sink announcements: exact greedy play, because the
       density count cannot use an anonymous sinking.
     """
     if not all(ship.is_straight for ship in rules.fleet):
         return "optimal"
-    if rules.spacing is not Spacing.TOUCH:
-        return BEST["pirates"]
     if rules.sinks in (Sinks.NAMED, Sinks.REVEALED):
         return BEST["standard"]
+    if rules.spacing is not Spacing.TOUCH:
+        return BEST["pirates"]
     return "optimal"
 
 

@@ -32,6 +32,7 @@ from battleship.game import Observation, Outcome
 from battleship.rules import Rules, Sinks
 from battleship.shooters.choice import (
     HIT,
+    IMPOSSIBLE,
     MISS,
     SUNK,
     UNKNOWN,
@@ -40,7 +41,7 @@ from battleship.shooters.choice import (
     skew_factor,
     smallest_afloat,
 )
-from battleship.shooters.options import BOOST, SINKS, SKEW, TIE, WEIGHT, Options
+from battleship.shooters.options import BOOST, SINKS, SKEW, SPACING, SPACING_CODES, TIE, WEIGHT, Options
 from battleship.tables import geometry, tables
 
 DENSITY, SUPERPOSITION = 0, 1
@@ -59,7 +60,7 @@ def density_map(status, afloat, cell_list, size, start, count, weight):
             ok = True
             for k in range(size[s]):
                 st = status[cell_list[p, k]]
-                if st == MISS or st == SUNK:  # noqa: SIM109 (plain compares for Numba)
+                if st != UNKNOWN and st != HIT:  # a miss, a sunk ship's cell, or water by the margin
                     ok = False
                     break
                 if st == HIT:
@@ -103,6 +104,61 @@ def claim_named(status, ship, cell, cell_list, size, start, count):
 
 
 @njit(cache=True, nogil=True)
+def water_around(cell, status, rows, cols, spacing, straight, sunk, out):
+    """Unknown cells the spacing rule makes water next to ship cell ``cell``; returns how many (in ``out``).
+
+    Under no-contact a straight ship's cell has water on its diagonals (no other ship may touch it
+    and its own ship runs straight); a cell of a ship known to be sunk has water all round (its four
+    edge neighbours under no-edge, all eight under no-contact), except its own ship's cells.
+    """
+    n = 0
+    r, c = cell // cols, cell % cols
+    for dr in range(-1, 2):
+        for dc in range(-1, 2):
+            if (dr == 0 and dc == 0) or not (0 <= r + dr < rows and 0 <= c + dc < cols):
+                continue
+            diagonal = dr != 0 and dc != 0
+            if sunk:
+                wet = spacing == 2 or (spacing == 1 and not diagonal)
+            else:
+                wet = spacing == 2 and straight and diagonal
+            nb = (r + dr) * cols + c + dc
+            if wet and status[nb] == UNKNOWN:
+                out[n] = nb
+                n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def all_straight(cell_list, size, start, cols):
+    """True when every ship lies in one row or one column (checked on its first placement)."""
+    for s in range(size.shape[0]):
+        p = start[s]
+        row, col = cell_list[p, 0] // cols, cell_list[p, 0] % cols
+        same_row = same_col = True
+        for k in range(size[s]):
+            same_row &= cell_list[p, k] // cols == row
+            same_col &= cell_list[p, k] % cols == col
+        if not (same_row or same_col):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def mark_margin(status, rows, cols, spacing, straight):
+    """Every unknown cell the spacing rule makes water, from scratch, marked ``IMPOSSIBLE``."""
+    if spacing == 0:
+        return
+    out = np.empty(8, dtype=np.int64)
+    for cell in range(status.shape[0]):
+        if status[cell] == HIT or status[cell] == SUNK:
+            for i in range(
+                water_around(cell, status, rows, cols, spacing, straight, status[cell] == SUNK, out)
+            ):
+                status[out[i]] = IMPOSSIBLE
+
+
+@njit(cache=True, nogil=True)
 def _spread(p, sign, w, status, density, geometry):
     """Add (sign 1) or take away (sign -1) placement ``p``'s weight on its unknown cells."""
     cell_list, size, ship_of = geometry[0], geometry[1], geometry[4]
@@ -132,7 +188,7 @@ def fitting(status, geometry):
     for p in range(cell_list.shape[0]):
         for k in range(size[ship_of[p]]):
             st = status[cell_list[p, k]]
-            if st == MISS or st == SUNK:  # noqa: SIM109 (plain compares for Numba)
+            if st != UNKNOWN and st != HIT:
                 valid[p] = False
                 break
     return valid
@@ -237,6 +293,7 @@ def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
     for p in range(nplace):
         _spread(p, 1, 1, status, density, geometry)
     left = size.copy()
+    margin = (params[SPACING], all_straight(cell_list, size, start, cols), rows, cols)
     shots = hits = 0
     while hits < total:
         if mode == DENSITY:
@@ -263,6 +320,7 @@ def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
                 hits_in[p] += 1
                 if afloat[ship_of[p]]:
                     _spread(p, 1, power[hits_in[p]], status, density, geometry)
+        _wet(cell, False, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin)
         hits += 1
         left[ship] -= 1
         if left[ship] == 0 and sinks >= 2:
@@ -275,13 +333,46 @@ def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
                     if ship_at[c] == ship:
                         _close(c, status, density, valid, hits_in, afloat, power, geometry)
                         status[c] = SUNK
+                for c in range(n):
+                    if ship_at[c] == ship:
+                        _wet(
+                            c,
+                            True,
+                            status,
+                            density,
+                            valid,
+                            hits_in,
+                            afloat,
+                            power,
+                            geometry,
+                            open_cells,
+                            margin,
+                        )
             else:
                 found = named_placement(status, ship, cell, cell_list, size, start, count)
                 for k in range(size[ship] if found >= 0 else 0):
                     c = cell_list[found, k]
                     _close(c, status, density, valid, hits_in, afloat, power, geometry)
                     status[c] = SUNK
+                for k in range(size[ship] if found >= 0 else 0):
+                    c = cell_list[found, k]
+                    _wet(
+                        c, True, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin
+                    )
     return shots
+
+
+@njit(cache=True, nogil=True)
+def _wet(cell, sunk, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin):
+    """Close the cells the spacing rule makes water next to ``cell`` (``margin``: spacing, straight, rows, cols)."""
+    spacing, straight, rows, cols = margin
+    if spacing == 0:
+        return
+    out = np.empty(8, dtype=np.int64)
+    for i in range(water_around(cell, status, rows, cols, spacing, straight, sunk, out)):
+        _close(out[i], status, density, valid, hits_in, afloat, power, geometry)
+        status[out[i]] = IMPOSSIBLE
+        open_cells[out[i]] = False
 
 
 def observed_status(rules: Rules, observation: Observation) -> tuple[np.ndarray, np.ndarray]:
@@ -299,6 +390,8 @@ def observed_status(rules: Rules, observation: Observation) -> tuple[np.ndarray,
                         status[c] = SUNK
             else:
                 claim_named(status, shot.ship, shot.cell, t.cell_list, t.size, t.start, t.count)
+    straight = all(ship.is_straight for ship in rules.fleet)
+    mark_margin(status, rules.rows, rules.cols, SPACING_CODES[rules.spacing], straight)
     return status, afloat
 
 
