@@ -157,3 +157,23 @@ def test_004_methods_match_a_literal_port_of_the_r_code(seed, name):
         assert flood.play_density_grid(
             ship_at, rules.ship_cells, rules.rows, rules.cols, t.size, 0
         ) == _r_den_search(board, [int(x) for x in t.size])
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from(["pirates", "seabattle"]))
+def test_density_never_fires_where_the_margin_says_water(seed, name):
+    rules = preset(name)
+    layout = generators.generate(rules, "uniform", seed, 1)[0]
+    record = play(density.DensityShooter(skew=20), layout, np.random.default_rng(seed))
+    hits = set()
+    for shot in record.shots:
+        r, c = divmod(shot.cell, rules.cols)
+        # no-contact, straight ships: a hit's diagonal neighbours are water
+        assert not any(
+            (r + dr) * rules.cols + c + dc in hits
+            for dr in (-1, 1)
+            for dc in (-1, 1)
+            if 0 <= r + dr < rules.rows and 0 <= c + dc < rules.cols
+        ), shot
+        if shot.outcome.value != "miss":
+            hits.add(shot.cell)
