@@ -116,6 +116,15 @@ def plan(rules: Rules, generator: str) -> Plan:
     raise RulesError(f"no layout generator named {generator!r}; choose one of {', '.join(GENERATORS)}")
 
 
+def _straight_index(rules: Rules, ship: int, generator: str) -> dict[int, int]:
+    """A straight ship's placements by bitboard (their indices in the tables); others are refused."""
+    if not rules.fleet[ship].is_straight:
+        name = rules.fleet[ship].name
+        raise RulesError(f"the {generator} generator places straight ships only; {name} is not straight")
+    start = int(tables(rules).start[ship])
+    return {m: start + i for i, m in enumerate(rules.placements[ship])}
+
+
 def _r_blog_groups(rules: Rules) -> list[list[list[int]]]:
     """Every (direction, row, col) that the R study's test accepts, as placements, one group per ship."""
     if rules.spacing is not Spacing.TOUCH:
@@ -123,12 +132,9 @@ def _r_blog_groups(rules: Rules) -> list[list[list[int]]]:
             "the r-blog generator lets ships touch; it cannot place ships under spacing "
             + rules.spacing.value
         )
-    t = tables(rules)
     out = []
     for s, ship in enumerate(rules.fleet):
-        if not ship.is_straight:
-            raise RulesError(f"the r-blog generator places straight ships only; {ship.name} is not straight")
-        index = {m: int(t.start[s]) + i for i, m in enumerate(rules.placements[s])}
+        index = _straight_index(rules, s, "r-blog")
         size, group = ship.size, []
         for row in range(rules.rows):
             for col in range(rules.cols):
@@ -154,12 +160,9 @@ def _contest_groups(rules: Rules) -> list[list[list[int]]]:
     spacing rule is drawn again. Ships are drawn in fleet order (the contest's 5, 4, 3, 3, 2 is the
     standard fleet's order). Under the ``pirates`` rules this is the contest's own generator.
     """
-    t = tables(rules)
     out = []
     for s, ship in enumerate(rules.fleet):
-        if not ship.is_straight:
-            raise RulesError(f"the contest generator places straight ships only; {ship.name} is not straight")
-        index = {m: int(t.start[s]) + i for i, m in enumerate(rules.placements[s])}
+        index = _straight_index(rules, s, "contest")
         size = ship.size
         across = [
             index[sum(1 << (r * rules.cols + c + i) for i in range(size))]
