@@ -17,8 +17,8 @@ from battleship.tables import tables
 from tests.inference.test_posterior import brute_posterior, observed_games
 
 
-@settings(max_examples=150, deadline=None)
-@given(observed_games(max_side=5, max_ships=4))
+@settings(max_examples=120, deadline=None)
+@given(observed_games(max_side=5, max_ships=3))
 def test_the_profile_engine_matches_brute_force_replay(case):
     rules, observation = case
     expected_total, expected_counts = brute_posterior(rules, observation)
