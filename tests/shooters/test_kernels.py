@@ -177,3 +177,25 @@ def test_density_never_fires_where_the_margin_says_water(seed, name):
         ), shot
         if shot.outcome.value != "miss":
             hits.add(shot.cell)
+
+
+def test_density_reads_an_anonymous_sinking_when_only_one_run_fits():
+    from dataclasses import replace
+
+    from battleship.game import Game
+    from battleship.layout import Layout
+    from battleship.rules import Sinks
+    from battleship.shooters.choice import SUNK
+
+    rules = replace(preset("standard"), sinks=Sinks.SUNK)
+    layout = Layout.from_text(
+        "PP......../........../..DDD...../........../........../........../CCCCC...../........../"
+        "BBBB....../SSS.......",
+        rules,
+    )
+    game = Game(layout)
+    for cell in (0, 1):  # A1, A2: the patrol boat, whose two hits can only be it
+        game.fire(cell)
+    status, afloat = density.observed_status(rules, game.observation)
+    assert status[0] == SUNK and status[1] == SUNK
+    assert afloat.tolist() == [True, True, True, True, False]

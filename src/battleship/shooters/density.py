@@ -18,8 +18,12 @@ went to).
 Which cells a sunk ship held: under ``revealed`` rules the referee shows them. Under ``named`` rules
 the ship's placements through the sinking cell whose cells are all unexplained hits are candidates;
 when exactly one remains its cells are marked sunk, otherwise the hits stay unexplained. Under
-``sunk`` and ``none`` rules no ship is known to be sunk, so every ship stays in the count. Both
-shooters play every rules variant and every fleet, polyominoes included.
+``sunk`` rules (no name) the same is done over every afloat ship: when all the all-hit placements
+through the sinking cell cover the same cells, those cells are a sunk ship and one ship of that
+shape is struck off. Under ``none`` rules no ship is known to be sunk, so every ship stays in the
+count. With a spacing rule, cells the margin makes water (a straight ship's diagonals under
+no-contact, all round a sunk ship) are struck off too. Both shooters play every rules variant and
+every fleet, polyominoes included.
 """
 
 from __future__ import annotations
@@ -92,6 +96,47 @@ def named_placement(status, ship, cell, cell_list, size, start, count):
                 return -1
             found = p
     return found
+
+
+@njit(cache=True, nogil=True)
+def anonymous_placement(status, afloat, cell, cell_list, size, start, count):
+    """After an anonymous "sunk" at ``cell``: the all-hit placement through it, or -1 unless unique.
+
+    Every afloat ship's all-hit placements through the cell are candidates; when they all cover the
+    same cells (twins of one shape may both fit) the first is returned: those cells are a sunk ship
+    of that shape, whichever of the twins it was.
+    """
+    found = -1
+    for s in range(size.shape[0]):
+        if not afloat[s]:
+            continue
+        for p in range(start[s], start[s] + count[s]):
+            through = False
+            all_hit = True
+            for k in range(size[s]):
+                c = cell_list[p, k]
+                through |= c == cell
+                all_hit &= status[c] == HIT
+            if not (through and all_hit):
+                continue
+            if found < 0:
+                found = p
+                continue
+            if size[s] != size[_ship_of(found, start)]:
+                return -1
+            for k in range(size[s]):
+                if cell_list[p, k] != cell_list[found, k]:
+                    return -1
+    return found
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ship_of(p, start):
+    """The ship a placement index belongs to (``start`` is ascending)."""
+    s = start.shape[0] - 1
+    while start[s] > p:
+        s -= 1
+    return s
 
 
 @njit(cache=True, nogil=True)
@@ -323,6 +368,12 @@ def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
         _wet(cell, False, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin)
         hits += 1
         left[ship] -= 1
+        if left[ship] == 0 and sinks == 1:  # "sunk", no name: which cells, when only one run fits
+            found = anonymous_placement(status, afloat, cell, cell_list, size, start, count)
+            if found >= 0:
+                _sink_anonymous(
+                    found, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin
+                )
         if left[ship] == 0 and sinks >= 2:
             for p in range(start[ship], start[ship] + count[ship]):
                 if valid[p]:
@@ -363,6 +414,35 @@ def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
 
 
 @njit(cache=True, nogil=True)
+def _sink_anonymous(found, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin):
+    """Strike off the ship of placement ``found`` and mark its cells sunk (and their margin water)."""
+    cell_list, size, start, count, ship_of = geometry[0], geometry[1], geometry[2], geometry[3], geometry[4]
+    gone = ship_of[found]
+    for p in range(start[gone], start[gone] + count[gone]):
+        if valid[p]:
+            _spread(p, -1, power[hits_in[p]], status, density, geometry)
+    afloat[gone] = False
+    for k in range(size[gone]):
+        c = cell_list[found, k]
+        _close(c, status, density, valid, hits_in, afloat, power, geometry)
+        status[c] = SUNK
+    for k in range(size[gone]):
+        _wet(
+            cell_list[found, k],
+            True,
+            status,
+            density,
+            valid,
+            hits_in,
+            afloat,
+            power,
+            geometry,
+            open_cells,
+            margin,
+        )
+
+
+@njit(cache=True, nogil=True)
 def _wet(cell, sunk, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin):
     """Close the cells the spacing rule makes water next to ``cell`` (``margin``: spacing, straight, rows, cols)."""
     spacing, straight, rows, cols = margin
@@ -382,6 +462,11 @@ def observed_status(rules: Rules, observation: Observation) -> tuple[np.ndarray,
     afloat = np.ones(len(rules.fleet), dtype=np.bool_)
     for shot in observation.shots:
         status[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
+        if shot.outcome is Outcome.SUNK and rules.sinks is Sinks.SUNK:
+            found = anonymous_placement(status, afloat, shot.cell, t.cell_list, t.size, t.start, t.count)
+            if found >= 0:
+                afloat[t.ship_of[found]] = False
+                status[t.cell_list[found, : t.size[t.ship_of[found]]]] = SUNK
         if shot.outcome is Outcome.SUNK and shot.ship is not None:
             afloat[shot.ship] = False
             if rules.sinks is Sinks.REVEALED:
