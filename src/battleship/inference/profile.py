@@ -209,12 +209,16 @@ def _start():
 
 
 @njit(cache=True, nogil=True)
-def _finished(keys, first_field, full_u):
-    """Which final states have placed every ship."""
+def _finished(keys, iv, fv, first_field, full_u):
+    """Which final states have placed every ship, and their layouts summed (int, float)."""
     done = np.zeros(keys.shape[0], dtype=np.bool_)
+    total_i, total_f = 0, 0.0
     for i in range(keys.shape[0]):
         done[i] = keys[i] >> first_field == full_u
-    return done
+        if done[i]:
+            total_i += iv[i]
+            total_f += fv[i]
+    return done, total_i, total_f
 
 
 @njit(cache=True, nogil=True)
@@ -225,13 +229,7 @@ def _count(rows, cols, geo, wi, wf, full_u):
     for r in range(rows):
         for c in range(cols):
             keys, iv, fv, _ = _advance(keys, iv, fv, r, c, geo, wi, wf)
-    done = _finished(keys, first_field, full_u)
-    total_i, total_f = 0, 0.0
-    for i in range(keys.shape[0]):
-        if done[i]:
-            total_i += iv[i]
-            total_f += fv[i]
-    return total_i, total_f
+    return _finished(keys, iv, fv, first_field, full_u)[1:]
 
 
 # ---- backward: each placement's layouts --------------------------------------------------------
@@ -272,14 +270,9 @@ def _marginals(rows, cols, geo, wi, wf, full_u, nplace):
         marks_k.append(keys)
         marks_i.append(iv)
         marks_f.append(fv)
-    done = _finished(keys, first_field, full_u)
+    done, total_i, total_f = _finished(keys, iv, fv, first_field, full_u)
     bi = done.astype(np.int64)
     bf = done.astype(np.float64)
-    total_i, total_f = 0, 0.0
-    for i in range(keys.shape[0]):
-        if done[i]:
-            total_i += iv[i]
-            total_f += fv[i]
     mi = np.zeros(nplace, dtype=np.int64)
     mf = np.zeros(nplace, dtype=np.float64)
     for r in range(rows - 1, -1, -1):

@@ -320,7 +320,14 @@ def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
     The counts are kept up to date shot by shot: a shot changes only the placements through its cell.
     Equal, to the integer, to :func:`density_map` recounted from scratch (tested).
     """
-    cell_list, size, start, count, ship_of, through_start, through = geometry[:7]
+    cell_list, size, start, ship_of, through_start, through = (
+        geometry[0],
+        geometry[1],
+        geometry[2],
+        geometry[4],
+        geometry[5],
+        geometry[6],
+    )
     sinks = params[SINKS]
     weight = params[WEIGHT] if mode == DENSITY else 1
     n = rows * cols
@@ -368,78 +375,59 @@ def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
         _wet(cell, False, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin)
         hits += 1
         left[ship] -= 1
-        if left[ship] == 0 and sinks == 1:  # "sunk", no name: which cells, when only one run fits
-            found = anonymous_placement(status, afloat, cell, cell_list, size, start, count)
-            if found >= 0:
-                _sink_anonymous(
-                    found, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin
-                )
-        if left[ship] == 0 and sinks >= 2:
-            for p in range(start[ship], start[ship] + count[ship]):
-                if valid[p]:
-                    _spread(p, -1, power[hits_in[p]], status, density, geometry)
-            afloat[ship] = False
-            if sinks == 3:  # revealed: the referee shows the ship's cells
-                for c in range(n):
-                    if ship_at[c] == ship:
-                        _close(c, status, density, valid, hits_in, afloat, power, geometry)
-                        status[c] = SUNK
-                for c in range(n):
-                    if ship_at[c] == ship:
-                        _wet(
-                            c,
-                            True,
-                            status,
-                            density,
-                            valid,
-                            hits_in,
-                            afloat,
-                            power,
-                            geometry,
-                            open_cells,
-                            margin,
-                        )
-            else:
-                found = named_placement(status, ship, cell, cell_list, size, start, count)
-                for k in range(size[ship] if found >= 0 else 0):
-                    c = cell_list[found, k]
-                    _close(c, status, density, valid, hits_in, afloat, power, geometry)
-                    status[c] = SUNK
-                for k in range(size[ship] if found >= 0 else 0):
-                    c = cell_list[found, k]
-                    _wet(
-                        c, True, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin
-                    )
+        if left[ship] == 0 and sinks >= 1:
+            _announced(
+                ship,
+                cell,
+                sinks,
+                ship_at,
+                status,
+                density,
+                valid,
+                hits_in,
+                afloat,
+                power,
+                geometry,
+                open_cells,
+                margin,
+            )
     return shots
 
 
 @njit(cache=True, nogil=True)
-def _sink_anonymous(found, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin):
-    """Strike off the ship of placement ``found`` and mark its cells sunk (and their margin water)."""
+def _announced(
+    ship, cell, sinks, ship_at, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin
+):
+    """The shot at ``cell`` sank ``ship``: strike off what the sink rule tells, mark the cells it shows sunk.
+
+    ``sunk`` (no name): a ship of the only run of hits that fits, if one does; ``named``: that ship,
+    its cells when exactly one all-hit placement through the cell is left; ``revealed``: that ship
+    and the cells the referee shows.
+    """
     cell_list, size, start, count, ship_of = geometry[0], geometry[1], geometry[2], geometry[3], geometry[4]
-    gone = ship_of[found]
-    for p in range(start[gone], start[gone] + count[gone]):
+    found = -1
+    if sinks == 1:
+        found = anonymous_placement(status, afloat, cell, cell_list, size, start, count)
+        if found < 0:
+            return
+        ship = ship_of[found]
+    elif sinks == 2:
+        found = named_placement(status, ship, cell, cell_list, size, start, count)
+    for p in range(start[ship], start[ship] + count[ship]):
         if valid[p]:
             _spread(p, -1, power[hits_in[p]], status, density, geometry)
-    afloat[gone] = False
-    for k in range(size[gone]):
-        c = cell_list[found, k]
+    afloat[ship] = False
+    if sinks == 3:
+        cells = np.nonzero(ship_at == ship)[0]
+    elif found >= 0:
+        cells = cell_list[found, : size[ship]]
+    else:
+        return
+    for c in cells:
         _close(c, status, density, valid, hits_in, afloat, power, geometry)
         status[c] = SUNK
-    for k in range(size[gone]):
-        _wet(
-            cell_list[found, k],
-            True,
-            status,
-            density,
-            valid,
-            hits_in,
-            afloat,
-            power,
-            geometry,
-            open_cells,
-            margin,
-        )
+    for c in cells:
+        _wet(c, True, status, density, valid, hits_in, afloat, power, geometry, open_cells, margin)
 
 
 @njit(cache=True, nogil=True)

@@ -220,6 +220,7 @@ class TrialSinkShooter:
             raise BattleshipError(why)
         self._rules = rules
         self._params = self.options.vector(rules)
+        self._geometry = geometry(tables(rules), generator_weights(rules, self.options.prior))
         self._state = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
 
     def next_shot(self, observation: Observation) -> int:
@@ -229,8 +230,9 @@ class TrialSinkShooter:
         for shot in observation.shots:
             status[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
         afloat = np.ones(len(rules.fleet), dtype=np.bool_)
-        g = geometry(tables(rules), generator_weights(rules, self.options.prior))
-        cell = trial_sink_shot(status, afloat, rules.rows, rules.cols, self._params, g, self._state)
+        cell = trial_sink_shot(
+            status, afloat, rules.rows, rules.cols, self._params, self._geometry, self._state
+        )
         if cell < 0:
             raise BattleshipError("the hits seen so far cannot be the fleet's ships under these rules")
         return int(cell)
