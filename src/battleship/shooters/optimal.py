@@ -59,6 +59,7 @@ class OptimalShooter:
         """Remember the rules and seed the tie-break stream."""
         self._rules = rules
         self._state = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
+        self._solver: Solver | None = None
 
     def weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:
         """Per cell and per placement, the consistent layouts with a ship there; and all layouts."""
@@ -73,7 +74,10 @@ class OptimalShooter:
         rows = select_by_search(rules, evidence(rules, observation), np.arange(int(total), dtype=np.int64))
         masks = tables(rules).masks
         shots = sum(1 << s.cell for s in observation.shots)
-        solved = Solver(rules).solve([tuple(masks[p] for p in row) for row in rows], shots)
+        if self._solver is None:  # one a game: what it solved for one shot answers the next ones
+            # (not shared between games: whether a search fits its budget must not depend on them)
+            self._solver = Solver(rules, budget=max(5_000, 200 * self.options.endgame), symmetric=True)
+        solved = self._solver.solve([tuple(masks[p] for p in row) for row in rows], shots)
         return None if solved is None else solved[1]
 
     def next_shot(self, observation: Observation) -> int:
