@@ -9,10 +9,12 @@ import pytest
 from hypothesis import given, settings
 
 from battleship import generators
+from battleship.errors import BattleshipError
 from battleship.game import Game
 from battleship.inference import evidence, posterior, select_by_search
 from battleship.inference.endgame import Solver, _answer
-from battleship.rules import preset
+from battleship.lab import limit
+from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import make
 from battleship.tables import tables
 from tests.helpers import brute_force_layouts
@@ -51,12 +53,54 @@ def test_the_solver_finds_the_plain_minimax_value(case):
     if len(layouts) > 8 or sum(sum(m) for m in layouts[:1]) == 0:
         return
     shots = sum(1 << s.cell for s in observation.shots)
-    solved = Solver(rules, budget=10**6).solve(layouts, shots)
-    assert solved is not None
-    value, cell = solved
-    assert value == pytest.approx(plain_value(rules, layouts, shots))
-    if value > 0:
-        assert not shots >> cell & 1
+    expected = plain_value(rules, layouts, shots)
+    for symmetric in (False, True):
+        solved = Solver(rules, budget=10**6, symmetric=symmetric).solve(layouts, shots)
+        assert solved is not None
+        value, cell = solved
+        assert value == pytest.approx(expected)
+        if value > 0:  # a cell still worth firing at, whose answers keep the optimum
+            assert not shots >> cell & 1
+            assert 1 + after_firing(rules, layouts, shots, cell) == pytest.approx(expected)
+
+
+def after_firing(rules, layouts, shots, cell):
+    """Expected shots left after firing at ``cell``, each answer's layouts solved on their own."""
+    groups = {}
+    for ships in layouts:
+        groups.setdefault(_answer(rules, ships, shots, cell), []).append(ships)
+    after = shots | 1 << cell
+    return sum(
+        len(g) / len(layouts) * Solver(rules, budget=10**6).solve(g, after)[0] for g in groups.values()
+    )
+
+
+@pytest.mark.parametrize(("spacing", "sinks", "layouts", "optimum"), [
+    (Spacing.TOUCH, Sinks.NONE, 264, 9.3485),
+    (Spacing.NO_CONTACT, Sinks.NAMED, 104, 8.1538),
+    (Spacing.NO_CONTACT, Sinks.NONE, 104, 8.4423),
+])  # fmt: skip
+def test_the_empty_4x4_board_matches_an_independent_solver(spacing, sinks, layouts, optimum):
+    """Ships of 3 and 2: the optimum issue 14 reports from a solver written apart from this one."""
+    rules = Rules(4, 4, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)), spacing, sinks)
+    found = limit.optimum(rules)
+    assert found.layouts == layouts
+    assert found.shots == pytest.approx(optimum, abs=5e-5)
+
+
+def test_optimal_with_a_large_endgame_plays_the_optimum_on_every_layout():
+    """The value the solver promises is what its moves realise, layout by layout."""
+    rules = Rules(
+        3, 3, (Ship.line("Two", "T", 2), Ship.line("Other two", "W", 2)), Spacing.TOUCH, Sinks.NAMED
+    )
+    result = limit.limit(rules, ["optimal:endgame=10000", "optimal"], seed=3)
+    assert result.means["optimal:endgame=10000"] == pytest.approx(result.optimum.shots)
+    assert result.means["optimal"] >= result.optimum.shots - 1e-9
+
+
+def test_the_limit_refuses_boards_too_large_to_solve():
+    with pytest.raises(BattleshipError, match="small boards"):
+        limit.optimum(preset("square-6"))
 
 
 def test_the_solver_gives_up_past_its_budget():
@@ -78,7 +122,7 @@ def test_optimal_with_an_endgame_fires_the_solvers_cell_once_few_layouts_remain(
             masks = tables(rules).masks
             rows = select_by_search(rules, evidence(rules, game.observation), np.arange(result.layouts))
             shots = sum(1 << s.cell for s in game.observation.shots)
-            solved = Solver(rules).solve([tuple(masks[p] for p in r) for r in rows], shots)
+            solved = Solver(rules, symmetric=True).solve([tuple(masks[p] for p in r) for r in rows], shots)
             if solved is not None:  # else the shooter plays greedy, as without the option
                 assert cell == solved[1]
                 used += 1

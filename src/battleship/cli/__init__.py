@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from battleship.cli import calc, defence, games, matches, rules, serve
+from battleship.cli import calc, defence, games, limit, matches, rules, serve
 
 app = typer.Typer(
     help="Battleship: a rules engine, the classic shooting strategies and exact inference, a probability "
@@ -30,6 +30,7 @@ COMMANDS = (
     ("simulate", games.simulate_cmd),
     ("compare", games.compare_cmd),
     ("demo", games.demo_cmd),
+    ("limit", limit.limit_cmd),
     ("match", matches.match_cmd),
     ("sweep", matches.sweep_cmd),
     ("defend", defence.defend_cmd),

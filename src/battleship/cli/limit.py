@@ -1,0 +1,80 @@
+"""The ``limit`` command: exact optimal play on a small board, and how far each shooter is from it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from battleship import rules as rules_mod
+from battleship.cli.common import (
+    JsonOpt,
+    RulesOpt,
+    SeedOpt,
+    console,
+    emit_json,
+    friendly,
+    positive,
+    shooter_help,
+)
+
+DEFAULT_SHOOTERS = ["optimal", "density", "trial-sink", "rollout", "best"]
+
+
+@friendly
+def limit_cmd(
+    shooters: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Shooters to measure against the optimum (default: optimal density trial-sink "
+            "rollout best). " + shooter_help()
+        ),
+    ] = None,
+    rules: RulesOpt = "standard",
+    seed: SeedOpt = 0,
+    budget: Annotated[
+        int, typer.Option("--budget", help="Most states the exact solver may solve before it gives up.")
+    ] = 2_000_000,
+    as_json: JsonOpt = False,
+) -> None:
+    """Solve a small board exactly from the first shot, then play each shooter once on every layout.
+
+    Prints the fewest expected shots any strategy can average over uniform layouts, and each
+    shooter's mean and gap to it. Small boards only (a few thousand layouts): the 4x4 board with
+    ships of 3 and 2 takes seconds, boards of 5x5 with two ships do not finish.
+    """
+    from rich.table import Table
+
+    from battleship.cells import cell_name
+    from battleship.lab.limit import limit
+
+    r = rules_mod.load(rules)
+    result = limit(r, shooters or DEFAULT_SHOOTERS, seed=seed, budget=positive(budget, "--budget"))
+    best = result.optimum
+    if as_json:
+        emit_json(
+            {
+                "rules": r.describe(),
+                "layouts": best.layouts,
+                "optimum": best.shots,
+                "first_cell": cell_name(best.first_cell, r.cols),
+                "states": best.states,
+                "seconds": round(best.seconds, 3),
+                "shooters": [
+                    {"shooter": s, "mean": m, "gap": result.gap(s), "refusal": result.refusals.get(s)}
+                    for s, m in result.means.items()
+                ],
+            }
+        )
+        return
+    title = (
+        f"{r.describe()}: optimum {best.shots:.4f} shots over {best.layouts:,} layouts "
+        f"(first shot {cell_name(best.first_cell, r.cols)}; {best.states:,} states, {best.seconds:.1f} s)"
+    )
+    table = Table("shooter", "mean over every layout", "minus optimum", title=title)
+    for s, m in result.means.items():
+        if m is None:
+            table.add_row(s, "refuses", result.refusals[s])
+        else:
+            table.add_row(s, f"{m:.4f}", f"{m - best.shots:+.4f}")
+    console.print(table)

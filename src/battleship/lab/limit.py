@@ -1,0 +1,95 @@
+"""How far from perfect: exact optimal play from the first shot on small boards, beside the shooters.
+
+:func:`optimum` lists every layout of the rules and solves the whole game exactly
+(:class:`battleship.inference.endgame.Solver`, with the board's symmetries): the fewest expected
+shots any strategy can average over uniform layouts. :func:`limit` plays shooters once on every
+layout and reports their means and their gaps to that optimum. Only small boards finish: the
+solver's states grow fast with the number of layouts (the 4x4 board with ships 3 and 2, 264
+layouts, takes about 40,000 states).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from battleship.errors import BattleshipError
+from battleship.game import Observation
+from battleship.inference import count, evidence, select_by_search
+from battleship.inference.endgame import Solver
+from battleship.lab.runner import simulate
+from battleship.rules import Rules
+from battleship.shooters import registry
+from battleship.tables import tables
+
+MAX_LAYOUTS = 5_000  # past this the exact solver does not finish in reasonable time
+DEFAULT_STATES = 2_000_000  # the solver's budget of solved states
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """The exact optimum of a small rule set."""
+
+    layouts: int
+    shots: float  # fewest expected shots over uniform layouts
+    first_cell: int  # a best first shot
+    states: int  # states the solver solved
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The optimum and each shooter's mean over every layout (None: the shooter refuses the rules)."""
+
+    optimum: Optimum
+    means: dict[str, float | None] = field(default_factory=dict)
+    refusals: dict[str, str] = field(default_factory=dict)
+
+    def gap(self, shooter: str) -> float | None:
+        """A shooter's mean minus the optimum (shots it gives away), or None."""
+        mean = self.means.get(shooter)
+        return None if mean is None else mean - self.optimum.shots
+
+
+def every_layout(rules: Rules) -> np.ndarray:
+    """Every layout of ``rules`` as rows of placement indices (refused past ``MAX_LAYOUTS``)."""
+    total, _ = count(rules)
+    if total > MAX_LAYOUTS:
+        raise BattleshipError(
+            f"{total:,} layouts: the exact optimum is for small boards (at most {MAX_LAYOUTS:,} layouts)"
+        )
+    return select_by_search(rules, evidence(rules, Observation(rules)), np.arange(total, dtype=np.int64))
+
+
+def optimum(rules: Rules, budget: int = DEFAULT_STATES) -> Optimum:
+    """Solve the whole game from the empty board (a clear error when the budget runs out)."""
+    rows = every_layout(rules)
+    masks = tables(rules).masks
+    start = time.perf_counter()
+    solver = Solver(rules, budget=budget, symmetric=True)
+    solved = solver.solve([tuple(int(masks[p]) for p in row) for row in rows], 0)
+    if solved is None:
+        raise BattleshipError(
+            f"the exact solver did not finish within {budget:,} states ({len(rows):,} layouts): "
+            "try a smaller board or fleet, or a larger budget"
+        )
+    return Optimum(len(rows), solved[0], solved[1], solver.visits, time.perf_counter() - start)
+
+
+def limit(rules: Rules, shooters: list[str], seed: int = 0, budget: int = DEFAULT_STATES) -> Limit:
+    """The optimum, and each shooter (a spec text) played once on every layout with ``seed``."""
+    best = optimum(rules, budget)
+    rows = every_layout(rules)
+    result = Limit(best)
+    for text in shooters:
+        name, options = registry.resolve(text, rules)
+        why = registry.spec(name).refusal(rules)
+        if why:
+            result.means[text] = None
+            result.refusals[text] = why
+            continue
+        shots = simulate(rules, name, len(rows), seed=seed, layouts=rows, options=options)
+        result.means[text] = float(shots.mean())
+    return result
