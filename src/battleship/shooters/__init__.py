@@ -138,6 +138,15 @@ register(
 )
 register(
     ShooterSpec(
+        "rollout",
+        f"{_HERE}.rollout:RolloutShooter",
+        "Look-ahead: the density shooter played on from each candidate cell over exact posterior samples",
+        None,
+        (*SCORING, "weight", "rollouts", "width"),
+    )
+)
+register(
+    ShooterSpec(
         "best",
         f"{_HERE}.best:BestShooter",
         "the strongest measured shooter for the rules (docs/strategies.md); options apply to it",

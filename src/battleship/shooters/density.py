@@ -314,8 +314,11 @@ def density_pick(density, status, afloat, rows, cols, params, geometry, state, o
 
 
 @njit(cache=True, nogil=True)
-def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
+def play_density(state, ship_at, total, rows, cols, params, geometry, mode, forced):
     """Shots the density (``mode`` 0) or superposition (1) shooter needs to hit every ship cell.
+
+    The first shots are ``forced`` (cells, in order; empty for a whole game): a rollout replays a
+    game's shots so far and a candidate cell, then lets the shooter play on.
 
     The counts are kept up to date shot by shot: a shot changes only the placements through its cell.
     Equal, to the integer, to :func:`density_map` recounted from scratch (tested).
@@ -348,7 +351,9 @@ def play_density(state, ship_at, total, rows, cols, params, geometry, mode):
     margin = (params[SPACING], all_straight(cell_list, size, start, cols), rows, cols)
     shots = hits = 0
     while hits < total:
-        if mode == DENSITY:
+        if shots < forced.shape[0]:
+            cell = forced[shots]
+        elif mode == DENSITY:
             cell = density_pick(
                 density, status, afloat, rows, cols, params, geometry, state, open_cells, plain
             )

@@ -31,6 +31,8 @@ from battleship.tables import geometry, tables
 # seed would otherwise hand the shooter the very numbers that placed the ships.
 SHOOTER_SALT = np.uint64(0x5EED_0F_5A1_7ED)
 
+NOTHING_FORCED = np.empty(0, dtype=np.int64)  # whole games: no shots given in advance
+
 RANDOM = 0
 HUNT_TARGET = 1
 HUNT_TARGET_PARITY = 2
@@ -65,9 +67,11 @@ def play_game(kind, state, ship_at, total, rows, cols, params, geometry):
     if kind == DENSITY_GRID:
         return play_density_grid(ship_at, total, rows, cols, size, params[SKEW])
     if kind == DENSITY:
-        return play_density(state, ship_at, total, rows, cols, params, geometry, DENSITY_MODE)
+        return play_density(state, ship_at, total, rows, cols, params, geometry, DENSITY_MODE, NOTHING_FORCED)
     if kind == SUPERPOSITION:
-        return play_density(state, ship_at, total, rows, cols, params, geometry, SUPERPOSITION_MODE)
+        return play_density(
+            state, ship_at, total, rows, cols, params, geometry, SUPERPOSITION_MODE, NOTHING_FORCED
+        )
     if kind == TRIAL_SINK:
         return play_trial_sink(state, ship_at, total, rows, cols, params, geometry)
     return play_hunt_target(state, ship_at, total, rows, cols, kind == HUNT_TARGET_PARITY, params[COLOUR])

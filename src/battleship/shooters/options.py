@@ -20,6 +20,8 @@ One :class:`Options` value configures every shooter; each reads only the keys it
   from: each placement is weighed by how much more often that generator draws it than uniform
   layouts do (fitted once on generated layouts). trial-sink.
 - ``samples``: montecarlo's exact samples per shot (reproducible).
+- ``rollouts``: rollout's sampled layouts per shot, each played on from every candidate.
+- ``width``: rollout's candidate cells per shot.
 - ``budget``: montecarlo's time per shot in milliseconds, as C. Liam Brown's calculator does it (0: use ``samples``); the
   number of samples then depends on the machine, so runs with a budget are not reproducible.
 """
@@ -58,6 +60,8 @@ class Options:
     endgame: int = 0
     model: str = ""
     prior: str = ""
+    rollouts: int = 48
+    width: int = 6
 
     def __post_init__(self) -> None:
         if self.tie not in TIES:
@@ -68,6 +72,12 @@ class Options:
             raise BattleshipError(f"weight must be between 1 and 10000, not {self.weight}")
         if not 1 <= self.samples <= 10_000_000:
             raise BattleshipError(f"samples must be between 1 and 10000000, not {self.samples}")
+        if not 1 <= self.rollouts <= 100_000:
+            raise BattleshipError(f"rollouts must be between 1 and 100000, not {self.rollouts}")
+        if not 1 <= self.width <= 1_000:
+            raise BattleshipError(
+                f"width is a number of candidate cells between 1 and 1000, not {self.width}"
+            )
         if not 0 <= self.endgame <= 100_000:
             raise BattleshipError(f"endgame is a number of layouts between 0 and 100000, not {self.endgame}")
         if not 0 <= self.budget <= 600_000:

@@ -23,7 +23,20 @@ if TYPE_CHECKING:
     from battleship.shooters.options import Options
 
 # every option key; a spec names those its shooter reads (the others are refused, not ignored)
-OPTION_KEYS = ("tie", "colour", "weight", "skew", "boost", "samples", "budget", "endgame", "model", "prior")
+OPTION_KEYS = (
+    "tie",
+    "colour",
+    "weight",
+    "skew",
+    "boost",
+    "samples",
+    "budget",
+    "endgame",
+    "model",
+    "prior",
+    "rollouts",
+    "width",
+)
 SCORING = ("tie", "skew")  # what every scoring shooter reads
 
 
