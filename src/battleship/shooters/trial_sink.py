@@ -15,8 +15,9 @@ finished ship, so no ship can be there).
   length is struck off) and the cells around it (the spacing rule's halo) become impossible.
 
 Needs straight ships (a finished ship is read off a straight run) and spacing ``no-edge`` or
-``no-contact`` (a run of hits is then one ship); it refuses other rules. It ignores sink
-announcements, so it plays the same under every ``sinks`` setting.
+``no-contact`` (a run of hits is then one ship); it refuses other rules. Where the rules announce a
+sinking (any ``sinks`` but ``none``), the run through the sunk cell is finished at once, without the
+shots that would otherwise prove its ends.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
 from battleship.inference.prior import generator_weights
-from battleship.rules import Rules, Spacing
+from battleship.rules import Rules, Sinks, Spacing
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, choose, skew_factor
-from battleship.shooters.options import SKEW, SPACING, TIE, Options
+from battleship.shooters.options import SINKS, SKEW, SPACING, TIE, Options
 from battleship.tables import geometry, tables
 
 
@@ -142,6 +144,21 @@ def finish(status, afloat, size, run, length, rows, cols, spacing):
 
 
 @njit(cache=True, nogil=True)
+def sunk_at(cell, status, afloat, rows, cols, geometry, spacing):
+    """A sinking announced at ``cell``: finish the run of hits through it; False if none can be that ship."""
+    run = np.empty(max(rows, cols), dtype=np.int64)
+    first = cell
+    if (cell % cols > 0 and status[cell - 1] == HIT) or (cell % cols + 1 < cols and status[cell + 1] == HIT):
+        while first % cols > 0 and status[first - 1] == HIT:
+            first -= 1
+    else:
+        while first >= cols and status[first - cols] == HIT:
+            first -= cols
+    length = run_from(first, status, rows, cols, run)
+    return length > 0 and finish(status, afloat, geometry[1], run, length, rows, cols, spacing)
+
+
+@njit(cache=True, nogil=True)
 def trial_scores(status, afloat, geometry, score):
     """Placements of afloat ships over unknown cells only, counted (by prior weight) on each cell they cover."""
     cell_list, size, ship_of, weight = geometry[0], geometry[1], geometry[4], geometry[7]
@@ -192,13 +209,18 @@ def play_trial_sink(state, ship_at, total, rows, cols, params, geometry):
     """Shots trial-sink needs to hit every ship cell."""
     status = np.zeros(rows * cols, dtype=np.int8)
     afloat = np.ones(geometry[1].shape[0], dtype=np.bool_)
+    left = geometry[1].copy()
     shots = hits = 0
     while hits < total:
         cell = trial_sink_shot(status, afloat, rows, cols, params, geometry, state)
         shots += 1
-        if ship_at[cell] >= 0:
+        ship = ship_at[cell]
+        if ship >= 0:
             status[cell] = HIT
             hits += 1
+            left[ship] -= 1
+            if left[ship] == 0 and params[SINKS] > 0:
+                sunk_at(cell, status, afloat, rows, cols, geometry, params[SPACING])
         else:
             status[cell] = MISS
     return shots
@@ -224,12 +246,20 @@ class TrialSinkShooter:
         self._state = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
 
     def next_shot(self, observation: Observation) -> int:
-        """Rebuild the board from the shots (hits and misses only), settle finished ships, pick."""
+        """Rebuild the board from the shots (hits, misses and announced sinkings), settle finished ships, pick."""
         rules = self._rules
         status = np.zeros(rules.cells, dtype=np.int8)
+        afloat = np.ones(len(rules.fleet), dtype=np.bool_)
         for shot in observation.shots:
             status[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
-        afloat = np.ones(len(rules.fleet), dtype=np.bool_)
+            if (
+                shot.outcome is Outcome.SUNK
+                and rules.sinks is not Sinks.NONE
+                and not sunk_at(
+                    shot.cell, status, afloat, rules.rows, rules.cols, self._geometry, self._params[SPACING]
+                )
+            ):
+                raise BattleshipError(f"a sinking at {cell_name(shot.cell, rules.cols)} fits no afloat ship")
         cell = trial_sink_shot(
             status, afloat, rules.rows, rules.cols, self._params, self._geometry, self._state
         )
