@@ -1,10 +1,12 @@
-"""Strength of the kept shooters (issue 5's table): mean shots with a 95% interval, and time per shot.
+"""Best is best: every registered shooter against ``best``, paired, on every preset and three custom rule sets.
 
-Run: .venv/bin/python benchmarks/strength.py [--games N] [--slow-games N] [--seed S] [--jobs J]
-Prints plain numbers, one line per (rules, shooter): games, mean, interval, median, milliseconds
-per shot (wall time over every shot fired, all jobs together), and the gap to the published
-figure it is measured against. Kernel shooters play --games games; shooters played in Python
-(optimal) play --slow-games, on the first layouts of the same run.
+Run: .venv/bin/python benchmarks/strength.py [--games N] [--slow-games N] [--seed S] [--jobs J] [--rules NAME ...]
+Prints one line per (rules, rival): games, the rival's mean, best's mean on the same layouts, the
+paired difference (rival minus best) with its 95% interval, and "BEATS BEST" when the whole
+interval is below zero; then the shooters left out and why. Kernel shooters play --games games;
+shooters played in Python (optimal, montecarlo, rollout, and every rival when best itself is played
+in Python) play --slow-games, the first layouts of the same run. The custom rule sets are the
+standard board with anonymous sinkings, an 8x8 board with a T-shaped ship, and a no-edge 9x9 board.
 """
 
 from __future__ import annotations
@@ -12,10 +14,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from battleship import lab
-from battleship.rules import preset
-from battleship.shooters.best import BEST, PUBLISHED, kept
-from battleship.shooters.options import parse_spec
+from battleship.lab.rivals import custom_rules, rivals
+from battleship.rules import PRESETS, preset
 
 
 def main() -> None:
@@ -24,23 +24,25 @@ def main() -> None:
     parser.add_argument("--slow-games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--rules", nargs="*", help="only these rule sets (preset or custom names)")
     args = parser.parse_args()
-    for rules_name in BEST:
-        rules = preset(rules_name)
-        for spec in kept(rules_name):
-            name, options = parse_spec(spec)
-            games = args.games if lab.is_kernel(name) else args.slow_games
-            lab.warm_up(rules, name)
-            start = time.perf_counter()
-            shots = lab.simulate(rules, name, games, seed=args.seed, jobs=args.jobs, options=options)
-            seconds = time.perf_counter() - start
-            s = lab.summarise(shots, rules.ship_cells, seconds)
-            published = PUBLISHED.get(rules_name)
-            gap = f" minus_published {s.mean - published:+.3f}" if published else ""
+    sets = {name: preset(name) for name in PRESETS} | custom_rules()
+    for name, rules in sets.items():
+        if args.rules and name not in args.rules:
+            continue
+        start = time.perf_counter()
+        best, played, left_out = rivals(rules, args.games, args.slow_games, seed=args.seed, jobs=args.jobs)
+        for r in played:
+            verdict = "BEATS BEST" if r.beats_best else "ok"
             print(
-                f"{rules_name:12s} {spec:28s} games {games} mean {s.mean:.3f} ci95 {s.ci95[0]:.3f} "
-                f"{s.ci95[1]:.3f} median {s.median:g} ms_per_shot {1000 * seconds / shots.sum():.4f}{gap}"
+                f"{name:14s} best={best:22s} {r.shooter:22s} games {r.games:6d} mean {r.mean:.3f} "
+                f"best {r.best_mean:.3f} diff {r.difference:+.3f} ci95 {r.interval[0]:+.3f} {r.interval[1]:+.3f} "
+                f"{verdict}",
+                flush=True,
             )
+        for shooter, why in left_out.items():
+            print(f"{name:14s} best={best:22s} {shooter:22s} left out: {why}")
+        print(f"{name:14s} ({time.perf_counter() - start:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":

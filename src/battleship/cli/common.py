@@ -46,7 +46,8 @@ GeneratorOpt = Annotated[
     typer.Option(
         "--generator",
         "-g",
-        help="How layouts are drawn: uniform | sequential | r-blog | edge | clustered | spread (:strength=S).",
+        help="How layouts are drawn: uniform | sequential | r-blog | contest | edge | clustered | spread "
+        "(:strength=S).",
     ),
 ]
 LayoutsOpt = Annotated[

@@ -1,0 +1,99 @@
+"""Best is best: every registered shooter against ``best``, paired on the same layouts.
+
+:func:`rivals` plays ``best`` (as resolved for the rules) and each other shooter on the same layouts
+and reports the paired difference (rival minus best) with its 95% interval. A rival *beats* best
+when the whole interval lies below zero. Kernel shooters play ``games`` games; shooters played in
+Python play the first ``slow_games`` of the same layouts. ``benchmarks/strength.py`` runs it at
+scale on every preset and on custom rule sets; a test runs it on small counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from battleship.game import Observation
+from battleship.inference import choose_engine, evidence
+from battleship.lab.runner import is_kernel, simulate
+from battleship.lab.summary import paired_difference
+from battleship.rules import Rules, Ship, Sinks, Spacing, preset
+from battleship.shooters import registry
+from battleship.shooters.options import format_spec
+
+# shooters not played, and why: learning needs a model fitted to someone's recorded layouts
+SKIPPED = {"learning": "needs a model of recorded layouts (model=FILE)"}
+EXTRA = ["density:skew=20", "trial-sink:skew=20", "optimal:skew=20"]  # variants best itself may play
+
+
+def custom_rules() -> dict[str, Rules]:
+    """Three rule sets no preset covers: anonymous sinkings on the standard board, an 8x8 board with a
+    T-shaped ship, and a 9x9 board whose ships may meet only at corners."""
+    standard = preset("standard")
+    tee = Rules(8, 8, (Ship("Tee", "T", ((0, 0), (0, 1), (0, 2), (1, 1))), Ship.line("Boat", "B", 2)))
+    lengths = {"A": 4, "B": 3, "C": 3, "D": 2}
+    nine = Rules(9, 9, tuple(Ship.line(f"Ship {k}", k, n) for k, n in lengths.items()), Spacing.NO_EDGE)
+    return {
+        "standard-sunk": dataclasses.replace(standard, name="standard-sunk", sinks=Sinks.SUNK),
+        "tee-8x8": dataclasses.replace(tee, name="tee-8x8"),
+        "no-edge-9x9": dataclasses.replace(nine, name="no-edge-9x9"),
+    }
+
+
+@dataclass(frozen=True)
+class Rival:
+    """One shooter against best: its spec, games, means and paired difference (rival minus best)."""
+
+    shooter: str
+    games: int
+    mean: float
+    best_mean: float
+    difference: float
+    interval: tuple[float, float]
+
+    @property
+    def beats_best(self) -> bool:
+        """True when the rival is significantly ahead of best (fewer shots)."""
+        return self.interval[1] < 0
+
+
+def skipped_for(rules: Rules, name: str) -> str | None:
+    """Why a registered shooter is left out for ``rules`` (None: it plays)."""
+    if name in SKIPPED:
+        return SKIPPED[name]
+    why = registry.spec(name).refusal(rules)
+    if why:
+        return why
+    exact = name in ("optimal", "montecarlo", "rollout") or not is_kernel(name)
+    if exact and choose_engine(rules, evidence(rules, Observation(rules))) == "profile":
+        return "exact inference on this fleet takes minutes a shot"
+    return None
+
+
+def rivals(
+    rules: Rules, games: int, slow_games: int, seed: int = 0, jobs: int = 1
+) -> tuple[str, list[Rival], dict[str, str]]:
+    """``best``'s spec for the rules, each rival's paired comparison, and the shooters left out with why."""
+    best_name, best_options = registry.resolve("best", rules)
+    best_spec = format_spec(best_name, best_options)
+    specs = [n for n in registry.names() if n not in (best_spec, "best")] + [
+        e for e in EXTRA if e != best_spec
+    ]
+    left_out: dict[str, str] = {}
+    played: list[Rival] = []
+    baseline: dict[int, np.ndarray] = {}
+    for text in specs:
+        name, options = registry.resolve(text, rules)
+        why = skipped_for(rules, name)
+        if why:
+            left_out[text] = why
+            continue
+        count = games if is_kernel(name) and is_kernel(best_name) else slow_games
+        if count not in baseline:
+            baseline[count] = simulate(rules, best_name, count, seed=seed, jobs=jobs, options=best_options)
+        shots = simulate(rules, name, count, seed=seed, jobs=jobs, options=options)
+        best = baseline[count]
+        diff, interval = paired_difference(shots, best)
+        played.append(Rival(text, count, float(shots.mean()), float(best.mean()), diff, interval))
+    return best_spec, played, left_out
