@@ -96,3 +96,13 @@ def skew_factor(status, afloat, size, rows, cols, percent):
     if percent <= 0 or smallest_afloat(afloat, size) != size.min():
         return np.empty(0, dtype=np.int64)
     return pattern_factor(status, rows, cols, 2, percent)
+
+
+@njit(cache=True, nogil=True)
+def mark_ships(row, cell_list, size, ship_at):
+    """Fill ``ship_at`` (cell -> ship index, or -1) from a layout given as placement indices, one per ship."""
+    ship_at[:] = -1
+    for s in range(row.shape[0]):
+        p = row[s]
+        for k in range(size[s]):
+            ship_at[cell_list[p, k]] = s

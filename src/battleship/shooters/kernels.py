@@ -17,6 +17,7 @@ from numba import njit
 from battleship.inference.prior import generator_weights
 from battleship.rng import seed_words, stream
 from battleship.rules import Rules
+from battleship.shooters.choice import mark_ships
 from battleship.shooters.density import DENSITY as DENSITY_MODE
 from battleship.shooters.density import SUPERPOSITION as SUPERPOSITION_MODE
 from battleship.shooters.density import play_density
@@ -86,11 +87,7 @@ def play_games(kind, seed, first, layouts, rows, cols, params, geometry, out):
     for s in range(size.shape[0]):
         total += size[s]
     for i in range(out.shape[0]):
-        ship_at[:] = -1
-        for s in range(layouts.shape[1]):
-            p = layouts[i, s]
-            for k in range(size[s]):
-                ship_at[cell_list[p, k]] = s
+        mark_ships(layouts[i], cell_list, size, ship_at)
         state = stream(seed ^ SHOOTER_SALT, first + i)
         out[i] = play_game(kind, state, ship_at, total, rows, cols, params, geometry)
 

@@ -32,7 +32,7 @@ from battleship.game import Observation
 from battleship.inference.sampling import draw, hit_counts
 from battleship.rng import seed_words, stream
 from battleship.rules import Rules
-from battleship.shooters.choice import UNKNOWN
+from battleship.shooters.choice import UNKNOWN, mark_ships
 from battleship.shooters.density import DENSITY, density_map, density_pick, observed_status, play_density
 from battleship.shooters.options import Options
 from battleship.tables import geometry, tables
@@ -55,11 +55,7 @@ def rollout_shots(fired, candidates, layouts, seed, rows, cols, params, geometry
     forced[: fired.shape[0]] = fired
     ship_at = np.empty(rows * cols, dtype=np.int64)
     for j in range(layouts.shape[0]):
-        ship_at[:] = -1
-        for s in range(layouts.shape[1]):
-            p = layouts[j, s]
-            for k in range(size[s]):
-                ship_at[cell_list[p, k]] = s
+        mark_ships(layouts[j], cell_list, size, ship_at)
         for c in range(candidates.shape[0]):
             forced[fired.shape[0]] = candidates[c]
             state = stream(seed, np.uint64(j))
