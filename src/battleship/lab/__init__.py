@@ -5,7 +5,9 @@
 - :mod:`~battleship.lab.shots_file`: shots per game streamed to a file, resumable;
 - :mod:`~battleship.lab.match`: two players alternating, as the Dunman High paper plays them;
 - :mod:`~battleship.lab.defence`: layouts that a shooter finds last;
-- :mod:`~battleship.lab.figures`: the DataGenetics charts, heat maps and replay frames.
+- :mod:`~battleship.lab.figures`: the DataGenetics charts, heat maps and replay frames;
+- :mod:`~battleship.lab.limit`: the exact optimum of small boards beside each shooter;
+- :mod:`~battleship.lab.rivals`: every registered shooter paired against ``best``.
 """
 
 from battleship.lab.runner import (
