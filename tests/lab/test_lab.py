@@ -201,4 +201,6 @@ def test_best_follows_what_the_rules_are_not_their_name():
     assert best_for(replace(standard, sinks=Sinks.SUNK)) == "optimal"
     tee = Rules(8, 8, (Ship("Tee", "T", ((0, 0), (0, 1), (0, 2), (1, 1))), Ship.line("Boat", "B", 2)))
     assert best_for(replace(tee, name="standard")) == "optimal"
-    assert best_for(preset("seabattle")) == "density:skew=20"  # named sinkings, and density reads the margin
+    assert best_for(preset("seabattle")) == "trial-sink"  # a margin, and one-cell ships: no skew
+    tiny = Rules(4, 4, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)))
+    assert best_for(replace(tiny, name="standard")) == "optimal"  # small enough for exact play
