@@ -149,9 +149,8 @@ class Solver:
         perms = board_symmetries(rules.rows, rules.cols) if symmetric else [tuple(range(rules.cells))]
         self.perms = [_Permutation(p) for p in perms]
         self.memo: dict[State, tuple[float, int]] = {}  # canonical states: value, best cell
-        self.seen: dict[
-            State, tuple[float, int]
-        ] = {}  # the same for states as met, before the costly canonical form
+        # the same for states as met, so that a state met again skips the costly canonical form
+        self.seen: dict[State, tuple[float, int]] = {}
         self.floors: dict[State, float] = {}
         self.visits = 0
 
