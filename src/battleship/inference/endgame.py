@@ -221,7 +221,7 @@ class Solver:
         cells = self._candidates(state, lefts)
         if cells[0][0] == total:  # a sure hit: fire it first
             return 1 + self._expect(state, total, cells[0][1], float("inf")), cells[0][1]
-        floor = left + 1 - cells[0][0] / total
+        floor = self._floor(state)
         best, best_cell = float("inf"), cells[0][1]
         for _, cell in cells:
             value = 1 + self._expect(state, total, cell, best - 1)

@@ -63,9 +63,12 @@ def every_layout(rules: Rules) -> np.ndarray:
     return select_by_search(rules, evidence(rules, Observation(rules)), np.arange(total, dtype=np.int64))
 
 
-def optimum(rules: Rules, budget: int = DEFAULT_STATES) -> Optimum:
-    """Solve the whole game from the empty board (a clear error when the budget runs out)."""
-    rows = every_layout(rules)
+def optimum(rules: Rules, budget: int = DEFAULT_STATES, rows: np.ndarray | None = None) -> Optimum:
+    """Solve the whole game from the empty board (a clear error when the budget runs out).
+
+    ``rows`` is :func:`every_layout` when the caller has it already.
+    """
+    rows = every_layout(rules) if rows is None else rows
     masks = tables(rules).masks
     start = time.perf_counter()
     solver = Solver(rules, budget=budget, symmetric=True)
@@ -80,8 +83,8 @@ def optimum(rules: Rules, budget: int = DEFAULT_STATES) -> Optimum:
 
 def limit(rules: Rules, shooters: list[str], seed: int = 0, budget: int = DEFAULT_STATES) -> Limit:
     """The optimum, and each shooter (a spec text) played once on every layout with ``seed``."""
-    best = optimum(rules, budget)
     rows = every_layout(rules)
+    best = optimum(rules, budget, rows)
     result = Limit(best)
     for text in shooters:
         name, options = registry.resolve(text, rules)

@@ -65,8 +65,8 @@ def skipped_for(rules: Rules, name: str) -> str | None:
     why = registry.spec(name).refusal(rules)
     if why:
         return why
-    exact = name in ("optimal", "montecarlo", "rollout") or not is_kernel(name)
-    if exact and choose_engine(rules, evidence(rules, Observation(rules))) == "profile":
+    # shooters played in Python infer exactly (or sample) every shot
+    if not is_kernel(name) and choose_engine(rules, evidence(rules, Observation(rules))) == "profile":
         return "exact inference on this fleet takes minutes a shot"
     return None
 
