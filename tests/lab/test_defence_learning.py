@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -13,11 +14,11 @@ from typer.testing import CliRunner
 from battleship import generators
 from battleship.cli import app
 from battleship.errors import BattleshipError, RulesError
-from battleship.game import play
+from battleship.game import Observation, Outcome, play
 from battleship.inference import posterior
 from battleship.inference import prior as learning
 from battleship.lab import defence
-from battleship.rules import Rules, Ship, Sinks, preset, square
+from battleship.rules import Rules, Ship, Sinks, Spacing, preset, square
 from battleship.shooters import make
 from battleship.shooters.options import Options
 from battleship.tables import tables
@@ -108,8 +109,29 @@ def test_learning_shooter_needs_a_model_of_the_same_rules(tmp_path):
         play(make(f"learning:model={path}"), layout, np.random.default_rng(0))
     with pytest.raises(BattleshipError, match="model=FILE"):
         play(make("learning"), layout, np.random.default_rng(0))
+    tee = Rules(6, 6, (Ship("Tee", "T", ((0, 0), (0, 1), (0, 2), (1, 1))), Ship.line("Boat", "B", 2)))
     with pytest.raises(BattleshipError, match="row engine"):
-        play(make(f"learning:model={path}"), generators.generate(preset("pirates"), "uniform", 1, 1)[0], None)
+        play(make(f"learning:model={path}"), generators.generate(tee, "uniform", 1, 1)[0], None)
+
+
+def test_learning_under_a_margin_tends_to_the_exact_weighted_posterior():
+    # a margin keeps the row engine out: the fit counts as if ships could touch, play weighs exact
+    # uniform samples by the prior; on a small board the exact weighted answer is cheap to compare
+    rules = Rules(6, 6, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2), Ship.line("Deux", "D", 2)))
+    rules = dataclasses.replace(rules, spacing=Spacing.NO_CONTACT)
+    model = learning.fit(rules, generators.draw(rules, "edge", 3, 300))
+    prior = model.prior()
+    assert prior.std() > 0.1  # the edge record pulls ships to the sides: a prior far from flat
+    shooter = make("learning:samples=40000", model=model)
+    shooter.reset(rules, np.random.default_rng(5))
+    board = Observation.from_text("....../..o.../....../...x../....../......", rules)
+    score, _, total = shooter.weights(board)
+    exact = posterior(rules, board, prior=prior)
+    assert np.abs(score / total - exact.probability.ravel()).max() < 0.02
+    layout = generators.generate(rules, "edge", 8, 1)[0]
+    record = play(shooter, layout, np.random.default_rng(1))
+    assert sum(s.outcome is not Outcome.MISS for s in record.shots) == 7  # every ship cell found
+    assert len({s.cell for s in record.shots}) == len(record.shots) < rules.cells
 
 
 @pytest.mark.parametrize("shooter", ["density", "optimal"])

@@ -9,7 +9,7 @@ from battleship import generators, lab
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, Shot, play
 from battleship.inference import prior as learning
-from battleship.rules import Rules, Ship, Spacing, preset
+from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import kernels, make, names, spec
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, favoured, pattern_factor
 from battleship.shooters.density import fitting, forced_cell
@@ -114,6 +114,44 @@ def test_every_shooter_plays_every_preset_or_refuses_with_a_reason(tmp_path):
             record = play(make(text), layout, np.random.default_rng(1))
             hit = sum(1 for s in record.shots if s.outcome is not Outcome.MISS)
             assert hit == rules.ship_cells, (name, rules.name)
+
+
+def _water_by_the_margin(rules: Rules, observation: Observation) -> set[int]:
+    """Cells no-contact rules make water for straight ships: a hit's diagonals, a sunk ship's ring."""
+    water, cols = set(), rules.cols
+    ring = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
+    for shot in observation.shots:
+        if shot.outcome is Outcome.MISS:
+            continue
+        sunk_cells = [c for c in range(rules.cells) if shot.cells >> c & 1] or [shot.cell]
+        around = ring if shot.cells else [(dr, dc) for dr, dc in ring if dr and dc]
+        for cell in sunk_cells:
+            r, c = divmod(cell, cols)
+            water |= {
+                (r + dr) * cols + c + dc
+                for dr, dc in around
+                if 0 <= r + dr < rules.rows and 0 <= c + dc < cols
+            }
+    return water - {s.cell for s in observation.shots}
+
+
+def test_every_shooter_reads_the_margin_refuses_or_says_it_leaves_it_unread(tmp_path):
+    fleet = (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2), Ship.line("Deux", "D", 2))
+    rules = Rules(6, 6, fleet, Spacing.NO_CONTACT, Sinks.REVEALED, name="spaced-6")
+    model = tmp_path / "model.json"
+    learning.save(learning.fit(rules, generators.draw(rules, "edge", 1, 200)), model)
+    for name in names():
+        if name != "best" and spec(name).refusal(rules):
+            continue
+        if "margin" in spec(name).ignores:
+            assert "spacing margin" in spec(name).unread(rules) and spec(name).ignores_why
+            continue
+        shooter = make(f"learning:model={model}" if name == "learning" else name)
+        for layout in generators.generate(rules, "uniform", 3, 4):
+            record = play(shooter, layout, np.random.default_rng(2))
+            for n, shot in enumerate(record.shots):
+                seen = Observation(rules, record.shots[:n])
+                assert shot.cell not in _water_by_the_margin(rules, seen), (name, seen.text(), shot.cell)
 
 
 def test_trial_sink_refuses_touching_ships_and_the_lab_says_why():

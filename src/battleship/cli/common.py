@@ -96,6 +96,9 @@ def shooter_options(spec: str, tie: str | None, skew: bool, r: Rules | None = No
     from battleship.shooters import registry
 
     name, options = registry.check(spec, r) if r is not None else registry.resolve(spec)
+    unread = registry.spec(name).unread(r) if r is not None else None
+    if unread:
+        err.print(f"note: {unread}", highlight=False)
     reads = registry.spec(name).reads
     if tie is not None and "tie" in reads:
         if tie == "informative" and "informative" not in reads:

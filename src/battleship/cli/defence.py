@@ -142,16 +142,13 @@ def learn_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Fit C. Liam Brown's Learning-mode placement model to recorded layouts; `learning:model=FILE` plays with it."""
-    from battleship.inference import posterior
     from battleship.inference import prior as placement_prior
 
     r = rules_mod.load(rules)
     rows = read_layout_file(layouts, r)
     model = placement_prior.fit(r, rows, smoothing)
     placement_prior.save(model, out)
-    prior = model.prior()
-
-    shift = posterior(r, prior=prior).probability - posterior(r).probability
+    shift = placement_prior.open_board_shift(model)
     if as_json:
         emit_json(
             {
@@ -164,7 +161,8 @@ def learn_cmd(
         )
         return
     console.print(f"{model.layouts:,} layouts -> {out} (smoothing {model.smoothing:g})", highlight=False)
-    console.print("open-board hit probability under the model minus uniform, percentage points:")
+    touching = " (counted as if ships could touch, as the fit is)" if r.spacing.value != "touch" else ""
+    console.print(f"open-board hit probability under the model minus uniform, percentage points{touching}:")
     console.print(signed_grid(100 * shift), highlight=False)
 
 

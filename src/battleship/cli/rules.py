@@ -79,6 +79,7 @@ def shooters_cmd(
         }
         if r is not None:
             row["refusal"] = spec.refusal(r) if spec.name != "best" else None
+            row["unread"] = spec.unread(r)
         rows.append(row)
     if as_json:
         emit_json(rows)
@@ -89,7 +90,8 @@ def shooters_cmd(
     for row in rows:
         cells = [row["name"], row["summary"], ", ".join(row["reads"]), "yes" if row["kernel"] else ""]
         if r is not None:
-            cells.append("yes" if row["refusal"] is None else f"no: {row['refusal']}")
+            plays = "yes" if not row["unread"] else f"yes; {row['unread']}"
+            cells.append(plays if row["refusal"] is None else f"no: {row['refusal']}")
         table.add_row(*cells)
     console.print(table)
 

@@ -34,6 +34,9 @@ __all__ = [
 ]
 
 _HERE = "battleship.shooters"
+# why the classic baselines leave answers unread: they are kept as their sources published them
+_AS_DATAGENETICS = "DataGenetics' hunt/target reads hits and misses only (its walkthrough walks round a cruiser it has sunk)"
+_AS_THE_R_STUDY = "the R study's search reads hits and misses only"
 
 register(
     ShooterSpec(
@@ -42,6 +45,8 @@ register(
         "a uniformly random cell not yet fired at",
         "random",
         kernel_agrees="in law",
+        ignores=("sinkings", "margin"),
+        ignores_why="DataGenetics' first baseline fires at any cell not yet fired at",
     )
 )
 register(
@@ -51,6 +56,8 @@ register(
         "DataGenetics: random hunt, then the N/S/E/W neighbours of every hit",
         "hunt-target",
         kernel_agrees="in law",
+        ignores=("sinkings", "margin"),
+        ignores_why=_AS_DATAGENETICS,
     )
 )
 register(
@@ -61,6 +68,8 @@ register(
         "hunt-target-parity",
         ("colour",),
         kernel_agrees="in law",
+        ignores=("sinkings", "margin"),
+        ignores_why=_AS_DATAGENETICS,
     )
 )
 register(
@@ -79,6 +88,8 @@ register(
         "The R study: random guesses, and a flood of the neighbours of every hit",
         "flood",
         kernel_agrees="counts",  # the kernel counts the cells the last flood marks, as the R study does
+        ignores=("sinkings", "margin"),
+        ignores_why=_AS_THE_R_STUDY,
     )
 )
 register(
@@ -89,6 +100,8 @@ register(
         "density-grid",
         ("skew",),
         kernel_agrees="counts",
+        ignores=("sinkings", "margin"),
+        ignores_why=_AS_THE_R_STUDY,
     )
 )
 register(
@@ -133,7 +146,7 @@ register(
         f"{_HERE}.learning:LearningShooter",
         "C. Liam Brown's Learning mode: optimal under a placement prior fitted to recorded layouts (model=FILE)",
         None,
-        (*SCORING, "informative", "boost", "model"),
+        (*SCORING, "informative", "boost", "model", "samples"),
     )
 )
 register(

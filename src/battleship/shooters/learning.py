@@ -1,7 +1,12 @@
 """C. Liam Brown's Learning mode: ``optimal`` with a placement model fitted to recorded layouts as its prior.
 
-``learning:model=FILE`` reads a model written by ``battleship learn``; every probability is then
-exact under that prior (:func:`battleship.inference.posterior` with per-placement weights).
+``learning:model=FILE`` reads a model written by ``battleship learn``. Where ships may touch every
+probability is exact under that prior (:func:`battleship.inference.posterior` with per-placement
+weights). Under a spacing margin exact weighted counts cost minutes a board, so the shooter draws
+``samples`` exact uniform layouts consistent with the board and weighs each by its prior weight (the
+product of its placements' weights): self-normalised importance sampling, which tends to the exact
+answer as the samples grow. The model is then fitted as if ships could touch
+(:func:`battleship.inference.prior.fitting_rules`).
 """
 
 from __future__ import annotations
@@ -11,24 +16,27 @@ import numpy as np
 from battleship.errors import BattleshipError
 from battleship.game import Observation
 from battleship.inference import fast_path, posterior
-from battleship.inference.prior import PlacementModel, load
+from battleship.inference.prior import PlacementModel, fitting_rules, load
+from battleship.inference.sampling import draw
+from battleship.rng import seed_words
 from battleship.rules import Rules
 from battleship.shooters.optimal import OptimalShooter
 from battleship.shooters.options import Options
+from battleship.tables import tables
 
 
 def refusal(rules: Rules) -> str | None:
     """Why learning cannot play ``rules``, or None."""
-    if fast_path(rules):
+    if fast_path(fitting_rules(rules)):
         return None
     return (
-        "learning weighs layouts by a prior, which only the row engine counts fast: "
-        "straight ships that may touch, sides up to 16"
+        "learning fits its prior with the row engine, which counts straight ships on sides up to 16 "
+        "(at most 12 ships)"
     )
 
 
 class LearningShooter(OptimalShooter):
-    """Greedy on exact hit probabilities under a learned placement prior (from a file, or given)."""
+    """Greedy on hit probabilities under a learned placement prior (from a file, or given)."""
 
     name = "learning"
     refusal = staticmethod(refusal)
@@ -51,11 +59,30 @@ class LearningShooter(OptimalShooter):
             )
         self._prior = model.prior()
         super().reset(rules, rng)
+        self._exact = fast_path(rules)
+        self._seed = int(rng.integers(0, 2**63))  # drawn after the tie-break: exact play is unchanged
 
     def weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:
         """Per cell and per placement, prior-weighted consistent layouts; and their total weight."""
-        result = posterior(self._rules, observation, prior=self._prior)
-        return result.cell_layouts.ravel(), result.placement_layouts, result.layouts
+        if self._exact:
+            result = posterior(self._rules, observation, prior=self._prior)
+            return result.cell_layouts.ravel(), result.placement_layouts, result.layouts
+        return self._sampled(observation)
+
+    def _sampled(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:
+        """:meth:`weights` estimated from exact uniform samples weighted by the prior."""
+        rules, t = self._rules, tables(self._rules)
+        seed = seed_words(self._seed * 1_000_003 + len(observation.shots))
+        rows = draw(rules, observation, self.options.samples, seed=seed)
+        weight = self._prior[rows].prod(axis=1)
+        cells = t.cell_list[rows.ravel()]  # (samples * ships, longest ship): -1 pads
+        per_cell = np.repeat(np.repeat(weight, rows.shape[1]), cells.shape[1])
+        flat = cells.ravel()
+        score = np.bincount(flat[flat >= 0], weights=per_cell[flat >= 0], minlength=rules.cells)
+        placements = np.bincount(
+            rows.ravel(), weights=np.repeat(weight, rows.shape[1]), minlength=len(t.masks)
+        )
+        return score, placements, float(weight.sum())
 
     def endgame_shot(self, observation: Observation, total: float) -> int | None:
         """Never: the endgame solver weighs layouts uniformly."""

@@ -19,7 +19,7 @@ One :class:`Options` value configures every shooter; each reads only the keys it
 - ``prior``: a layout generator (``contest``, ``sequential``, ...) the shooter assumes the layouts come
   from: each placement is weighed by how much more often that generator draws it than uniform
   layouts do (fitted once on generated layouts). trial-sink.
-- ``samples``: montecarlo's exact samples per shot (reproducible).
+- ``samples``: montecarlo's exact samples per shot (reproducible); learning's under a spacing margin.
 - ``rollouts``: rollout's sampled layouts per shot, each played on from every candidate.
 - ``width``: rollout's candidate cells per shot.
 - ``budget``: montecarlo's time per shot in milliseconds, as C. Liam Brown's calculator does it (0: use ``samples``); the

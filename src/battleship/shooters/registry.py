@@ -38,6 +38,7 @@ OPTION_KEYS = (
     "width",
 )
 SCORING = ("tie", "skew")  # what every scoring shooter reads
+ANSWERS = {"sinkings": "the sinking announcements", "margin": "the spacing margin"}
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,10 @@ class ShooterSpec:
     # tie=first), "in law" (the same distribution; they draw different random numbers), or "counts"
     # (the kernel counts shots its own documented way, so only that it plays is checked)
     kernel_agrees: str = "exactly"
+    # answers the rules may give that it leaves unread, as its source published it ("sinkings",
+    # "margin"), and why; the CLI says so when it plays rules that give them
+    ignores: tuple[str, ...] = ()
+    ignores_why: str = ""
 
     def load(self) -> type:
         """The shooter's class (imported on first use)."""
@@ -72,6 +77,14 @@ class ShooterSpec:
         cls = self.load()
         why = getattr(cls, "refusal", None)
         return why(rules) if why is not None else None
+
+    def unread(self, rules: Rules) -> str | None:
+        """What ``rules`` tell the shooter that it leaves unread on purpose, and why; or None."""
+        given = {"sinkings": rules.sinks.value != "none", "margin": rules.spacing.value != "touch"}
+        unread = [ANSWERS[a] for a in self.ignores if given[a]]
+        if not unread:
+            return None
+        return f"{self.name} leaves {' and '.join(unread)} of {rules.name} unread: {self.ignores_why}"
 
     def check_options(self, options: Options) -> None:
         """Refuse options this shooter would silently ignore."""

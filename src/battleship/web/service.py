@@ -20,12 +20,13 @@ from battleship import generators, notation
 from battleship.cells import cell_name, parse_cell
 from battleship.errors import BattleshipError
 from battleship.game import Game, Observation, Outcome, Shot
-from battleship.inference import fast_path, posterior, prior
+from battleship.inference import posterior, prior
 from battleship.layout import Layout
 from battleship.rules import Rules, Sinks, preset
 from battleship.shooters import make
 from battleship.shooters.density import best_cells
 from battleship.shooters.learning import LearningShooter
+from battleship.shooters.learning import refusal as learning_refusal
 from battleship.web import store
 
 PLAYER, COMPUTER = "Player", "Computer"
@@ -61,10 +62,9 @@ def check_mode(rules: Rules, mode: str) -> None:
     """Refuse unknown modes, and Learning where its prior cannot be counted fast."""
     if mode not in MODES:
         raise BattleshipError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    if mode == "learning" and not fast_path(rules):
-        raise BattleshipError(
-            f"the Learning mode needs rules whose ships may touch; {rules.name} does not allow it"
-        )
+    why = learning_refusal(rules) if mode == "learning" else None
+    if why:
+        raise BattleshipError(f"the Learning mode cannot play {rules.name}: {why}")
 
 
 @dataclass

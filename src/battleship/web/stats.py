@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from battleship import notation
-from battleship.inference import fast_path, posterior
+from battleship.inference import fast_path
+from battleship.inference.prior import open_board_shift
 from battleship.lab.match import wilson
 from battleship.rules import preset
 from battleship.web import store
@@ -49,8 +50,8 @@ def summary(service) -> dict[str, Any]:
     for name in RULES:
         rules = preset(name)
         if not fast_path(rules):
-            continue
+            continue  # spacing rules' models are fitted on demand by the Learning mode, not here
         model = service.model(rules)
-        shift = posterior(rules, prior=model.prior()).probability - posterior(rules).probability
+        shift = open_board_shift(model)
         learning[name] = {"layouts": model.layouts, "minus_uniform": shift.ravel().round(4).tolist()}
     return {"games": len(games), "modes": per_mode, "placements": placements, "learning": learning}
