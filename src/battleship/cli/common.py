@@ -40,7 +40,22 @@ RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or rul
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed: the same seed gives the same result.")]
 GamesOpt = Annotated[int, typer.Option("--games", "-n", help="Number of games.")]
-JobsOpt = Annotated[int, typer.Option("--jobs", "-j", help="Threads (results do not depend on it).")]
+JobsOpt = Annotated[
+    int,
+    typer.Option(
+        "--jobs",
+        "-j",
+        help="Threads, or worker processes with --cluster local (results do not depend on it).",
+    ),
+]
+ClusterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        help="Run the games on a Dask cluster: a scheduler address (tcp://HOST:8786) or 'local' for --jobs "
+        "worker processes here. Results do not depend on it.",
+    ),
+]
 GeneratorOpt = Annotated[
     str,
     typer.Option(

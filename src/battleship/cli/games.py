@@ -12,6 +12,7 @@ import typer
 
 from battleship import rules as rules_mod
 from battleship.cli.common import (
+    ClusterOpt,
     GeneratorOpt,
     JobsOpt,
     JsonOpt,
@@ -162,6 +163,7 @@ def simulate_cmd(
     tie: TieOpt = None,
     skew: SkewOpt = False,
     resume: Annotated[bool, typer.Option("--resume", help="Carry on the run saved in --out.")] = False,
+    cluster: ClusterOpt = None,
     games_file: Annotated[
         Path | None,
         typer.Option(
@@ -185,9 +187,12 @@ def simulate_cmd(
     done, histogram = shots_file.start(resume, r.cells) if shots_file else (0, None)
     with compiling(f"the {name} kernels", quiet=as_json):
         lab.warm_up(r, name, generator)
-    histogram, seconds = _run(
-        r, name, options, games, seed, generator, rows, jobs, shots_file, done, histogram, as_json
-    )
+    from battleship.lab.pool import open_pool
+
+    with open_pool(cluster, jobs) as pool:
+        histogram, seconds = _run(
+            r, name, options, games, seed, generator, rows, pool, shots_file, done, histogram, as_json
+        )
     if games_file is not None:
         layout_rows = rows[:games] if rows is not None else generators.draw(r, generator, seed, games)
         write_notation(games_file, r, name, options, seed, layout_rows, as_json)
@@ -237,7 +242,7 @@ def _shots_file(out, resume, r, name, options, generator, seed, games, layouts):
     return lab.ShotsFile(out, params, lab.chunk_size(name))
 
 
-def _run(r, name, options, games, seed, generator, rows, jobs, shots_file, done, histogram, quiet):
+def _run(r, name, options, games, seed, generator, rows, pool, shots_file, done, histogram, quiet):
     """Stream the games from ``done`` on into the histogram (and the shots file); returns it and the seconds."""
     import numpy as np
 
@@ -249,21 +254,14 @@ def _run(r, name, options, games, seed, generator, rows, jobs, shots_file, done,
         task = progress.add_task(f"{label(name, options)} on {r.name}", total=games, completed=done)
         start = time.perf_counter()
         if done < games:
-            for _first, chunk in lab.stream(
-                r,
-                name,
-                games,
-                seed=seed,
-                generator=generator,
-                layouts=rows,
-                jobs=jobs,
-                options=options,
-                start=done,
-            ):
+            for chunk in lab.stream(
+                r, name, games, seed=seed, generator=generator, layouts=rows, options=options, start=done,
+                pool=pool, keep_shots=shots_file is not None,
+            ):  # fmt: skip
                 if shots_file is not None:
-                    shots_file.append(chunk)
-                histogram += np.bincount(chunk, minlength=r.cells + 1)
-                progress.advance(task, len(chunk))
+                    shots_file.append(chunk.shots)
+                histogram += chunk.histogram
+                progress.advance(task, int(chunk.histogram.sum()))
         return histogram, time.perf_counter() - start
 
 
@@ -284,6 +282,7 @@ def compare_cmd(
         Path | None,
         typer.Option("--figures", help="Also draw the DataGenetics charts (PNG and SVG) into this folder."),
     ] = None,
+    cluster: ClusterOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Every shooter on the same layouts: one table with paired differences from the first."""
@@ -299,26 +298,29 @@ def compare_cmd(
         raise BattleshipError("a shooter is named twice (with the same options)")
     rows = read_layout_file(layouts, r) if layouts is not None else None
     games = games_on_layouts(games, rows, layouts)
-    results, summaries = {}, {}
-    with progress_bar(disable=as_json) as progress:
-        for shown, (name, options) in specs.items():
-            with compiling(f"the {name} kernels", quiet=as_json):
-                lab.warm_up(r, name, generator)
-            task = progress.add_task(shown, total=games)
-            start = time.perf_counter()
-            results[shown] = lab.simulate(
-                r, name, games, seed=seed, generator=generator, layouts=rows, jobs=jobs, options=options,
-                on_chunk=lambda _first, chunk, task=task: progress.advance(task, len(chunk)),
-            )  # fmt: skip
-            summaries[shown] = lab.summarise(results[shown], r.ship_cells, time.perf_counter() - start)
-    first = next(iter(results))
-    differences = {name: lab.paired_difference(shots, results[first]) for name, shots in results.items()}
+    for name, _ in specs.values():
+        with compiling(f"the {name} kernels", quiet=as_json):
+            lab.warm_up(r, name, generator)
+    histograms, minus_first, seconds, wall = _paired_run(
+        r, specs, games, seed, generator, rows, cluster, jobs, as_json
+    )
+    summaries, differences = {}, {}
+    for i, shown in enumerate(specs):
+        # the run's wall time, shared among the shooters by the time each spent playing
+        share = wall * seconds[i] / seconds.sum() if seconds.sum() > 0 else 0.0
+        summaries[shown] = lab.summarise_histogram(histograms[i], r.ship_cells, share)
+        differences[shown] = lab.paired_from_sums(games, int(minus_first[i, 0]), int(minus_first[i, 1]))
+    first = next(iter(specs))
     written = []
     if figures_dir is not None:
         from battleship.lab import figures
 
         written = figures.compare_charts(
-            results, r.cells, r.ship_cells, figures_dir, f"{r.name}, {games:,} games"
+            dict(zip(specs, histograms, strict=True)),
+            r.cells,
+            r.ship_cells,
+            figures_dir,
+            f"{r.name}, {games:,} games",
         )
     if as_json:
         emit_json(
@@ -339,6 +341,27 @@ def compare_cmd(
         )
         return
     _print_compare(r, games, seed, summaries, differences, first, written)
+
+
+def _paired_run(r, specs, games, seed, generator, rows, cluster, jobs, quiet):
+    """Every shooter on the same games: histograms, sums of differences from the first, seconds each, wall time."""
+    import numpy as np
+
+    from battleship import lab
+    from battleship.lab.pool import open_pool
+
+    histograms = np.zeros((len(specs), r.cells + 1), dtype=np.int64)
+    minus_first = np.zeros((len(specs), 2), dtype=np.int64)
+    seconds = np.zeros(len(specs))
+    with open_pool(cluster, jobs) as pool, progress_bar(disable=quiet) as progress:
+        task = progress.add_task(f"{len(specs)} shooters on {r.name}", total=games)
+        start = time.perf_counter()
+        for chunk in lab.stream_paired(r, list(specs.values()), games, seed, generator, rows, pool):
+            histograms += chunk.histograms
+            minus_first += chunk.minus_first
+            seconds += chunk.seconds
+            progress.advance(task, int(chunk.histograms[0].sum()))
+        return histograms, minus_first, seconds, time.perf_counter() - start
 
 
 def _print_compare(r, games, seed, summaries, differences, first, written) -> None:

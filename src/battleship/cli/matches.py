@@ -8,6 +8,7 @@ import typer
 
 from battleship import rules as rules_mod
 from battleship.cli.common import (
+    ClusterOpt,
     GamesOpt,
     GeneratorOpt,
     JobsOpt,
@@ -65,6 +66,7 @@ def match_cmd(
     first: FirstOpt = "alternate",
     seed: SeedOpt = 0,
     jobs: JobsOpt = 1,
+    cluster: ClusterOpt = None,
     tie: TieOpt = None,
     skew: SkewOpt = False,
     size: Annotated[
@@ -91,9 +93,14 @@ def match_cmd(
     side_b = side(b, r, generator_b or generator, tie, skew)
     if side_a.label == side_b.label:
         side_b = Side(side_b.name, side_b.options, side_b.generator, side_b.label + " (B)")
-    with progress_bar(disable=as_json) as progress:
-        progress.add_task(f"{side_a.label} v {side_b.label}", total=None)
-        result = play_match(r, side_a, side_b, games, seed=seed, jobs=jobs, first=first)
+    from battleship.lab.pool import open_pool
+
+    with open_pool(cluster, jobs) as pool, progress_bar(disable=as_json) as progress:
+        task = progress.add_task(f"{side_a.label} v {side_b.label}", total=games)
+        result = play_match(
+            r, side_a, side_b, games, seed=seed, first=first, pool=pool,
+            on_chunk=lambda done: progress.advance(task, done),
+        )  # fmt: skip
     if as_json:
         emit_json(result.as_dict())
         return
@@ -149,6 +156,7 @@ def sweep_cmd(
     first: FirstOpt = "alternate",
     seed: SeedOpt = 0,
     jobs: JobsOpt = 1,
+    cluster: ClusterOpt = None,
     tie: TieOpt = None,
     skew: SkewOpt = False,
     old_shooter: Annotated[
@@ -169,12 +177,17 @@ def sweep_cmd(
     probe = rules_mod.square(sides[0])
     player = side(one_shooter(shooter, old_shooter, "best"), probe, generator, tie, skew)
     opponents = [side(spec, probe, generator, tie, skew) for spec in opponents_specs]
+    from battleship.lab.pool import open_pool
+
     results = []
-    with progress_bar(disable=as_json) as progress:
-        task = progress.add_task("sides", total=len(sides) * len(opponents))
-        for result in sweep(sides, player, opponents, games, seed=seed, jobs=jobs, first=first):
-            results.append(result)
-            progress.advance(task)
+    with open_pool(cluster, jobs) as pool, progress_bar(disable=as_json) as progress:
+        task = progress.add_task("games", total=len(sides) * games)
+        results = list(
+            sweep(
+                sides, player, opponents, games, seed=seed, first=first, pool=pool,
+                on_chunk=lambda done: progress.advance(task, done),
+            )
+        )  # fmt: skip
     if as_json:
         emit_json(
             {

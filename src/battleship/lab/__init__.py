@@ -19,10 +19,17 @@ from battleship.lab.runner import (
     play_rows,
     simulate,
     stream,
+    stream_paired,
     warm_up,
 )
 from battleship.lab.shots_file import CHUNK, ShotsFile
-from battleship.lab.summary import Summary, paired_difference, summarise, summarise_histogram
+from battleship.lab.summary import (
+    Summary,
+    paired_difference,
+    paired_from_sums,
+    summarise,
+    summarise_histogram,
+)
 
 __all__ = [
     "CHUNK",
@@ -33,10 +40,12 @@ __all__ = [
     "chunk_size",
     "is_kernel",
     "paired_difference",
+    "paired_from_sums",
     "play_python",
     "play_rows",
     "simulate",
     "stream",
+    "stream_paired",
     "summarise",
     "summarise_histogram",
     "warm_up",

@@ -30,9 +30,11 @@ def _save(fig: Figure, stem: Path) -> list[Path]:
 
 
 def compare_charts(
-    results: dict[str, np.ndarray], cells: int, ship_cells: int, out_dir: Path, title: str
+    histograms: dict[str, np.ndarray], cells: int, ship_cells: int, out_dir: Path, title: str
 ) -> list[Path]:
     """The distribution and the cumulative chart of shots per game, every shooter on each, as PNG and SVG.
+
+    ``histograms`` holds each shooter's games by shots (index = shots).
 
     A shooter named ``random`` gets the exact curve drawn beside its simulated one.
     """
@@ -43,12 +45,11 @@ def compare_charts(
     for kind in ("distribution", "cumulative"):
         fig = Figure(figsize=(9, 5))
         ax = fig.add_subplot(1, 1, 1)
-        for i, (name, values) in enumerate(results.items()):
-            counts = np.bincount(values, minlength=cells + 1)[: cells + 1] / len(values)
+        for i, (name, histogram) in enumerate(histograms.items()):
+            counts = np.pad(histogram, (0, max(0, cells + 1 - len(histogram))))[: cells + 1] / histogram.sum()
             y = counts if kind == "distribution" else np.cumsum(counts)
-            ax.plot(
-                shots, y, color=COLOURS[i % len(COLOURS)], label=f"{name} (mean {values.mean():.2f})", lw=1.8
-            )
+            mean = float((np.arange(len(histogram)) * histogram).sum() / histogram.sum())
+            ax.plot(shots, y, color=COLOURS[i % len(COLOURS)], label=f"{name} (mean {mean:.2f})", lw=1.8)
             if name == "random":
                 exact_y = np.diff(exact, prepend=0.0) if kind == "distribution" else exact
                 ax.plot(shots, exact_y, color="black", ls=":", lw=1.2, label="random, exact: C(n,K)/C(N,K)")

@@ -10,13 +10,15 @@ The Dunman High paper scales the moves played by the most a game can last, ``2 *
 from __future__ import annotations
 
 import math
-import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from battleship import lab
 from battleship.errors import BattleshipError
+from battleship.lab import runner
+from battleship.lab.pool import Pool, Threads
+from battleship.lab.summary import quantile
 from battleship.rules import Rules
 from battleship.shooters.options import Options
 
@@ -94,23 +96,50 @@ class MatchResult:
         return data
 
 
-def summarise(
-    rules: Rules,
-    a: Side,
-    b: Side,
-    shots_a: np.ndarray,
-    shots_b: np.ndarray,
-    seed: int,
-    first: str,
-    seconds: float,
-) -> MatchResult:
-    """The match statistics from both sides' shots per game."""
-    games = len(shots_a)
-    a_first = first_movers(games, first)
+@dataclass
+class MatchTally:
+    """One pairing's games as whole-number sums: chunks add up exactly, in any order, anywhere."""
+
+    games: int
+    a_wins: int
+    first_won: int
+    a_shots: int
+    b_shots: int
+    moves: np.ndarray  # games by moves played (index = moves)
+    seconds: float
+
+    def add(self, other: MatchTally) -> None:
+        """Add another chunk's games."""
+        self.games += other.games
+        self.a_wins += other.a_wins
+        self.first_won += other.first_won
+        self.a_shots += other.a_shots
+        self.b_shots += other.b_shots
+        self.moves += other.moves
+        self.seconds += other.seconds
+
+
+def tally(
+    shots_a: np.ndarray, shots_b: np.ndarray, a_first: np.ndarray, cells: int, seconds: float
+) -> MatchTally:
+    """The sums of the games whose shots per side are given."""
     a_wins, moves = outcomes(shots_a, shots_b, a_first)
-    first_won = int((a_wins == a_first).sum())
-    most = 2 * rules.cells
-    values, counts = np.unique(moves, return_counts=True)
+    return MatchTally(
+        games=len(shots_a),
+        a_wins=int(a_wins.sum()),
+        first_won=int((a_wins == a_first).sum()),
+        a_shots=int(shots_a.sum()),
+        b_shots=int(shots_b.sum()),
+        moves=np.bincount(moves, minlength=2 * cells + 1),
+        seconds=seconds,
+    )
+
+
+def summarise(rules: Rules, a: Side, b: Side, t: MatchTally, seed: int, first: str) -> MatchResult:
+    """The match statistics from its tally."""
+    games, most = t.games, 2 * rules.cells
+    cumulative = np.cumsum(t.moves)
+    moves_mean = float((np.arange(len(t.moves)) * t.moves).sum() / games)
     return MatchResult(
         rules=rules.name,
         a=a.label,
@@ -118,40 +147,94 @@ def summarise(
         games=games,
         seed=seed,
         first=first,
-        a_wins=int(a_wins.sum()),
-        a_win_rate=float(a_wins.mean()),
-        a_win_rate_ci95=wilson(int(a_wins.sum()), games),
-        first_mover_win_rate=first_won / games,
-        first_mover_win_rate_ci95=wilson(first_won, games),
-        first_mover_advantage=first_won / games - 0.5,
-        moves_mean_scaled=float(moves.mean()) / most,
-        moves_median_scaled=float(np.median(moves)) / most,
-        moves_mode_scaled=float(values[np.argmax(counts)]) / most,
-        moves_mean=float(moves.mean()),
-        a_shots_mean=float(shots_a.mean()),
-        b_shots_mean=float(shots_b.mean()),
-        seconds=seconds,
+        a_wins=t.a_wins,
+        a_win_rate=t.a_wins / games,
+        a_win_rate_ci95=wilson(t.a_wins, games),
+        first_mover_win_rate=t.first_won / games,
+        first_mover_win_rate_ci95=wilson(t.first_won, games),
+        first_mover_advantage=t.first_won / games - 0.5,
+        moves_mean_scaled=moves_mean / most,
+        moves_median_scaled=quantile(cumulative, games, 0.5) / most,
+        moves_mode_scaled=float(t.moves.argmax()) / most,
+        moves_mean=moves_mean,
+        a_shots_mean=t.a_shots / games,
+        b_shots_mean=t.b_shots / games,
+        seconds=t.seconds,
     )
 
 
-def side_shots(rules: Rules, shooter: Side, target: Side, games: int, seed: int, jobs: int = 1) -> np.ndarray:
-    """Shots per game of ``shooter`` against fleets hidden by ``target``'s generator."""
-    return lab.simulate(
-        rules, shooter.name, games, seed=seed, generator=target.generator, jobs=jobs, options=shooter.options
+def play_match_chunk(
+    rules: Rules, player: Side, opponents: tuple[Side, ...], seed: int, start: int, count: int, first: str
+) -> list[MatchTally]:
+    """Games ``start .. start + count`` of ``player`` against each opponent (a pure function).
+
+    The player fires at fleets hidden by the first opponent's generator, from the seed ``2 * seed``,
+    once for every opponent; each opponent fires at the player's fleets from ``2 * seed + 1``.
+    """
+    a = runner.play_chunk(
+        rules, player.name, 2 * seed, start, count, opponents[0].generator, None, player.options
     )
+    a_first = first_movers(start + count, first)[start:]
+    out = []
+    for opponent in opponents:
+        b = runner.play_chunk(
+            rules, opponent.name, 2 * seed + 1, start, count, player.generator, None, opponent.options
+        )
+        out.append(tally(a.shots, b.shots, a_first, rules.cells, a.seconds + b.seconds))
+    return out
+
+
+def play_pairings(
+    rules: Rules,
+    player: Side,
+    opponents: list[Side],
+    games: int,
+    seed: int,
+    first: str,
+    pool: Pool,
+    on_chunk: Callable[[int], None] | None = None,
+) -> list[MatchTally]:
+    """The player against every opponent over ``games`` games, chunk by chunk on ``pool``.
+
+    ``on_chunk`` hears the number of games of every chunk done (a progress bar).
+    """
+    for side in (player, *opponents):
+        runner.check(side.name, rules)
+        runner.warm_up(rules, side.name, side.generator)
+    chunk = min(runner.chunk_size(side.name) for side in (player, *opponents))
+    tasks = (
+        (rules, player, tuple(opponents), seed, start, min(chunk, games - start), first)
+        for start in range(0, games, chunk)
+    )
+    totals: list[MatchTally] | None = None
+    for tallies in pool.ordered(play_match_chunk, tasks):
+        if on_chunk is not None:
+            on_chunk(tallies[0].games)
+        if totals is None:
+            totals = tallies
+        else:
+            for total, t in zip(totals, tallies, strict=True):
+                total.add(t)
+    return totals
 
 
 def play_match(
-    rules: Rules, a: Side, b: Side, games: int, seed: int = 0, jobs: int = 1, first: str = "alternate"
+    rules: Rules,
+    a: Side,
+    b: Side,
+    games: int,
+    seed: int = 0,
+    jobs: int = 1,
+    first: str = "alternate",
+    pool: Pool | None = None,
+    on_chunk: Callable[[int], None] | None = None,
 ) -> MatchResult:
-    """Play ``games`` games of A against B; reproducible from ``seed``."""
+    """Play ``games`` games of A against B; reproducible from ``seed`` (on threads, or on ``pool``)."""
     first_movers(1, first)  # checks the option before any work
     if games < 1:
         raise BattleshipError("--games must be at least 1")
-    start = time.perf_counter()
-    shots_a = side_shots(rules, a, b, games, 2 * seed, jobs)
-    shots_b = side_shots(rules, b, a, games, 2 * seed + 1, jobs)
-    return summarise(rules, a, b, shots_a, shots_b, seed, first, time.perf_counter() - start)
+    (t,) = play_pairings(rules, a, [b], games, seed, first, pool or Threads(jobs), on_chunk)
+    return summarise(rules, a, b, t, seed, first)
 
 
 # the Dunman High paper section 7.1, Optimal against each strategy: win rate, then moves (mean, median, mode) / 2n^2
@@ -177,6 +260,8 @@ def sweep(
     seed: int = 0,
     jobs: int = 1,
     first: str = "alternate",
+    pool: Pool | None = None,
+    on_chunk: Callable[[int], None] | None = None,
 ):
     """The Dunman High paper's section 7: ``player`` against each opponent on square boards of each side, standard fleet.
 
@@ -185,14 +270,9 @@ def sweep(
     """
     from battleship.rules import square
 
+    first_movers(1, first)
     for n in sizes:
         rules = square(n)
-        start = time.perf_counter()
-        shots_a = side_shots(rules, player, opponents[0], games, 2 * seed, jobs)
-        shared = time.perf_counter() - start
-        for opponent in opponents:
-            begin = time.perf_counter()
-            shots_b = side_shots(rules, opponent, player, games, 2 * seed + 1, jobs)
-            yield summarise(
-                rules, player, opponent, shots_a, shots_b, seed, first, shared + time.perf_counter() - begin
-            )
+        tallies = play_pairings(rules, player, opponents, games, seed, first, pool or Threads(jobs), on_chunk)
+        for opponent, t in zip(opponents, tallies, strict=True):
+            yield summarise(rules, player, opponent, t, seed, first)

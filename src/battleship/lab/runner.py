@@ -2,19 +2,22 @@
 
 Games are cut into fixed chunks; chunk ``k`` holds games ``k * chunk ..``, each with its own random
 streams for the layout and the shooter, so the same seed gives the same shot counts whatever the
-number of jobs. Jobs are threads running the nogil Numba kernels; shooters without a kernel are
-played in Python, a game at a time.
+number of jobs and wherever the chunks run. Jobs are threads running the nogil Numba kernels, or
+the workers of a Dask cluster (:mod:`battleship.lab.pool`); shooters without a kernel are played
+in Python, a game at a time.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 
 from battleship import generators
 from battleship.errors import BattleshipError
+from battleship.lab.pool import Pool, Threads
 from battleship.lab.shots_file import CHUNK
 from battleship.rules import Rules
 from battleship.shooters import kernels, registry
@@ -55,35 +58,60 @@ def play_python(rules: Rules, shooter: str, seed: int, rows: np.ndarray, options
     return out
 
 
-def _play_chunk(
+@dataclass(frozen=True)
+class ChunkResult:
+    """What one chunk of a run gives back: its games' shot histogram, and their shots when asked."""
+
+    first: int
+    histogram: np.ndarray  # (cells + 1,): games by shots
+    shots: np.ndarray | None  # shots per game, only when the run keeps them
+    seconds: float  # time spent playing (not drawing layouts)
+
+
+def play_chunk(
     rules: Rules,
     shooter: str,
     seed: int,
     first: int,
     count: int,
     generator: str,
-    layouts,
+    rows: np.ndarray | None,
     options: Options,
-):
-    rows = (
-        layouts[first : first + count]
-        if layouts is not None
-        else generators.draw(rules, generator, seed, count, first=first, threads=False)
-    )
+    keep_shots: bool = True,
+) -> ChunkResult:
+    """Games ``first .. first + count`` of a run: on ``rows`` when given, else drawn by ``generator``.
+
+    A pure function of its arguments: a Dask worker that reruns it gives the very same result.
+    """
+    if rows is None:
+        rows = generators.draw(rules, generator, seed, count, first=first, threads=False)
+    start = time.perf_counter()
     if is_kernel(shooter):
-        return play_rows(rules, kernels.KINDS[registry.spec(shooter).kernel], seed, rows, options, first)
-    return play_python(rules, shooter, seed, rows, options, first)
+        shots = play_rows(rules, kernels.KINDS[registry.spec(shooter).kernel], seed, rows, options, first)
+    else:
+        shots = play_python(rules, shooter, seed, rows, options, first)
+    seconds = time.perf_counter() - start
+    histogram = np.bincount(shots, minlength=rules.cells + 1)
+    return ChunkResult(first, histogram, shots if keep_shots else None, seconds)
 
 
 def warm_up(rules: Rules, shooter: str, generator: str = "uniform") -> None:
     """Compile (or load) the kernels with one game, so that timings and threads start warm."""
     check(shooter, rules)
     if is_kernel(shooter):
-        _play_chunk(rules, shooter, 0, 0, 1, generator, None, Options())
+        play_chunk(rules, shooter, 0, 0, 1, generator, None, Options())
     else:
         from battleship.inference import posterior
 
         posterior(rules)  # the open board, cached: every game starts there
+
+
+def _check_games(games: int, layouts: np.ndarray | None) -> None:
+    """Refuse a run of no games, or of more games than the layouts given."""
+    if games < 1:
+        raise BattleshipError("--games must be at least 1")
+    if layouts is not None and len(layouts) < games:
+        raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
 
 
 def stream(
@@ -96,28 +124,90 @@ def stream(
     jobs: int = 1,
     options: Options | None = None,
     start: int = 0,
-) -> Iterator[tuple[int, np.ndarray]]:
-    """Chunks ``(first game, shots)`` in order, from game ``start`` (a multiple of the chunk) to ``games``."""
+    pool: Pool | None = None,
+    keep_shots: bool = True,
+) -> Iterator[ChunkResult]:
+    """Chunks in order, from game ``start`` (a multiple of the chunk) to ``games``.
+
+    They run on ``pool`` (a Dask cluster, see :mod:`battleship.lab.pool`), else on ``jobs`` threads;
+    without ``keep_shots`` each chunk brings back its histogram only.
+    """
     check(shooter, rules)
     chunk = chunk_size(shooter)
     options = options or Options()
-    if games < 1:
-        raise BattleshipError("--games must be at least 1")
-    if layouts is not None and len(layouts) < games:
-        raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
+    _check_games(games, layouts)
     if start % chunk:
         raise BattleshipError(f"a run resumes at a multiple of {chunk} games, not {start}")
     warm_up(rules, shooter, generator)
+    tasks = (
+        (
+            rules, shooter, seed, first, min(chunk, games - first), generator,
+            None if layouts is None else layouts[first : first + chunk], options, keep_shots,
+        )
+        for first in range(start, games, chunk)
+    )  # fmt: skip
+    yield from (pool or Threads(jobs)).ordered(play_chunk, tasks)
 
-    def run(first: int) -> tuple[int, np.ndarray]:
-        count = min(chunk, games - first)
-        return first, _play_chunk(rules, shooter, seed, first, count, generator, layouts, options)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        # a bounded window of chunks in flight keeps memory flat for any number of games
-        window = 4 * max(1, jobs)
-        for lo in range(start, games, window * chunk):
-            yield from pool.map(run, range(lo, min(games, lo + window * chunk), chunk))
+@dataclass(frozen=True)
+class PairedChunk:
+    """One chunk of a comparison: every shooter on the same games, as sums that add up exactly."""
+
+    first: int
+    histograms: np.ndarray  # (shooters, cells + 1): games by shots, per shooter
+    minus_first: np.ndarray  # (shooters, 2): sum and sum of squares of (shots - the first's shots)
+    seconds: np.ndarray  # (shooters,): time each spent playing
+
+
+def play_paired_chunk(
+    rules: Rules,
+    shooters: tuple[tuple[str, Options], ...],
+    seed: int,
+    first: int,
+    count: int,
+    generator: str,
+    rows: np.ndarray | None,
+) -> PairedChunk:
+    """Games ``first .. first + count`` for every shooter, on the same layouts (a pure function)."""
+    if rows is None:
+        rows = generators.draw(rules, generator, seed, count, first=first, threads=False)
+    results = [
+        play_chunk(rules, name, seed, first, count, generator, rows, options) for name, options in shooters
+    ]
+    baseline = results[0].shots
+    diffs = [r.shots - baseline for r in results]
+    return PairedChunk(
+        first,
+        np.array([r.histogram for r in results]),
+        np.array([[int(d.sum()), int((d * d).sum())] for d in diffs], dtype=np.int64),
+        np.array([r.seconds for r in results]),
+    )
+
+
+def stream_paired(
+    rules: Rules,
+    shooters: list[tuple[str, Options]],
+    games: int,
+    seed: int = 0,
+    generator: str = "uniform",
+    layouts: np.ndarray | None = None,
+    pool: Pool | None = None,
+    jobs: int = 1,
+) -> Iterator[PairedChunk]:
+    """Every shooter on the same games, chunk by chunk in order (memory flat for any number of games)."""
+    for name, _ in shooters:
+        check(name, rules)
+        warm_up(rules, name, generator)
+    _check_games(games, layouts)
+    chunk = min(chunk_size(name) for name, _ in shooters)
+    tasks = (
+        (
+            rules, tuple(shooters), seed, first, min(chunk, games - first), generator,
+            None if layouts is None else layouts[first : first + chunk],
+        )
+        for first in range(0, games, chunk)
+    )  # fmt: skip
+    yield from (pool or Threads(jobs)).ordered(play_paired_chunk, tasks)
 
 
 def simulate(
@@ -129,8 +219,8 @@ def simulate(
 ) -> np.ndarray:
     """Shots per game for ``games`` games (options as :func:`stream`), held in memory."""
     shots = np.empty(games, dtype=np.int64)
-    for first, out in stream(rules, shooter, games, **options):
-        shots[first : first + len(out)] = out
+    for result in stream(rules, shooter, games, **options):
+        shots[result.first : result.first + len(result.shots)] = result.shots
         if on_chunk is not None:
-            on_chunk(first, out)
+            on_chunk(result.first, result.shots)
     return shots

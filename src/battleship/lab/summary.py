@@ -37,7 +37,7 @@ class Summary:
         return data
 
 
-def _quantile(cumulative: np.ndarray, n: int, q: float) -> float:
+def quantile(cumulative: np.ndarray, n: int, q: float) -> float:
     """NumPy's default (linear) quantile of the data whose running histogram is ``cumulative``."""
     h = (n - 1) * q
     low = int(np.floor(h))
@@ -66,11 +66,11 @@ def summarise_histogram(histogram: np.ndarray, perfect: int, seconds: float) -> 
         mean=mean,
         ci95=(mean - half, mean + half),
         sd=sd,
-        median=_quantile(cumulative, n, 0.5),
+        median=quantile(cumulative, n, 0.5),
         mode=int(histogram.argmax()),
         min=int(seen[0]),
         max=int(seen[-1]),
-        quantiles={f"{q:g}": _quantile(cumulative, n, q) for q in QUANTILES},
+        quantiles={f"{q:g}": quantile(cumulative, n, q) for q in QUANTILES},
         perfect=int(histogram[perfect]) if perfect < len(histogram) else 0,
         games_per_second=n / seconds if seconds > 0 else float("inf"),
     )
@@ -83,7 +83,16 @@ def summarise(shots: np.ndarray, perfect: int, seconds: float) -> Summary:
 
 def paired_difference(shots: np.ndarray, baseline: np.ndarray) -> tuple[float, tuple[float, float]]:
     """Mean of ``shots - baseline`` over the same layouts, with its normal 95% interval."""
-    diff = (shots - baseline).astype(np.float64)
-    mean = float(diff.mean())
-    half = Z95 * float(diff.std(ddof=1)) / np.sqrt(len(diff)) if len(diff) > 1 else 0.0
+    diff = shots.astype(np.int64) - baseline.astype(np.int64)
+    return paired_from_sums(len(diff), int(diff.sum()), int((diff * diff).sum()))
+
+
+def paired_from_sums(games: int, total: int, squares: int) -> tuple[float, tuple[float, float]]:
+    """:func:`paired_difference` from the count, sum and sum of squares of the differences.
+
+    Whole-number sums, so chunks add up exactly in any order and on any machine.
+    """
+    mean = total / games
+    var = (squares - total * total / games) / (games - 1) if games > 1 else 0.0
+    half = Z95 * max(var, 0.0) ** 0.5 / games**0.5 if games > 1 else 0.0
     return mean, (mean - half, mean + half)

@@ -35,7 +35,9 @@ __all__ = [
 
 _HERE = "battleship.shooters"
 # why the classic baselines leave answers unread: they are kept as their sources published them
-_AS_DATAGENETICS = "DataGenetics' hunt/target reads hits and misses only (its walkthrough walks round a cruiser it has sunk)"
+_AS_DATAGENETICS = (
+    "DataGenetics' hunt/target reads hits and misses only (its walkthrough walks round a cruiser it has sunk)"
+)
 _AS_THE_R_STUDY = "the R study's search reads hits and misses only"
 
 register(
