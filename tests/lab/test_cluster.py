@@ -85,7 +85,7 @@ def _json(args: list[str]) -> dict:
     data = json.loads(result.stdout)
     for timing in ("games_per_second", "seconds"):
         data.pop(timing, None)
-        for entry in [*data.get("shooters", {}).values()]:
+        for entry in [*data.get("shooters", {}).values(), *data.get("matches", [])]:
             entry.pop(timing, None)
     return data
 
@@ -97,8 +97,10 @@ def _json(args: list[str]) -> dict:
         ["simulate", "optimal", "--rules", "square-6", "--games", "40", "--seed", "5"],
         ["compare", "random", "density", "--games", "30000", "--seed", "6"],
         ["match", "density", "hunt-target-parity", "--games", "30000", "--seed", "7"],
+        ["sweep", "density", "--sizes", "6,7", "--against", "random", "--games", "5000", "--seed", "7"],
+        ["defend", "density", "--method", "anneal", "--iterations", "20", "--seeds", "20", "--check", "100"],
     ],
-    ids=["simulate-kernel", "simulate-python", "compare", "match"],
+    ids=["simulate-kernel", "simulate-python", "compare", "match", "sweep", "defend"],
 )
 def test_a_remote_cluster_gives_the_local_results_bit_for_bit(cluster, command):
     local = _json(command)

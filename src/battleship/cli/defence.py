@@ -9,6 +9,7 @@ import typer
 
 from battleship import rules as rules_mod
 from battleship.cli.common import (
+    ClusterOpt,
     JobsOpt,
     JsonOpt,
     RulesOpt,
@@ -53,6 +54,7 @@ def defend_cmd(
     ] = 2000,
     seed: SeedOpt = 0,
     jobs: JobsOpt = 1,
+    cluster: ClusterOpt = None,
     generator: Annotated[
         str,
         typer.Option(
@@ -77,18 +79,27 @@ def defend_cmd(
     r = rules_mod.load(rules)
     name, options = shooter_options(shooter, tie, skew, r)
     search = None
-    with progress_bar(disable=as_json) as progress:
+    from battleship.lab.pool import open_pool
+
+    with open_pool(cluster, jobs) as pool, progress_bar(disable=as_json) as progress:
         if method == "construct":
             progress.add_task(f"building the layout {name} finds last", total=None)
             layout, built = defence.adversary_layout(r, name, options, seed=seed)
         else:
             task = progress.add_task(f"annealing against {name}", total=iterations)
             search = defence.search_layout(
-                r, name, options, iterations, seeds, seed, on_step=lambda _i: progress.advance(task)
+                r,
+                name,
+                options,
+                iterations,
+                seeds,
+                seed,
+                on_step=lambda _i: progress.advance(task),
+                pool=pool,
             )
             layout = search.layout
         progress.add_task("checking in fresh games", total=None)
-        result = defence.measure(r, name, options, layout, check, uniform_games, jobs, generator)
+        result = defence.measure(r, name, options, layout, check, uniform_games, jobs, generator, pool)
     text = notation.format_layout(layout)
     if out is not None:
         out.write_text(text + "\n", encoding="utf-8")

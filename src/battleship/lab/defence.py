@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -22,6 +23,8 @@ from battleship import generators, lab
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, Shot
 from battleship.inference import evidence, posterior, select_by_search
+from battleship.lab import runner
+from battleship.lab.pool import Pool, Threads
 from battleship.layout import Layout
 from battleship.rules import Rules, Sinks
 from battleship.shooters import make
@@ -76,17 +79,27 @@ def adversary_layout(rules: Rules, shooter: str, options: Options | None = None,
 
 
 def layout_cost(
-    rules: Rules, shooter: str, options: Options, row: np.ndarray, seeds: int, seed: int
+    rules: Rules,
+    shooter: str,
+    options: Options,
+    row: np.ndarray,
+    seeds: int,
+    seed: int,
+    pool: Pool | None = None,
 ) -> float:
-    """Mean shots of ``shooter`` on one layout over games ``0 .. seeds-1`` of ``seed``."""
-    rows = np.repeat(np.asarray(row, dtype=np.int64)[None, :], seeds, axis=0)
-    if lab.is_kernel(shooter):
-        from battleship.shooters import kernels
+    """Mean shots of ``shooter`` on one layout over games ``0 .. seeds-1`` of ``seed``.
 
-        shots = lab.play_rows(rules, kernels.KINDS[shooter], seed, rows, options)
-    else:
-        shots = lab.play_python(rules, shooter, seed, rows, options)
-    return float(shots.mean())
+    The games are shared among the pool's threads or workers (the same mean however they are cut).
+    """
+    pool = pool or Threads(1)
+    rows = np.repeat(np.asarray(row, dtype=np.int64)[None, :], seeds, axis=0)
+    cuts = np.linspace(0, seeds, min(seeds, pool.threads) + 1).astype(int)
+    tasks = (
+        (rules, shooter, seed, int(lo), int(hi - lo), "uniform", rows[lo:hi], options, False)
+        for lo, hi in itertools.pairwise(cuts)
+    )
+    histogram = sum(chunk.histogram for chunk in pool.ordered(runner.play_chunk, tasks))
+    return float((np.arange(len(histogram)) * histogram).sum() / seeds)
 
 
 @dataclass(frozen=True)
@@ -126,22 +139,26 @@ def search_layout(
     seeds: int = 1,
     seed: int = 0,
     on_step=None,
+    pool: Pool | None = None,
 ) -> SearchResult:
-    """Anneal towards the layout ``shooter`` needs most shots for (see the module docstring)."""
+    """Anneal towards the layout ``shooter`` needs most shots for (see the module docstring).
+
+    Each layout's ``seeds`` games are shared among ``pool``'s workers; the search is the same.
+    """
     options = options or Options()
     lab.check(shooter, rules)
     if iterations < 1 or seeds < 1:
         raise BattleshipError("--iterations and --seeds must be at least 1")
     rng = np.random.default_rng(seed)
     row = generators.draw(rules, "uniform", seed, 1)[0]
-    cost = start_cost = layout_cost(rules, shooter, options, row, seeds, seed)
+    cost = start_cost = layout_cost(rules, shooter, options, row, seeds, seed, pool)
     best_row, best_cost, accepted = row, cost, 0
     hot, cold = 2.0, 0.05  # temperatures in shots: early moves may lose two shots, late ones hardly any
     for i in range(iterations):
         temperature = hot * (cold / hot) ** (i / max(1, iterations - 1))
         candidate = _neighbour(rules, row, rng)
         if candidate is not None:
-            new = layout_cost(rules, shooter, options, candidate, seeds, seed)
+            new = layout_cost(rules, shooter, options, candidate, seeds, seed, pool)
             if new >= cost or rng.random() < math.exp((new - cost) / temperature):
                 row, cost = candidate, new
                 accepted += 1
@@ -178,14 +195,14 @@ def measure(
     uniform_games: int,
     jobs: int = 1,
     generator: str = "uniform",
+    pool: Pool | None = None,
 ) -> Check:
     """Play ``games`` fresh games on ``layout`` and ``uniform_games`` on layouts from ``generator``."""
     row = generators.to_indices(rules, [layout])[0]
     rows = np.repeat(row[None, :], games, axis=0)
-    on_layout = lab.simulate(rules, shooter, games, seed=CHECK_SEED, layouts=rows, jobs=jobs, options=options)
-    uniform = lab.simulate(
-        rules, shooter, uniform_games, seed=CHECK_SEED, generator=generator, jobs=jobs, options=options
-    )
+    run = {"seed": CHECK_SEED, "jobs": jobs, "options": options, "pool": pool}
+    on_layout = lab.simulate(rules, shooter, games, layouts=rows, **run)
+    uniform = lab.simulate(rules, shooter, uniform_games, generator=generator, **run)
     a = lab.summarise(on_layout, rules.ship_cells, 1.0)
     b = lab.summarise(uniform, rules.ship_cells, 1.0)
     return Check(a.mean, a.ci95, games, b.mean, b.ci95, uniform_games)
