@@ -16,11 +16,12 @@ import numpy as np
 
 from battleship.game import Observation
 from battleship.inference import choose_engine, evidence
-from battleship.lab.runner import is_kernel, simulate
-from battleship.lab.summary import paired_difference
+from battleship.lab.pool import Pool
+from battleship.lab.runner import is_kernel, stream_paired
+from battleship.lab.summary import paired_from_sums
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import registry
-from battleship.shooters.options import format_spec
+from battleship.shooters.options import Options, format_spec
 
 # shooters not played, and why: learning needs a model fitted to someone's recorded layouts
 SKIPPED = {"learning": "needs a model of recorded layouts (model=FILE)"}
@@ -72,17 +73,19 @@ def skipped_for(rules: Rules, name: str) -> str | None:
 
 
 def rivals(
-    rules: Rules, games: int, slow_games: int, seed: int = 0, jobs: int = 1
+    rules: Rules, games: int, slow_games: int, seed: int = 0, jobs: int = 1, pool: Pool | None = None
 ) -> tuple[str, list[Rival], dict[str, str]]:
-    """``best``'s spec for the rules, each rival's paired comparison, and the shooters left out with why."""
+    """``best``'s spec for the rules, each rival's paired comparison, and the shooters left out with why.
+
+    The games run on ``jobs`` threads, or on ``pool`` (a Dask cluster); the figures are the same.
+    """
     best_name, best_options = registry.resolve("best", rules)
     best_spec = format_spec(best_name, best_options)
     specs = [n for n in registry.names() if n not in (best_spec, "best")] + [
         e for e in EXTRA if e != best_spec
     ]
     left_out: dict[str, str] = {}
-    played: list[Rival] = []
-    baseline: dict[int, np.ndarray] = {}
+    by_count: dict[int, list[tuple[str, str, Options]]] = {}
     for text in specs:
         name, options = registry.resolve(text, rules)
         why = skipped_for(rules, name)
@@ -90,10 +93,16 @@ def rivals(
             left_out[text] = why
             continue
         count = games if is_kernel(name) and is_kernel(best_name) else slow_games
-        if count not in baseline:
-            baseline[count] = simulate(rules, best_name, count, seed=seed, jobs=jobs, options=best_options)
-        shots = simulate(rules, name, count, seed=seed, jobs=jobs, options=options)
-        best = baseline[count]
-        diff, interval = paired_difference(shots, best)
-        played.append(Rival(text, count, float(shots.mean()), float(best.mean()), diff, interval))
-    return best_spec, played, left_out
+        by_count.setdefault(count, []).append((text, name, options))
+    played: list[Rival] = []
+    for count, group in by_count.items():  # best and every rival of a game count, on the same games
+        shooters = [(best_name, best_options), *((name, options) for _, name, options in group)]
+        histograms, sums = 0, 0
+        for chunk in stream_paired(rules, shooters, count, seed, pool=pool, jobs=jobs):
+            histograms, sums = histograms + chunk.histograms, sums + chunk.minus_first
+        means = (histograms * np.arange(histograms.shape[1])).sum(axis=1) / count
+        for i, (text, _, _) in enumerate(group, 1):
+            diff, interval = paired_from_sums(count, int(sums[i, 0]), int(sums[i, 1]))
+            played.append(Rival(text, count, float(means[i]), float(means[0]), diff, interval))
+    order = {text: i for i, text in enumerate(specs)}
+    return best_spec, sorted(played, key=lambda r: order[r.shooter]), left_out
