@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from battleship.errors import BattleshipError
 
 ROW_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_NAME = re.compile(r"^\s*([A-Za-z]{1,2})\s*(\d{1,3})\s*$")
+# strict: ASCII letters and digits only, no spaces, no leading zero (A1, not " A1", "A01" or "A١")
+_NAME = re.compile(r"([A-Za-z]{1,2})([1-9][0-9]{0,2})")
 
 
 def bit(cell: int) -> int:
@@ -50,10 +51,10 @@ def cell_name(cell: int, cols: int) -> str:
 
 def parse_cell(text: str, rows: int, cols: int) -> int:
     """Read a cell name like ``B7`` (or ``b7``) on a board of the given size."""
-    match = _NAME.match(text)
+    match = _NAME.fullmatch(text)
     if not match:
         raise BattleshipError(
-            f"{text!r} is not a cell name: expected a row letter and a column number, like B7"
+            f"{text!r} is not a cell name: expected a row letter and a column number from 1, like B7"
         )
     letters, number = match.group(1).upper(), int(match.group(2))
     row = (

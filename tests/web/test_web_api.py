@@ -108,14 +108,24 @@ def test_bad_input_gets_a_clear_4xx(client):
         (client.post("/api/games", content="{" * 20000, headers={"content-type": "application/json"}), 413),
         (client.post("/api/games", content="{not json", headers={"content-type": "application/json"}), 422),
     ]
+    for bad in (True, " A1", "A01", "A\u0661", "\u0661\u0662", "A1 ", "7", 1.5):  # strict: never a guess
+        cases.append(
+            (
+                client.post(f"/api/games/{game_id}/fire", json={"cell": bad}),
+                422 if bad in (True, 1.5) else 400,
+            )
+        )
     for response, status in cases:
         assert response.status_code == status, (response.status_code, response.text)
         assert response.json()["detail"]
+    assert client.get(f"/api/games/{game_id}").json()["player_shots"] == []  # none of those fired
     assert client.post(f"/api/games/{game_id}/fire", json={"cell": "A1"}).status_code == 200
     assert client.post(f"/api/games/{game_id}/fire", json={"cell": 1}).status_code == 409  # computer's turn
     client.post(f"/api/games/{game_id}/computer")
     again = client.post(f"/api/games/{game_id}/fire", json={"cell": 0})
     assert again.status_code == 400 and "already" in again.json()["detail"]
+    auto = client.post(f"/api/games/{game_id}/fire", json={"cell": "auto"})  # as the README says
+    assert auto.status_code == 200 and auto.json()["state"]["play_for_me"]
 
 
 @pytest.mark.slow

@@ -13,7 +13,7 @@ from fastapi import Body, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
 from starlette.concurrency import run_in_threadpool
 
 from battleship.errors import BattleshipError
@@ -33,10 +33,13 @@ class NewGame(BaseModel):
 
 
 class Fire(BaseModel):
-    """The player's shot: a cell (index or name such as B7), or ``auto`` for "play for me"."""
+    """The player's shot: a cell (index or name such as B7), or ``"auto"`` (or ``auto: true``) for "play for me".
 
-    cell: int | Annotated[str, Field(max_length=4)] | None = None
-    auto: bool = False
+    Strict types: ``true`` is not the cell 1, and ``"7"`` is not the cell 7.
+    """
+
+    cell: StrictInt | Annotated[StrictStr, Field(max_length=4)] | None = None
+    auto: StrictBool = False
 
 
 class Calc(BaseModel):
@@ -131,7 +134,8 @@ def _api(app: FastAPI, service: Service) -> None:
     @app.post("/api/games/{game_id}/fire")
     async def fire(game_id: str, body: Fire = Body(default_factory=Fire)) -> dict[str, Any]:
         """The player's shot, or with ``auto`` the best shooter's ("play for me")."""
-        return await run_in_threadpool(service.fire, game_id, body.cell, body.auto)
+        auto = body.auto or body.cell == "auto"
+        return await run_in_threadpool(service.fire, game_id, None if auto else body.cell, auto)
 
     @app.post("/api/games/{game_id}/computer")
     async def computer(game_id: str) -> dict[str, Any]:
