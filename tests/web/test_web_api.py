@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -129,7 +130,7 @@ def test_bad_input_gets_a_clear_4xx(client):
 
 
 @pytest.mark.slow
-def test_games_survive_a_restart_and_finished_games_feed_the_statistics(database):
+def test_games_survive_a_restart_and_played_games_feed_the_statistics(database):
     url = database
     with TestClient(create_app(url)) as first:
         game_id = first.post("/api/games", json={"mode": "best"}).json()["id"]
@@ -138,11 +139,21 @@ def test_games_survive_a_restart_and_finished_games_feed_the_statistics(database
     with TestClient(create_app(url)) as second:
         assert second.get(f"/api/games/{game_id}").json() == before
         play_out(second, game_id)
-        resigned = second.post("/api/games", json={"mode": "random"}).json()["id"]
-        assert second.post(f"/api/games/{resigned}/resign").json()["winner"] == "computer"
-        stats = second.get("/api/stats").json()
-    assert stats["games"] == 2 and stats["modes"]["best"]["games"] == 1
-    assert len(stats["placements"]["standard"]["share"]) == 100
+        steer = "CCCCC...../BBBB....../DDD......./SSS......./PP......../........../........../........../........../.........."
+        for _ in range(40):  # create-and-resign loops, all on one layout: they must count for nothing
+            resigned = second.post("/api/games", json={"mode": "random", "layout": steer}).json()["id"]
+            assert second.post(f"/api/games/{resigned}/resign").json()["winner"] == "computer"
+        deadline = time.monotonic() + 120  # the Learning model is fitted in the background
+        while (stats := second.get("/api/stats").json())["learning_pending"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+    assert (
+        stats["games"] == 1
+        and stats["modes"]["best"]["games"] == 1
+        and stats["modes"]["random"]["games"] == 0
+    )
+    standard = stats["placements"]["standard"]
+    assert standard["layouts"] == 1 and standard["share"] is None  # one player's layout is not shown
+    assert stats["learning"]["standard"]["layouts"] == 1  # the played game's layout only
     assert len(stats["learning"]["standard"]["minus_uniform"]) == 100
 
 

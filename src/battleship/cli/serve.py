@@ -26,7 +26,7 @@ def serve_cmd(
     if not 0 < port < 65536:
         raise BattleshipError(f"--port {port} is not a port number")
     try:
-        application = create_app(db)
+        application = create_app(db, warm=True)
     except Exception as exc:  # a bad URL or an unreachable database: say which, not a traceback
         raise BattleshipError(f"cannot open the game store {db}: {exc}") from None
     console.print(f"battleship: serving on http://{host}:{port}/ (games stored in {db})", highlight=False)

@@ -50,10 +50,15 @@ class Calc(BaseModel):
     skew: bool = False
 
 
-def create_app(url: str = "sqlite:///battleship.db") -> FastAPI:
-    """The app, storing games at the SQLAlchemy ``url``."""
+def create_app(url: str = "sqlite:///battleship.db", warm: bool = False) -> FastAPI:
+    """The app, storing games at the SQLAlchemy ``url``; ``warm`` fits the Learning models at once, in the background."""
     engine = store.connect(url)
     service = Service(engine)
+    if warm:
+        from battleship.rules import preset
+
+        for name in RULES:
+            service.models.refit_in_background(preset(name))
     app = FastAPI(
         title="battleship",
         summary="Play against the computer, ask the calculator, read the statistics.",

@@ -34,7 +34,7 @@ RULES = ("standard", "datagenetics", "pirates", "r-blog")
 PROBABILITY_BUDGET_MS = (
     250  # C. Liam Brown's calculator thinks for four seconds; a quarter second keeps the page brisk
 )
-REFIT_EVERY = 10  # the Learning mode refits its model every this many new finished games
+REFIT_EVERY = 10  # the Learning mode refits its model every this many new played games
 MODES = {
     "random": "Random: any square not yet fired at, even after a hit",
     "probability": f"Probability (C. Liam Brown's calculator): exact Monte Carlo samples for {PROBABILITY_BUDGET_MS} ms a move, diagonal skew",
@@ -144,8 +144,7 @@ class Service:
         self.engine = engine
         # moves on one game go one at a time; a fixed set of locks, striped by id, stays bounded
         self._locks = [threading.Lock() for _ in range(64)]
-        self._guard = threading.Lock()
-        self._models: dict[str, tuple[int, prior.PlacementModel]] = {}
+        self.models = Models(engine)
 
     def _lock(self, game_id: str) -> threading.Lock:
         return self._locks[hash(game_id) % len(self._locks)]
@@ -304,19 +303,73 @@ class Service:
         return LearningShooter(model=self.model(rules))
 
     def model(self, rules: Rules) -> prior.PlacementModel:
-        """The Learning mode's placement model for ``rules``, refitted as finished games accumulate."""
-        finished = store.count_finished(self.engine, rules.name)
-        with self._guard:
-            cached = self._models.get(rules.name)
-            if cached is not None and finished - cached[0] < REFIT_EVERY:
-                return cached[1]
-        texts = store.player_layouts(self.engine, rules.name)
-        rows = generators.to_indices(rules, [notation.parse_layout(t, rules) for t in texts])
-        model = prior.fit(rules, rows.reshape(-1, len(rules.fleet)))
-        model.prior()
-        with self._guard:
-            self._models[rules.name] = (finished, model)
-        return model
+        """The Learning mode's placement model for ``rules`` (fitted now only if none exists yet)."""
+        fitted = self.models.get(rules)
+        return fitted.model if fitted is not None else self.models.fit(rules).model
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A Learning model, the played games it was fitted after, and its open-board shift from uniform."""
+
+    played: int
+    model: prior.PlacementModel
+    shift: np.ndarray
+
+
+class Models:
+    """The Learning mode's models, one per rules, refitted in the background as played games accumulate.
+
+    Readers get the newest fitted model at once (a request never waits for a refit); a model older
+    than ``REFIT_EVERY`` played games starts one refit in a background thread.
+    """
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._lock = threading.Lock()
+        self._fitted: dict[str, Fitted] = {}
+        self._fitting: dict[str, threading.Lock] = {}
+
+    def get(self, rules: Rules) -> Fitted | None:
+        """The newest fitted model (None while the first is being fitted); starts a refit when stale."""
+        played = store.count_played(self.engine, rules.name)
+        with self._lock:
+            fitted = self._fitted.get(rules.name)
+        if fitted is None or played - fitted.played >= REFIT_EVERY:
+            self.refit_in_background(rules)
+        return fitted
+
+    def refit_in_background(self, rules: Rules) -> None:
+        """Fit in a daemon thread, unless a fit of these rules is under way."""
+        lock = self._fit_lock(rules)
+        if lock.locked():
+            return
+        threading.Thread(target=self.fit, args=(rules, False), daemon=True, name=f"fit-{rules.name}").start()
+
+    def fit(self, rules: Rules, wait: bool = True) -> Fitted | None:
+        """Fit the model to the played games now (one fit of a rules at a time; ``wait`` for it)."""
+        lock = self._fit_lock(rules)
+        if not lock.acquire(blocking=wait):
+            return None
+        try:
+            with self._lock:
+                fitted = self._fitted.get(rules.name)
+            played = store.count_played(self.engine, rules.name)
+            if fitted is not None and played - fitted.played < REFIT_EVERY:
+                return fitted  # another caller fitted it while this one waited
+            texts = store.player_layouts(self.engine, rules.name)
+            rows = generators.to_indices(rules, [notation.parse_layout(t, rules) for t in texts])
+            model = prior.fit(rules, rows.reshape(-1, len(rules.fleet)))
+            fitted = Fitted(played, model, prior.open_board_shift(model))
+            with self._lock:
+                self._fitted[rules.name] = fitted
+            return fitted
+        finally:
+            lock.release()
+
+    def _fit_lock(self, rules: Rules) -> threading.Lock:
+        with self._lock:
+            return self._fitting.setdefault(rules.name, threading.Lock())
 
 
 def read_cell(cell: int | str | None, rules: Rules) -> int:

@@ -1,4 +1,9 @@
-"""The statistics page's figures, drawn from every finished game (C. Liam Brown's stats page)."""
+"""The statistics page's figures, drawn from every played game (C. Liam Brown's stats page).
+
+A game counts once it was played (:data:`battleship.web.store.PLAYED_MOVES`); the placement map
+appears from ``MIN_LAYOUTS`` layouts, so that it never shows one player's layout; the Learning
+models are read as last fitted (they are refitted in the background, never inside a request).
+"""
 
 from __future__ import annotations
 
@@ -8,17 +13,17 @@ from typing import Any
 import numpy as np
 
 from battleship import notation
-from battleship.inference import fast_path
-from battleship.inference.prior import open_board_shift
 from battleship.lab.match import wilson
 from battleship.rules import preset
 from battleship.web import store
 from battleship.web.service import MODES, RULES
 
+MIN_LAYOUTS = 30  # played layouts under a rules before its placement map is shown
+
 
 def summary(service) -> dict[str, Any]:
     """Win rates and game lengths per computer mode; ship placement heat maps; the Learning prior."""
-    games = store.finished(service.engine)
+    games = store.played(service.engine)
     per_mode: dict[str, dict[str, Any]] = {m: {"games": 0, "computer_wins": 0, "moves": []} for m in MODES}
     usage: dict[str, np.ndarray] = {}
     layouts: dict[str, int] = defaultdict(int)
@@ -40,18 +45,28 @@ def summary(service) -> dict[str, Any]:
     placements = {}
     for name, grid in usage.items():
         rules = preset(name)
+        shown = layouts[name] >= MIN_LAYOUTS
         placements[name] = {
             "layouts": layouts[name],
+            "minimum": MIN_LAYOUTS,
             "rows": rules.rows,
             "cols": rules.cols,
-            "share": (grid / layouts[name]).round(4).tolist(),
+            "share": (grid / layouts[name]).round(4).tolist() if shown else None,
         }
-    learning = {}
+    learning, pending = {}, []
     for name in RULES:
-        rules = preset(name)
-        if not fast_path(rules):
-            continue  # spacing rules' models are fitted on demand by the Learning mode, not here
-        model = service.model(rules)
-        shift = open_board_shift(model)
-        learning[name] = {"layouts": model.layouts, "minus_uniform": shift.ravel().round(4).tolist()}
-    return {"games": len(games), "modes": per_mode, "placements": placements, "learning": learning}
+        fitted = service.models.get(preset(name))
+        if fitted is None:
+            pending.append(name)
+            continue
+        learning[name] = {
+            "layouts": fitted.model.layouts,
+            "minus_uniform": fitted.shift.ravel().round(4).tolist(),
+        }
+    return {
+        "games": len(games),
+        "modes": per_mode,
+        "placements": placements,
+        "learning": learning,
+        "learning_pending": pending,
+    }

@@ -104,30 +104,41 @@ def save(engine: Engine, game_id: str, changes: dict[str, Any], expected_moves: 
     return done.rowcount == 1
 
 
-def finished(engine: Engine) -> list[dict[str, Any]]:
-    """Every finished game (for the statistics)."""
+# a game counts in the statistics and the Learning record once it was played: ended by a sinking,
+# or given up after both sides fired at least ten shots (create-and-resign loops count for nothing)
+PLAYED_MOVES = 20
+
+
+def _played():
+    """The SQL condition for a played game (see ``PLAYED_MOVES``)."""
+    return (games.c.status == "over") & ((games.c.resigned == False) | (games.c.moves >= PLAYED_MOVES))  # noqa: E712
+
+
+def played(engine: Engine) -> list[dict[str, Any]]:
+    """Every played game (for the statistics), oldest first."""
     with engine.connect() as c:
-        rows = c.execute(select(games).where(games.c.status == "over").order_by(games.c.finished)).mappings()
+        rows = c.execute(select(games).where(_played()).order_by(games.c.finished)).mappings()
         return [dict(r) for r in rows]
 
 
 def player_layouts(engine: Engine, rules: str) -> list[str]:
-    """The layouts players used in finished games under ``rules`` (the Learning mode's record)."""
+    """The distinct layouts players used in played games under ``rules`` (the Learning mode's record).
+
+    Each layout counts once, however many games used it: replaying one layout cannot steer the model.
+    """
     with engine.connect() as c:
         rows = c.execute(
-            select(games.c.player_layout).where(games.c.status == "over", games.c.rules == rules)
+            select(games.c.player_layout).where(_played(), games.c.rules == rules).distinct()
         ).scalars()
-        return list(rows)
+        return sorted(rows)
 
 
-def count_finished(engine: Engine, rules: str) -> int:
-    """How many games under ``rules`` have ended."""
+def count_played(engine: Engine, rules: str) -> int:
+    """How many played games under ``rules`` have ended."""
     with engine.connect() as c:
         return int(
             c.execute(
-                select(func.count())
-                .select_from(games)
-                .where(games.c.status == "over", games.c.rules == rules)
+                select(func.count()).select_from(games).where(_played(), games.c.rules == rules)
             ).scalar_one()
         )
 
