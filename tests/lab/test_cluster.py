@@ -94,7 +94,7 @@ def _json(args: list[str]) -> dict:
     "command",
     [
         ["simulate", "hunt-target", "--games", "45000", "--seed", "5"],
-        ["simulate", "optimal", "--rules", "square-6", "--games", "40", "--seed", "5"],
+        ["simulate", "optimal", "--rules", "square-6", "--games", "60", "--seed", "5"],
         ["compare", "random", "density", "--games", "30000", "--seed", "6"],
         ["match", "density", "hunt-target-parity", "--games", "30000", "--seed", "7"],
         ["sweep", "density", "--sizes", "6,7", "--against", "random", "--games", "5000", "--seed", "7"],
@@ -103,9 +103,8 @@ def _json(args: list[str]) -> dict:
     ids=["simulate-kernel", "simulate-python", "compare", "match", "sweep", "defend"],
 )
 def test_a_remote_cluster_gives_the_local_results_bit_for_bit(cluster, command):
-    local = _json(command)
-    assert _json([*command, "--jobs", "2"]) == local
-    assert _json([*command, "--cluster", cluster]) == local
+    # (--jobs N against --jobs 1 is checked in tests/lab/test_lab.py)
+    assert _json([*command, "--cluster", cluster]) == _json(command)
 
 
 def test_shots_files_are_the_same_on_a_cluster_and_resume_there(cluster, tmp_path):

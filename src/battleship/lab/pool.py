@@ -29,6 +29,14 @@ from battleship.errors import BattleshipError
 CONNECT_SECONDS = 10  # how long to wait for a scheduler to answer
 WORKER_SECONDS = 30  # how long to wait for a cluster's first worker
 IN_FLIGHT = 4  # chunks queued per worker thread: enough to keep each busy, few enough to stay small
+# a local cluster's workers share this machine's cores with its scheduler and this process: their
+# statistical profiler (every 10 ms) and GIL monitor (every 1 ms) cost up to a tenth of a 2-core
+# machine (benchmarks/cluster.py); remote workers can be started with the same settings through
+# DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__GIL__ENABLED=False
+QUIET_WORKERS = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.gil.enabled": False,
+}
 
 
 class Pool(Protocol):
@@ -125,9 +133,12 @@ def _connect(cluster: str, jobs: int):
     except ImportError:  # pragma: no cover - a dependency of the package
         raise BattleshipError("--cluster needs the dask and distributed packages") from None
     if cluster == "local":
-        local = LocalCluster(
-            n_workers=max(1, jobs), threads_per_worker=1, processes=True, dashboard_address=None
-        )
+        import dask
+
+        with dask.config.set(QUIET_WORKERS):  # the workers are spawned with this configuration
+            local = LocalCluster(
+                n_workers=max(1, jobs), threads_per_worker=1, processes=True, dashboard_address=None
+            )
         return Client(local), local
     if "://" not in cluster:
         raise BattleshipError(
