@@ -105,7 +105,8 @@ def test_calc_without_colour_prints_the_numbers():
 def test_every_registered_shooter_passes_check_shooter():
     for name in names():
         if name not in ("learning", "best"):  # learning needs a model file; best is another shooter
-            check_shooter(name, games=2)
+            # shooters played in Python infer exactly every shot (seconds a game under pirates): one game
+            check_shooter(name, games=2 if spec(name).kernel else 1)
     assert spec("best").make().name == "best"
 
 

@@ -28,7 +28,7 @@ def test_both_engines_count_every_layout_and_cell(rules):
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(small_rules(max_side=6, max_ships=4), st.integers(0, 2**36 - 1))
 def test_counts_avoiding_misses(rules, blocked):
     blocked &= rules.full

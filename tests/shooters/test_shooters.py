@@ -140,7 +140,8 @@ def test_every_shooter_reads_the_margin_refuses_or_says_it_leaves_it_unread(tmp_
     rules = Rules(6, 6, fleet, Spacing.NO_CONTACT, Sinks.REVEALED, name="spaced-6")
     model = tmp_path / "model.json"
     learning.save(learning.fit(rules, generators.draw(rules, "edge", 1, 200)), model)
-    for name in names():
+    ours = [n for n in names() if spec(n).entry_point.startswith("battleship.")]  # not the README's example
+    for name in ours:
         if name != "best" and spec(name).refusal(rules):
             continue
         if "margin" in spec(name).ignores:

@@ -73,7 +73,6 @@ def defend_cmd(
         raise BattleshipError("--check and --uniform-games must be at least 1")
     from battleship import notation
     from battleship.lab import defence
-    from battleship.render import grid_text
 
     positive(jobs, "--jobs")
     r = rules_mod.load(rules)
@@ -103,9 +102,26 @@ def defend_cmd(
     text = notation.format_layout(layout)
     if out is not None:
         out.write_text(text + "\n", encoding="utf-8")
+    _report(
+        r,
+        label(name, options),
+        method,
+        seed,
+        layout,
+        text,
+        result,
+        built if search is None else search,
+        as_json,
+    )
+
+
+def _report(r, shown, method, seed, layout, text, result, how_found, as_json) -> None:
+    """The layout found and its check, as JSON or as a grid and one line (``how_found``: shots or a search)."""
+    from battleship.render import grid_text
+
     data = {
         "rules": r.name,
-        "shooter": label(name, options),
+        "shooter": shown,
         "method": method,
         "seed": seed,
         "layout": text,
@@ -117,8 +133,9 @@ def defend_cmd(
         "uniform_games": result.uniform_games,
         "ratio": result.ratio,
     }
-    if method == "construct":
-        data["construction_shots"] = built
+    search = how_found if method != "construct" else None
+    if search is None:
+        data["construction_shots"] = how_found
     else:
         data.update(search_cost=search.cost, start_cost=search.start_cost, accepted=search.accepted)
     if as_json:
@@ -127,12 +144,12 @@ def defend_cmd(
     console.print(grid_text(layout.grid(), r.symbols))
     console.print(text, highlight=False)
     how = (
-        f"built in {built} shots"
-        if method == "construct"
+        f"built in {how_found} shots"
+        if search is None
         else f"annealed: {search.start_cost:.2f} -> {search.cost:.2f} shots"
     )
     console.print(
-        f"{name} on this layout: {result.shots_mean:.2f} shots ({result.shots_ci95[0]:.2f} .. "
+        f"{shown.split(':')[0]} on this layout: {result.shots_mean:.2f} shots ({result.shots_ci95[0]:.2f} .. "
         f"{result.shots_ci95[1]:.2f}) over {result.games} fresh games; on uniform layouts "
         f"{result.uniform_mean:.2f} ({result.uniform_ci95[0]:.2f} .. {result.uniform_ci95[1]:.2f}) over "
         f"{result.uniform_games}: x{result.ratio:.3f} ({how})",
