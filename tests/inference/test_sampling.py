@@ -131,7 +131,7 @@ def _brute_entropy(rules: Rules, observation, cell: int) -> float:
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(observed_games(max_ships=3))
 def test_answer_entropy_matches_firing_on_every_layout(case):
     from battleship.shooters.density import observed_status
