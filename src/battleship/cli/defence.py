@@ -77,8 +77,9 @@ def defend_cmd(
     positive(jobs, "--jobs")
     r = rules_mod.load(rules)
     name, options = shooter_options(shooter, tie, skew, r)
-    search = None
     from battleship.lab.pool import open_pool
+
+    search, built = None, 0
 
     with open_pool(cluster, jobs) as pool, progress_bar(disable=as_json) as progress:
         if method == "construct":
@@ -102,21 +103,14 @@ def defend_cmd(
     text = notation.format_layout(layout)
     if out is not None:
         out.write_text(text + "\n", encoding="utf-8")
-    _report(
-        r,
-        label(name, options),
-        method,
-        seed,
-        layout,
-        text,
-        result,
-        built if search is None else search,
-        as_json,
-    )
+    _report(r, label(name, options), method, seed, layout, text, result, built, search, as_json)
 
 
-def _report(r, shown, method, seed, layout, text, result, how_found, as_json) -> None:
-    """The layout found and its check, as JSON or as a grid and one line (``how_found``: shots or a search)."""
+def _report(r, shown, method, seed, layout, text, result, built, search, as_json) -> None:
+    """The layout found and its check, as JSON or as a grid and one line.
+
+    ``built``: the construction's shots; ``search``: the annealing's result (None for a construction).
+    """
     from battleship.render import grid_text
 
     data = {
@@ -133,9 +127,8 @@ def _report(r, shown, method, seed, layout, text, result, how_found, as_json) ->
         "uniform_games": result.uniform_games,
         "ratio": result.ratio,
     }
-    search = how_found if method != "construct" else None
     if search is None:
-        data["construction_shots"] = how_found
+        data["construction_shots"] = built
     else:
         data.update(search_cost=search.cost, start_cost=search.start_cost, accepted=search.accepted)
     if as_json:
@@ -144,7 +137,7 @@ def _report(r, shown, method, seed, layout, text, result, how_found, as_json) ->
     console.print(grid_text(layout.grid(), r.symbols))
     console.print(text, highlight=False)
     how = (
-        f"built in {how_found} shots"
+        f"built in {built} shots"
         if search is None
         else f"annealed: {search.start_cost:.2f} -> {search.cost:.2f} shots"
     )

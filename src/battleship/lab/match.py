@@ -45,12 +45,13 @@ def wilson(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def first_movers(games: int, first: str) -> np.ndarray:
-    """True where A moves first: every other game (``alternate``), always (``a``) or never (``b``)."""
+def first_movers(games: int, first: str, start: int = 0) -> np.ndarray:
+    """For games ``start .. start + games``, True where A moves first: every other game
+    (``alternate``, A in the even games), always (``a``) or never (``b``)."""
     if first not in FIRST:
         raise BattleshipError(f"--first must be one of {', '.join(FIRST)}, not {first!r}")
     if first == "alternate":
-        return np.arange(games) % 2 == 0
+        return np.arange(start, start + games) % 2 == 0
     return np.full(games, first == "a")
 
 
@@ -174,7 +175,7 @@ def play_match_chunk(
     a = runner.play_chunk(
         rules, player.name, 2 * seed, start, count, opponents[0].generator, None, player.options
     )
-    a_first = first_movers(start + count, first)[start:]
+    a_first = first_movers(count, first, start)
     out = []
     for opponent in opponents:
         b = runner.play_chunk(

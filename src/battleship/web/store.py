@@ -23,6 +23,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    not_,
     select,
     update,
 )
@@ -111,7 +112,7 @@ PLAYED_MOVES = 20
 
 def _played():
     """The SQL condition for a played game (see ``PLAYED_MOVES``)."""
-    return (games.c.status == "over") & ((games.c.resigned == False) | (games.c.moves >= PLAYED_MOVES))  # noqa: E712
+    return (games.c.status == "over") & (not_(games.c.resigned) | (games.c.moves >= PLAYED_MOVES))
 
 
 def played(engine: Engine) -> list[dict[str, Any]]:
