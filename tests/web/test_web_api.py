@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
+from datetime import timedelta
 
 import pytest
 from fastapi.testclient import TestClient
 
 from battleship import notation
 from battleship.rules import preset
-from battleship.web.app import create_app
+from battleship.web import store
+from battleship.web.app import Settings, create_app
 from tests.web.postgres import postgres_server
 
 
@@ -35,9 +38,12 @@ def database(request, tmp_path):
     return url
 
 
+UNLIMITED = Settings(rate_limit="")  # these tests play whole games faster than any player
+
+
 @pytest.fixture
 def client(database):
-    with TestClient(create_app(database)) as c:
+    with TestClient(create_app(database, settings=UNLIMITED)) as c:
         yield c
 
 
@@ -96,26 +102,22 @@ def test_pirates_game_and_a_layout_of_the_players_own(client):
 def test_bad_input_gets_a_clear_4xx(client):
     game_id = client.post("/api/games", json={}).json()["id"]
     cases = [
-        (client.post("/api/games", json={"rules": "chess"}), 422),
+        (client.post("/api/games", json={"rules": "chess"}), 400),
         (client.post("/api/games", json={"layout": "nonsense"}), 400),
         (client.post(f"/api/games/{game_id}/fire", json={"cell": 100}), 400),
         (client.post(f"/api/games/{game_id}/fire", json={"cell": "Z9"}), 400),
         (client.post(f"/api/games/{game_id}/fire", json={}), 400),
         (client.post(f"/api/games/{game_id}/computer"), 409),
         (client.get("/api/games/" + "0" * 32), 404),
-        (client.get("/api/games/not-an-id"), 404),
-        (client.post("/api/calc", json={"board": "x" * 5000}), 422),
+        (client.get("/api/games/not-an-id"), 400),
+        (client.post("/api/calc", json={"board": "x" * 5000}), 400),
         (client.post("/api/calc", json={"board": "........../"}), 400),
-        (client.post("/api/games", content="{" * 20000, headers={"content-type": "application/json"}), 413),
-        (client.post("/api/games", content="{not json", headers={"content-type": "application/json"}), 422),
+        (client.post("/api/games", content="{" * 70000, headers={"content-type": "application/json"}), 413),
+        (client.post("/api/games", content="{not json", headers={"content-type": "application/json"}), 400),
+        (client.post("/api/games", json={"mode": "best", "colour": "red"}), 400),
     ]
     for bad in (True, " A1", "A01", "A\u0661", "\u0661\u0662", "A1 ", "7", 1.5):  # strict: never a guess
-        cases.append(
-            (
-                client.post(f"/api/games/{game_id}/fire", json={"cell": bad}),
-                422 if bad in (True, 1.5) else 400,
-            )
-        )
+        cases.append((client.post(f"/api/games/{game_id}/fire", json={"cell": bad}), 400))
     for response, status in cases:
         assert response.status_code == status, (response.status_code, response.text)
         assert response.json()["detail"]
@@ -132,11 +134,11 @@ def test_bad_input_gets_a_clear_4xx(client):
 @pytest.mark.slow
 def test_games_survive_a_restart_and_played_games_feed_the_statistics(database):
     url = database
-    with TestClient(create_app(url)) as first:
+    with TestClient(create_app(url, settings=UNLIMITED)) as first:
         game_id = first.post("/api/games", json={"mode": "best"}).json()["id"]
         first.post(f"/api/games/{game_id}/fire", json={"cell": "E5"})
         before = first.get(f"/api/games/{game_id}").json()
-    with TestClient(create_app(url)) as second:
+    with TestClient(create_app(url, settings=UNLIMITED)) as second:
         assert second.get(f"/api/games/{game_id}").json() == before
         play_out(second, game_id)
         steer = "CCCCC...../BBBB....../DDD......./SSS......./PP......../........../........../........../........../.........."
@@ -164,7 +166,141 @@ def test_calculator_and_openapi(client):
     data = r.json()
     assert data["layouts"] == "592583188" and data["best"] == [44]
     assert abs(sum(data["probability"]) - 17) < 1e-3
-    schema = client.get("/openapi.json").json()
-    assert "/api/games/{game_id}/fire" in schema["paths"]
-    for page in ("/", "/calc", "/stats"):
+    for page in ("/", "/replay", "/calc", "/stats"):
         assert client.get(page).status_code == 200
+
+
+def test_the_openapi_schema_says_what_the_server_does(client):
+    schema = client.get("/openapi.json").json()
+    paths = schema["paths"]
+    problem = schema["components"]["schemas"]["Problem"]
+    assert problem["properties"]["detail"]["type"] == "string"
+    fire = paths["/api/games/{game_id}/fire"]["post"]
+    assert {"400", "404", "409", "413", "429", "503"} <= set(fire["responses"])
+    assert "422" not in json.dumps(schema)  # bad bodies answer 400, as the schema says
+    assert fire["responses"]["503"]["headers"]["Retry-After"]
+    links = paths["/api/games"]["post"]["responses"]["201"]["links"]
+    operations = {op["operationId"] for ops in paths.values() for op in ops.values()}
+    assert {link["operationId"] for link in links.values()} <= operations and len(links) == 6
+    cell = schema["components"]["schemas"]["Fire"]["properties"]["cell"]["anyOf"]
+    assert {"type": "integer", "minimum": 0, "maximum": 99} in cell
+    assert any(c.get("pattern") == "^(auto|[A-J](10|[1-9]))$" for c in cell)
+    assert schema["components"]["schemas"]["NewGame"]["properties"]["layout"]["anyOf"][0]["pattern"]
+
+
+def test_each_client_is_rate_limited_with_retry_after(database):
+    with TestClient(create_app(database, settings=Settings(rate_limit="5/minute"))) as client:
+        answers = [client.get("/api/rules") for _ in range(7)]
+        assert [a.status_code for a in answers] == [200] * 5 + [429] * 2
+        assert int(answers[-1].headers["Retry-After"]) >= 1
+        assert "too many requests" in answers[-1].json()["detail"]
+        assert client.get("/").status_code == 200  # pages are not limited, only the API
+
+
+def test_a_saturated_server_answers_503_with_retry_after(database):
+    settings = Settings(rate_limit="", heavy_workers=1, heavy_queue=0)
+    with TestClient(create_app(database, settings=settings)) as client:
+        game = client.post("/api/games", json={"mode": "best"}).json()
+        gate = client.app.state.gate
+        assert gate._slots.acquire(timeout=5)  # the one worker is busy elsewhere
+        try:
+            busy = client.post(f"/api/games/{game['id']}/fire", json={"cell": "auto"})
+            light = client.post(f"/api/games/{game['id']}/fire", json={"cell": "A1"})
+        finally:
+            gate._slots.release()
+        assert busy.status_code == 503 and int(busy.headers["Retry-After"]) >= 1
+        assert "busy" in busy.json()["detail"]
+        assert light.status_code == 200  # a plain shot needs no worker
+        assert client.post(f"/api/games/{game['id']}/computer").status_code == 200
+
+
+def test_unfinished_games_expire_and_finished_ones_stay(database):
+    with TestClient(create_app(database, settings=UNLIMITED)) as client:
+        idle = client.post("/api/games", json={}).json()["id"]
+        done = client.post("/api/games", json={}).json()["id"]
+        client.post(f"/api/games/{done}/resign")
+        engine = client.app.state.service.engine
+        assert store.expire(engine, store.now() - timedelta(hours=1)) == 0  # both moved just now
+        assert store.expire(engine, store.now() + timedelta(seconds=1)) == 1
+        assert client.get(f"/api/games/{idle}").status_code == 404
+        assert client.get(f"/api/games/{done}").status_code == 200
+
+
+def test_the_access_log_has_a_line_a_request_without_whole_game_ids(client, caplog):
+    caplog.set_level(logging.INFO, logger="battleship.access")
+    game_id = client.post("/api/games", json={}).json()["id"]
+    client.get(f"/api/games/{game_id}")
+    client.get("/api/games/" + "0" * 32)
+    lines = [r.getMessage() for r in caplog.records if r.name == "battleship.access"]
+    assert any('"POST /api/games" 201' in line for line in lines)
+    assert any(f'"GET /api/games/{game_id[:6]}…" 200' in line for line in lines)
+    assert any('" 404 ' in line for line in lines)
+    assert not any(game_id in line for line in lines)
+
+
+CUSTOM = """
+name = "mine"
+rows = 7
+cols = 8
+spacing = "no-contact"
+sinks = "sunk"
+
+[[ship]]
+name = "Cruiser"
+symbol = "C"
+length = 3
+
+[[ship]]
+name = "Boat"
+symbol = "B"
+count = 2
+symbol_ = "x"
+"""
+
+
+def test_custom_rules_through_the_api(client):
+    toml = CUSTOM.replace('count = 2\nsymbol_ = "x"', "length = 2")
+    game = client.post("/api/games", json={"rules_toml": toml, "mode": "random"})
+    assert game.status_code == 201, game.text
+    state = game.json()
+    assert (state["rules"]["rows"], state["rules"]["cols"], state["rules"]["spacing"]) == (7, 8, "no-contact")
+    assert "toml" in state["rules"]
+    final = play_out(client, state["id"])[-1]
+    assert final["status"] == "over" and len(final["computer_layout"]["ships"]) == 2
+    replay = client.get(f"/api/games/{state['id']}/replay").json()
+    assert replay["rules"]["cols"] == 8
+    bad = {
+        "unknown key": {"rules_toml": CUSTOM},
+        "10x10": {"rules_toml": toml.replace("rows = 7", "rows = 12")},
+        "not valid TOML": {"rules_toml": "rows = "},
+        "plays random or best": {"rules_toml": toml, "mode": "probability"},
+        "not both": {"rules_toml": toml, "rules": "standard"},
+    }
+    for words, body in bad.items():
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 400 and words in r.json()["detail"], (words, r.text)
+    calc = client.post("/api/calc", json={"rules_toml": toml, "board": "/".join(["." * 8] * 7)}).json()
+    assert abs(sum(calc["probability"]) - 5) < 1e-3
+
+
+def test_the_replay_of_a_finished_game_move_by_move_with_heat_maps(client):
+    game_id = client.post("/api/games", json={"mode": "best"}).json()["id"]
+    assert client.get(f"/api/games/{game_id}/replay").status_code == 409  # not over: the layout is secret
+    for cell in ("E5", "A1"):
+        client.post(f"/api/games/{game_id}/fire", json={"cell": cell})
+        client.post(f"/api/games/{game_id}/computer")
+    client.post(f"/api/games/{game_id}/resign")
+    replay = client.get(f"/api/games/{game_id}/replay").json()
+    moves = replay["moves"]
+    assert [m["player"] for m in moves] == ["player", "computer"] * 2
+    assert moves[0]["name"] == "E5" and moves[0]["notation"] == "Player: (5, 6)"
+    assert all(m["outcome"] in ("miss", "hit", "sunk") for m in moves)
+    assert replay["notation"].count("\n") > 10 and replay["computer_layout"]["ships"]
+    start = client.get(f"/api/games/{game_id}/heat", params={"move": 0}).json()
+    assert abs(sum(start["probability"]) - 17) < 1e-3 and start["side"] == "computer"
+    after = client.get(f"/api/games/{game_id}/heat", params={"move": 4}).json()
+    computer_shots = [m["cell"] for m in moves if m["player"] == "computer"]
+    assert all(after["probability"][c] in (0.0, 1.0) for c in computer_shots)
+    mine = client.get(f"/api/games/{game_id}/heat", params={"move": 4, "side": "player"}).json()
+    assert mine["probability"][44] in (0.0, 1.0) and mine["probability"][0] in (0.0, 1.0)
+    assert client.get(f"/api/games/{game_id}/heat", params={"move": 5}).status_code == 400

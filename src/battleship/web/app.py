@@ -1,181 +1,126 @@
-"""The FastAPI app: the JSON API (with its OpenAPI schema) and the three pages.
+"""The FastAPI app: the JSON API (with an OpenAPI schema that says what it does) and the four pages.
 
-Every bad input gets a 4xx with a message saying what is wrong; request bodies are bounded; a
-game is reachable only by its 128-bit random id.
+Every bad input gets a 4xx whose body is ``{"detail": "<what is wrong, and where>"}``; request
+bodies are bounded; heavy work passes a :class:`~battleship.web.gate.Gate` (503 when saturated);
+each client is rate limited (429); a game is reachable only by its 128-bit random id, and
+unfinished games expire.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Literal
 
-from fastapi import Body, FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr
-from starlette.concurrency import run_in_threadpool
 
-from battleship.errors import BattleshipError
-from battleship.web import stats, store
-from battleship.web.service import MODES, RULES, Conflict, NotFound, Service, calculate, random_layout_json
+from battleship.rules import preset
+from battleship.web import guard, routes, store
+from battleship.web.gate import Gate
+from battleship.web.service import RULES, Service
 
 STATIC = Path(__file__).parent / "static"
-MAX_BODY = 16_384  # bytes: the largest request is a board or layout of at most 16x16 cells
+log = logging.getLogger("battleship.web")
 
 
-class NewGame(BaseModel):
-    """A new game: rules, the computer's mode, and the player's layout (random when left out)."""
+@dataclass(frozen=True)
+class Settings:
+    """How much the server takes on: heavy-work slots and queue, per-client rate, game expiry."""
 
-    rules: Literal["standard", "datagenetics", "pirates", "r-blog"] = "standard"
-    mode: Literal["random", "probability", "best", "learning"] = "best"
-    layout: Annotated[str | None, Field(max_length=400)] = None
-
-
-class Fire(BaseModel):
-    """The player's shot: a cell (index or name such as B7), or ``"auto"`` (or ``auto: true``) for "play for me".
-
-    Strict types: ``true`` is not the cell 1, and ``"7"`` is not the cell 7.
-    """
-
-    cell: StrictInt | Annotated[StrictStr, Field(max_length=4)] | None = None
-    auto: StrictBool = False
+    heavy_workers: int = max(1, os.cpu_count() or 1)  # more threads than cores only share them
+    heavy_queue: int = 16  # requests waiting for a slot before the rest hear 503
+    heavy_wait: float = 5.0  # seconds a request may wait for a slot (its deadline)
+    rate_limit: str = guard.Limits().rate
+    expire_hours: float = 24.0  # unfinished games with no move for this long are deleted (0: never)
 
 
-class Calc(BaseModel):
-    """A board state in the board-state format, and whether to apply C. Liam Brown's diagonal skew."""
-
-    rules: Literal["standard", "datagenetics", "pirates", "r-blog"] = "standard"
-    board: Annotated[str, Field(max_length=400)]
-    skew: bool = False
-
-
-def create_app(url: str = "sqlite:///battleship.db", warm: bool = False) -> FastAPI:
+def create_app(
+    url: str = "sqlite:///battleship.db", warm: bool = False, settings: Settings | None = None
+) -> FastAPI:
     """The app, storing games at the SQLAlchemy ``url``; ``warm`` fits the Learning models at once, in the background."""
+    settings = settings or Settings()
+    limits = guard.Limits(settings.rate_limit)
+    limits.items()  # a bad --rate-limit is refused now, not at the first request
     engine = store.connect(url)
     service = Service(engine)
     if warm:
-        from battleship.rules import preset
-
         for name in RULES:
             service.models.refit_in_background(preset(name))
     app = FastAPI(
         title="battleship",
-        summary="Play against the computer, ask the calculator, read the statistics.",
-        version="1",
+        summary="Play against the computer, replay games, ask the calculator, read the statistics.",
+        version="2",
+        lifespan=_lifespan(engine, settings.expire_hours),
     )
     app.state.service = service
-    _guard(app)
-    _api(app, service)
+    gate = Gate(settings.heavy_workers, settings.heavy_queue, settings.heavy_wait)
+    app.state.gate = gate
+    guard.install(app, limits)
+    routes.install(app, service, gate)
     _pages(app)
+    app.openapi = lambda: _schema(app)
     return app
 
 
-def _guard(app: FastAPI) -> None:
-    """Bounded request bodies, and every user error answered as a 4xx with a message."""
+def _lifespan(engine, expire_hours: float):
+    """While the app runs, a thread deletes unfinished games idle for ``expire_hours`` (checked often)."""
 
-    @app.middleware("http")
-    async def bound_bodies(request: Request, call_next):
-        size = request.headers.get("content-length")
-        if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
-            return JSONResponse(
-                {"detail": f"request bodies are limited to {MAX_BODY} bytes"}, status_code=413
-            )
-        if size is None and request.method in ("POST", "PUT", "PATCH"):
-            body = await request.body()
-            if len(body) > MAX_BODY:
-                return JSONResponse(
-                    {"detail": f"request bodies are limited to {MAX_BODY} bytes"}, status_code=413
-                )
-        return await call_next(request)
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        stop = threading.Event()
+        if expire_hours > 0:
+            idle = timedelta(hours=expire_hours)
+            every = min(600.0, max(1.0, idle.total_seconds() / 10))
 
-    @app.exception_handler(NotFound)
-    async def not_found(_request: Request, exc: NotFound):
-        return JSONResponse({"detail": str(exc)}, status_code=404)
+            def sweep() -> None:
+                while True:
+                    gone = store.expire(engine, store.now() - idle)
+                    if gone:
+                        log.info("expired %d unfinished game(s) idle for over %g hours", gone, expire_hours)
+                    if stop.wait(every):
+                        return
 
-    @app.exception_handler(Conflict)
-    async def conflict(_request: Request, exc: Conflict):
-        return JSONResponse({"detail": str(exc)}, status_code=409)
+            threading.Thread(target=sweep, daemon=True, name="expire-games").start()
+        try:
+            yield
+        finally:
+            stop.set()
 
-    @app.exception_handler(BattleshipError)
-    async def bad_input(_request: Request, exc: BattleshipError):
-        return JSONResponse({"detail": str(exc)}, status_code=400)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(_request: Request, exc: RequestValidationError):
-        problems = [
-            f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body') or 'body'}: {e.get('msg')}"
-            for e in exc.errors()
-        ]
-        return JSONResponse({"detail": "; ".join(problems)}, status_code=422)
+    return lifespan
 
 
-def _api(app: FastAPI, service: Service) -> None:
-    """The JSON API."""
-
-    @app.get("/api/rules")
-    def rules_list() -> dict[str, Any]:
-        """The rules and computer modes the game offers."""
-        from battleship.rules import preset
-        from battleship.web.service import rules_json
-
-        return {"rules": [rules_json(preset(n)) for n in RULES], "modes": MODES}
-
-    @app.get("/api/layout")
-    async def random_layout(rules: Literal["standard", "datagenetics", "pirates", "r-blog"] = "standard"):
-        """A uniformly random layout for the rules (to start from when placing ships)."""
-        return await run_in_threadpool(random_layout_json, rules)
-
-    @app.post("/api/games", status_code=201)
-    async def new_game(body: NewGame) -> dict[str, Any]:
-        """Start a game; the answer holds its id (keep it: it is the only way back to the game)."""
-        return await run_in_threadpool(service.new_game, body.rules, body.mode, body.layout)
-
-    @app.get("/api/games/{game_id}")
-    async def game_state(game_id: str) -> dict[str, Any]:
-        """The player's view of a game (the computer's layout only once it is over)."""
-        return await run_in_threadpool(service.state, game_id)
-
-    @app.post("/api/games/{game_id}/fire")
-    async def fire(game_id: str, body: Fire = Body(default_factory=Fire)) -> dict[str, Any]:
-        """The player's shot, or with ``auto`` the best shooter's ("play for me")."""
-        auto = body.auto or body.cell == "auto"
-        return await run_in_threadpool(service.fire, game_id, None if auto else body.cell, auto)
-
-    @app.post("/api/games/{game_id}/computer")
-    async def computer(game_id: str) -> dict[str, Any]:
-        """The computer's shot at the player's fleet."""
-        return await run_in_threadpool(service.computer_turn, game_id)
-
-    @app.post("/api/games/{game_id}/resign")
-    async def resign(game_id: str) -> dict[str, Any]:
-        """Give up: the game ends and both layouts are shown."""
-        return await run_in_threadpool(service.resign, game_id)
-
-    @app.post("/api/calc")
-    async def calc(body: Calc) -> dict[str, Any]:
-        """Exact hit probabilities, the number of layouts left and the best cells of a board state."""
-        return await run_in_threadpool(calculate, body.rules, body.board, body.skew)
-
-    @app.get("/api/stats")
-    async def statistics() -> dict[str, Any]:
-        """Figures drawn from every finished game."""
-        return await run_in_threadpool(stats.summary, service)
+def _schema(app: FastAPI) -> dict:
+    """The OpenAPI schema, made once; bad bodies answer 400 (with :class:`guard.Problem`), never 422."""
+    if app.openapi_schema is None:
+        schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                operation.get("responses", {}).pop("422", None)
+        for name in ("HTTPValidationError", "ValidationError"):
+            schema.get("components", {}).get("schemas", {}).pop(name, None)
+        app.openapi_schema = schema
+    return app.openapi_schema
 
 
 def _pages(app: FastAPI) -> None:
-    """The three pages and their static files."""
-
-    @app.get("/", include_in_schema=False)
-    def game_page():
-        return FileResponse(STATIC / "game.html")
-
-    @app.get("/calc", include_in_schema=False)
-    def calc_page():
-        return FileResponse(STATIC / "calc.html")
-
-    @app.get("/stats", include_in_schema=False)
-    def stats_page():
-        return FileResponse(STATIC / "stats.html")
-
+    """The four pages and their static files."""
+    for path, page in (("/", "game"), ("/replay", "replay"), ("/calc", "calc"), ("/stats", "stats")):
+        app.add_api_route(path, _page(STATIC / f"{page}.html"), include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+
+def _page(file: Path):
+    """An endpoint that serves ``file`` (a function of no arguments: FastAPI reads none from the query)."""
+
+    def serve() -> FileResponse:
+        return FileResponse(file)
+
+    return serve

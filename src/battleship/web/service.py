@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import secrets
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from sqlalchemy.engine import Engine
 
 from battleship import generators, notation
+from battleship import rules as rules_mod
 from battleship.cells import cell_name, parse_cell
 from battleship.errors import BattleshipError
 from battleship.game import Game, Observation, Outcome, Shot
@@ -34,6 +35,7 @@ RULES = ("standard", "datagenetics", "pirates", "r-blog")
 PROBABILITY_BUDGET_MS = (
     250  # C. Liam Brown's calculator thinks for four seconds; a quarter second keeps the page brisk
 )
+HEAT_CACHE = 2048  # replay heat maps kept (a finished game's never change)
 REFIT_EVERY = 10  # the Learning mode refits its model every this many new played games
 MODES = {
     "random": "Random: any square not yet fired at, even after a hit",
@@ -58,10 +60,44 @@ def rules_for(name: str) -> Rules:
     return preset(name)
 
 
+# custom rules (the CLI's TOML) are played within these bounds, which keep every move of the modes
+# offered on them to about two seconds of CPU (measured with the best shooter on 10x10 boards)
+MAX_RULES_TOML = 4000  # characters
+MAX_SIDE = 10
+MAX_SHIPS = 6
+MAX_SHIP_CELLS = 5
+CUSTOM_MODES = ("random", "best")
+
+
+def custom_rules(text: str) -> Rules:
+    """Rules from a TOML document, as ``--rules FILE.toml`` reads it, within the web's bounds."""
+    if len(text) > MAX_RULES_TOML:
+        raise BattleshipError(f"rules_toml: at most {MAX_RULES_TOML} characters, not {len(text)}")
+    rules = rules_mod.from_toml(text, "rules_toml")
+    if max(rules.rows, rules.cols) > MAX_SIDE:
+        raise BattleshipError(f"rules_toml: the web plays boards of at most {MAX_SIDE}x{MAX_SIDE}")
+    if len(rules.fleet) > MAX_SHIPS:
+        raise BattleshipError(f"rules_toml: the web plays fleets of at most {MAX_SHIPS} ships")
+    big = [s.name for s in rules.fleet if s.size > MAX_SHIP_CELLS]
+    if big:
+        raise BattleshipError(f"rules_toml: ships of at most {MAX_SHIP_CELLS} cells ({big[0]} has more)")
+    return replace(rules, name="custom")
+
+
+def rules_of(row: dict[str, Any]) -> Rules:
+    """The rules a stored game was played under."""
+    return custom_rules(row["rules_toml"]) if row["rules"] == "custom" else rules_for(row["rules"])
+
+
 def check_mode(rules: Rules, mode: str) -> None:
-    """Refuse unknown modes, and Learning where its prior cannot be counted fast."""
+    """Refuse unknown modes, modes not offered on custom rules, and Learning where its prior cannot be counted fast."""
     if mode not in MODES:
         raise BattleshipError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if rules.name == "custom" and mode not in CUSTOM_MODES:
+        raise BattleshipError(
+            f"on custom rules the computer plays {' or '.join(CUSTOM_MODES)}, not {mode} "
+            "(its time per move is not bounded on every fleet)"
+        )
     why = learning_refusal(rules) if mode == "learning" else None
     if why:
         raise BattleshipError(f"the Learning mode cannot play {rules.name}: {why}")
@@ -81,7 +117,7 @@ class Replay:
 
 def replay(row: dict[str, Any]) -> Replay:
     """Rebuild a game from its stored row."""
-    rules = rules_for(row["rules"])
+    rules = rules_of(row)
     paper = notation.read_game(row["record"], rules)
     layouts = dict(paper.players)
     at_computer, at_player = Game(layouts[COMPUTER]), Game(layouts[PLAYER])
@@ -126,8 +162,8 @@ def random_layout_json(rules_name: str) -> dict[str, Any]:
 
 
 def rules_json(rules: Rules) -> dict[str, Any]:
-    """What the page needs to draw the rules."""
-    return {
+    """What the page needs to draw the rules (and, for custom rules, the TOML that gives them)."""
+    out = {
         "name": rules.name,
         "rows": rules.rows,
         "cols": rules.cols,
@@ -135,6 +171,9 @@ def rules_json(rules: Rules) -> dict[str, Any]:
         "spacing": rules.spacing.value,
         "fleet": [{"name": s.name, "symbol": s.symbol, "size": s.size} for s in rules.fleet],
     }
+    if rules.name == "custom":
+        out["toml"] = rules.to_toml()
+    return out
 
 
 class Service:
@@ -145,15 +184,22 @@ class Service:
         # moves on one game go one at a time; a fixed set of locks, striped by id, stays bounded
         self._locks = [threading.Lock() for _ in range(64)]
         self.models = Models(engine)
+        self._heat: dict[tuple[str, int, str], dict[str, Any]] = {}
+        self._heat_lock = threading.Lock()
 
     def _lock(self, game_id: str) -> threading.Lock:
         return self._locks[hash(game_id) % len(self._locks)]
 
     # ---- games ------------------------------------------------------------------------------
 
-    def new_game(self, rules_name: str, mode: str, layout: str | None = None) -> dict[str, Any]:
-        """Start a game: the player's layout (notation) or a random one, and a hidden random one."""
-        rules = rules_for(rules_name)
+    def new_game(
+        self, rules_name: str, mode: str, layout: str | None = None, rules_toml: str | None = None
+    ) -> dict[str, Any]:
+        """Start a game: the player's layout (notation) or a random one, and a hidden random one.
+
+        ``rules_toml`` plays custom rules (a TOML document, within the web's bounds) instead of a preset.
+        """
+        rules = custom_rules(rules_toml) if rules_toml is not None else rules_for(rules_name)
         check_mode(rules, mode)
         if layout is not None:
             player = notation.parse_layout(layout, rules)
@@ -169,6 +215,7 @@ class Service:
                 "created": now,
                 "updated": now,
                 "rules": rules.name,
+                "rules_toml": rules.to_toml() if rules_toml is not None else None,
                 "mode": mode,
                 "play_for_me": False,
                 "status": "player-turn",
@@ -291,6 +338,82 @@ class Service:
                 raise Conflict("the game moved on meanwhile; fetch its state again")
         return self.state(game_id)
 
+    # ---- the replay ------------------------------------------------------------------------------
+
+    def replay_view(self, game_id: str) -> dict[str, Any]:
+        """A finished game move by move: who fired where, the answer, and the move in the paper's notation."""
+        row = self._finished(game_id)
+        game = replay(row)
+        rules = game.rules
+        shots = {
+            PLAYER: iter(game.at_computer.observation.shots),
+            COMPUTER: iter(game.at_player.observation.shots),
+        }
+        moves = []
+        for n, (who, cell) in enumerate(game.moves, 1):
+            shot = shot_json(next(shots[who]), rules)
+            moves.append(
+                {
+                    "n": n,
+                    "player": who.lower(),
+                    "name": cell_name(cell, rules.cols),
+                    "notation": notation.write_move(who, cell, rules),
+                    **shot,
+                }
+            )
+        return {
+            "id": row["id"],
+            "rules": rules_json(rules),
+            "mode": row["mode"],
+            "winner": row["winner"],
+            "resigned": row["resigned"],
+            "play_for_me": row["play_for_me"],
+            "player_layout": layout_json(game.player_layout),
+            "computer_layout": layout_json(game.computer_layout),
+            "moves": moves,
+            "notation": row["notation"],
+        }
+
+    def heat(self, game_id: str, move: int, side: str = "computer") -> dict[str, Any]:
+        """The exact hit probabilities a side saw after ``move`` moves of a finished game.
+
+        ``computer``: the computer's view of the player's board (the DataGenetics walkthrough's heat
+        map beside the board); ``player``: the player's view of the computer's board.
+        """
+        key = (game_id, move, side)
+        with self._heat_lock:
+            if key in self._heat:
+                return self._heat[key]
+        row = self._finished(game_id)
+        game = replay(row)
+        if not 0 <= move <= len(game.moves):
+            raise BattleshipError(f"move must be from 0 to {len(game.moves)}, not {move}")
+        shooter = COMPUTER if side == "computer" else PLAYER
+        target = Game(game.player_layout if shooter == COMPUTER else game.computer_layout)
+        for who, cell in game.moves[:move]:
+            if who == shooter:
+                target.fire(cell)
+        result = posterior(game.rules, target.observation)
+        answer = {
+            "move": move,
+            "side": side,
+            "layouts": str(result.layouts),
+            "engine": result.engine,
+            "probability": [round(float(p), 6) for p in result.probability.ravel()],
+        }
+        with self._heat_lock:
+            if len(self._heat) >= HEAT_CACHE:
+                self._heat.pop(next(iter(self._heat)))  # oldest first: finished games never change
+            self._heat[key] = answer
+        return answer
+
+    def _finished(self, game_id: str) -> dict[str, Any]:
+        """A finished game's row (its replay shows the computer's layout, so only once it is over)."""
+        row = self._row(game_id)
+        if row["status"] != "over":
+            raise Conflict("the replay opens once the game is over")
+        return row
+
     # ---- the computer's shooters ------------------------------------------------------------
 
     def _shooter(self, rules: Rules, mode: str):
@@ -383,9 +506,11 @@ def read_cell(cell: int | str | None, rules: Rules) -> int:
     return parse_cell(str(cell), rules.rows, rules.cols)
 
 
-def calculate(rules_name: str, board: str, skew: bool = False) -> dict[str, Any]:
+def calculate(
+    rules_name: str, board: str, skew: bool = False, rules_toml: str | None = None
+) -> dict[str, Any]:
     """The calculator: exact hit probabilities, layouts left and the best cells of a board state."""
-    rules = rules_for(rules_name)
+    rules = custom_rules(rules_toml) if rules_toml is not None else rules_for(rules_name)
     observation = Observation.from_text(board, rules)
     result = posterior(rules, observation)
     probability = result.probability.ravel()

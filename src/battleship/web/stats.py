@@ -26,18 +26,20 @@ def summary(service) -> dict[str, Any]:
     games = store.played(service.engine)
     per_mode: dict[str, dict[str, Any]] = {m: {"games": 0, "computer_wins": 0, "moves": []} for m in MODES}
     usage: dict[str, np.ndarray] = {}
-    layouts: dict[str, int] = defaultdict(int)
+    layouts: dict[str, set[str]] = defaultdict(set)
     for g in games:
         mode = per_mode[g["mode"]]
         mode["games"] += 1
         mode["computer_wins"] += g["winner"] == "computer"
         mode["moves"].append(g["moves"])
+        if g["rules"] not in RULES:
+            continue  # custom rules differ game to game: no placement map
         rules = preset(g["rules"])
         grid = usage.setdefault(g["rules"], np.zeros(rules.cells))
         layout = notation.parse_layout(g["player_layout"], rules)
         for mask in layout.masks:
             grid[[c for c in range(rules.cells) if mask >> c & 1]] += 1
-        layouts[g["rules"]] += 1
+        layouts[g["rules"]].add(g["player_layout"])
     for mode in per_mode.values():
         n, k = mode["games"], mode["computer_wins"]
         mode["computer_win_rate"] = k / n if n else None
@@ -45,13 +47,15 @@ def summary(service) -> dict[str, Any]:
     placements = {}
     for name, grid in usage.items():
         rules = preset(name)
-        shown = layouts[name] >= MIN_LAYOUTS
+        games_played = sum(1 for g in games if g["rules"] == name)
+        shown = len(layouts[name]) >= MIN_LAYOUTS  # distinct layouts: one player replaying one cannot show it
         placements[name] = {
-            "layouts": layouts[name],
+            "games": games_played,
+            "layouts": len(layouts[name]),
             "minimum": MIN_LAYOUTS,
             "rows": rules.rows,
             "cols": rules.cols,
-            "share": (grid / layouts[name]).round(4).tolist() if shown else None,
+            "share": (grid / games_played).round(4).tolist() if shown else None,
         }
     learning, pending = {}, []
     for name in RULES:

@@ -20,11 +20,14 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
+    delete,
     event,
     func,
     insert,
+    inspect,
     not_,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -38,7 +41,8 @@ games = Table(
     Column("created", DateTime(timezone=True), nullable=False),
     Column("updated", DateTime(timezone=True), nullable=False),
     Column("finished", DateTime(timezone=True)),
-    Column("rules", String(32), nullable=False),
+    Column("rules", String(32), nullable=False),  # a preset's name, or "custom"
+    Column("rules_toml", Text),  # custom rules only: the TOML document the game was started with
     Column("mode", String(16), nullable=False),
     Column("play_for_me", Boolean, nullable=False, default=False),
     Column("status", String(16), nullable=False),  # player-turn | computer-turn | over
@@ -78,7 +82,25 @@ def connect(url: str) -> Engine:
             cursor.close()
 
     metadata.create_all(engine)
+    _add_missing_columns(engine)
     return engine
+
+
+def _add_missing_columns(engine: Engine) -> None:
+    """Stores made by an older version lack newer (nullable) columns: add them, keeping every game."""
+    present = {c["name"] for c in inspect(engine).get_columns("games")}
+    with engine.begin() as c:
+        for column in games.columns:
+            if column.name not in present:
+                kind = column.type.compile(dialect=engine.dialect)
+                c.execute(text(f"ALTER TABLE games ADD COLUMN {column.name} {kind}"))
+
+
+def expire(engine: Engine, idle_before: datetime) -> int:
+    """Delete unfinished games with no move since ``idle_before``; how many went."""
+    with engine.begin() as c:
+        done = c.execute(delete(games).where(games.c.status != "over", games.c.updated < idle_before))
+    return done.rowcount
 
 
 def create(engine: Engine, row: dict[str, Any]) -> None:
