@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
@@ -17,13 +18,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(db_url: str, port: int) -> subprocess.Popen:
-    """Start the server and wait until it answers."""
+def start(db_url: str, port: int, *options: str) -> subprocess.Popen:
+    """Start the server (with more ``serve`` options) and wait until it answers.
+
+    Its output (the access log among it) goes to a temporary file, never a pipe nobody reads: a
+    full pipe would stall the server.
+    """
+    output = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the server, closed with it
     process = subprocess.Popen(
-        [sys.executable, "-m", "battleship.cli", "serve", "--port", str(port), "--db", db_url],
-        stdout=subprocess.PIPE,
+        [sys.executable, "-m", "battleship.cli", "serve", "--port", str(port), "--db", db_url, *options],
+        stdout=output,
         stderr=subprocess.STDOUT,
     )
+    process.output = output  # type: ignore[attr-defined]
     for _ in range(300):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rules", timeout=1)
@@ -33,14 +40,21 @@ def start(db_url: str, port: int) -> subprocess.Popen:
                 break
             time.sleep(0.1)
     process.kill()
-    raise AssertionError("the server did not start: " + process.stdout.read().decode())
+    process.wait()
+    raise AssertionError("the server did not start: " + output_of(process))
+
+
+def output_of(process: subprocess.Popen) -> str:
+    """What the server printed so far."""
+    process.output.seek(0)  # type: ignore[attr-defined]
+    return process.output.read().decode(errors="replace")  # type: ignore[attr-defined]
 
 
 @contextmanager
-def serving(db_url: str):
-    """Yield the base URL of a server on ``db_url``; stop it afterwards."""
+def serving(db_url: str, *options: str):
+    """Yield the base URL of a server on ``db_url`` (and its process); stop it afterwards."""
     port = free_port()
-    process = start(db_url, port)
+    process = start(db_url, port, *options)
     try:
         yield f"http://127.0.0.1:{port}", process
     finally:

@@ -49,7 +49,7 @@ def test_a_wait_past_its_deadline_is_refused():
                 break
             gate._slots.release()
             threading.Event().wait(0.01)
-        with pytest.raises(Saturated, match="within 0.05 s"):
+        with pytest.raises(Saturated, match=r"within 0\.05 s"):
             gate.run(lambda: "late")
     finally:
         release.set()

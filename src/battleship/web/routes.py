@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Path, Query
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from battleship.errors import BattleshipError
@@ -33,10 +33,17 @@ RulesToml = Annotated[
 ]
 
 
+OPEN_BOARD = "/".join(["." * 10] * 10)
+EXAMPLE_LAYOUT = "CCCCC...../BBBB....../DDD......./SSS......./PP......../" + "/".join(["." * 10] * 5)
+
+
 class NewGame(BaseModel):
     """A new game: rules (a preset, or custom TOML), the computer's mode, the player's layout (random if left out)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"rules": "standard", "mode": "best", "layout": EXAMPLE_LAYOUT}]},
+    )
     rules: RuleName = "standard"
     rules_toml: RulesToml = None
     mode: Literal["random", "probability", "best", "learning"] = "best"
@@ -60,11 +67,22 @@ class Fire(BaseModel):
     ) = None
     auto: StrictBool = False
 
+    @field_validator("cell", mode="before")
+    @classmethod
+    def whole_floats_are_integers(cls, value: object) -> object:
+        """JSON Schema counts ``10.0`` as the integer 10; so does this API (``true`` stays refused)."""
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value
+
 
 class Calc(BaseModel):
     """A board state in the board-state format, and whether to apply C. Liam Brown's diagonal skew."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"rules": "standard", "board": OPEN_BOARD.replace("..", "o.", 1)}]},
+    )
     rules: RuleName = "standard"
     rules_toml: RulesToml = None
     board: Annotated[str, Field(min_length=1, max_length=400, pattern=BOARD)]
