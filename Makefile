@@ -8,7 +8,7 @@ TSTAMP := $(VENV)/.installed-test
 SYSTEM := chromium postgresql
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run compare test lint bench clean system
+.PHONY: run compare test lint bench clean system vendor
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,15 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/layouts.py
 	$(BIN)/python benchmarks/simulate.py
 	$(BIN)/python benchmarks/startup.py
+
+# the statistics page's chart library, from its npm package (the sums are in its README there)
+CHARTJS := src/battleship/web/static/vendor/chart.js
+vendor:
+	rm -rf .vendor && mkdir .vendor && cd .vendor && npm pack --silent chart.js@4.6.1 && tar xzf chart.js-4.6.1.tgz
+	grep -q "$$(sha256sum .vendor/chart.js-4.6.1.tgz | cut -d' ' -f1)" $(CHARTJS)/README.md
+	cp .vendor/package/dist/chart.umd.min.js .vendor/package/LICENSE.md $(CHARTJS)/
+	grep -q "$$(sha256sum $(CHARTJS)/chart.umd.min.js | cut -d' ' -f1)" $(CHARTJS)/README.md
+	rm -rf .vendor
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .hypothesis

@@ -29,7 +29,7 @@ function viridis(t) {
   const mix = (k) => Math.round(parseInt(a.substr(k, 2), 16) * (1 - f) + parseInt(b.substr(k, 2), 16) * f);
   return `rgb(${mix(1)},${mix(3)},${mix(5)})`;
 }
-function inkOn(t) { return t > 0.55 ? "#DataGenetics" : "#fff"; }
+function inkOn(t) { return t > 0.55 ? "#1b1b1b" : "#fff"; }
 
 // A board of buttons with keyboard movement (arrows) and firing (Enter or Space).
 function makeBoard(element, rows, cols, onCell, label) {
