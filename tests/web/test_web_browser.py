@@ -59,19 +59,83 @@ def test_place_ships_and_play_whole_games_in_every_mode(server, browser):
         page.wait_for_function("document.querySelectorAll('#placement .cell.ship').length === 17")
         page.click("#start")
         page.wait_for_selector("#enemy .cell")
+        assert page.text_content("#turn").startswith("Your turn")
+        check_coordinates_and_names(page)
         page.click("#enemy .cell[data-cell='44']")
         page.wait_for_function("document.querySelector('#message').textContent.includes('fired at')")
+        said = page.get_attribute("#enemy .cell[data-cell='44']", "aria-label")
+        assert said in ("E5, miss", "E5, hit") or said.startswith("E5, sunk"), said
         page.check("#playforme")
         page.wait_for_selector("#again:not(.hidden)", timeout=120_000)
-        message = page.text_content("#message")
+        message = page.text_content("#turn")
         assert "won" in message or "The computer won" in message, message
         assert page.locator("#enemy .cell.revealed").count() == 17
+        assert int(page.text_content("#my-shots")) >= 17
         if mode == "best":
             page.screenshot(path=str(SHOTS / "game.png"), full_page=True)
+            replay_the_game(page)
     page.goto(server + "/stats")
-    page.wait_for_function("document.querySelector('#total').textContent.startsWith('4 finished')")
+    page.wait_for_function("document.querySelector('#total').textContent.startsWith('4 played')")
     assert page.locator("#modes tbody tr").count() == 4
+    page.wait_for_function("window.Chart && Chart.getChart('winrate') && Chart.getChart('lengths')")
+    titles = page.evaluate(
+        "[Chart.getChart('lengths').options.scales.x.title.text, Chart.getChart('lengths').options.scales.y.title.text]"
+    )
+    assert titles == ["moves in the game (both sides' shots)", "share of the mode's games (%)"]
+    box = page.locator("#winrate").bounding_box()
+    bar = page.evaluate(
+        "(({x, y, base}) => ({x, y: (y + base) / 2}))(Chart.getChart('winrate').getDatasetMeta(0).data[0])"
+    )
+    page.mouse.move(box["x"] + bar["x"], box["y"] + bar["y"])
+    page.wait_for_function("Chart.getChart('winrate').tooltip.getActiveElements().length > 0")
     page.screenshot(path=str(SHOTS / "stats.png"), full_page=True)
+
+
+def check_coordinates_and_names(page):
+    """Both boards have A-J and 1-10 around them, rows and cells as a screen reader needs them."""
+    for board in ("#enemy", "#own"):
+        assert page.locator(f"{board} [role=columnheader]").all_text_contents()[1:] == [
+            str(c) for c in range(1, 11)
+        ]
+        assert page.locator(f"{board} [role=rowheader]").all_text_contents() == list("ABCDEFGHIJ")
+        assert page.locator(f"{board} [role=row]").count() == 11
+        assert page.locator(f"{board} [role=gridcell]").count() == 100
+    assert page.get_attribute("#enemy .cell[data-cell='0']", "aria-label") == "A1, not fired at"
+    assert page.locator("#own .cell[aria-label$='your ship']").count() == 17
+
+
+def replay_the_game(page):
+    """The replay page: step, play, pause, the move list, the heat map beside the board, a shareable link."""
+    page.click("#replaylink")
+    page.wait_for_url("**/replay?game=*")
+    page.wait_for_function(
+        "document.querySelectorAll('#heat .cell').length === 100 && document.querySelector('#heat .cell').textContent.length > 0"
+    )
+    moves = page.locator("#moves li").count()
+    assert moves >= 34 and page.locator("#moves li").first.text_content().startswith("Player: (")
+    page.click("#forward")
+    page.click("#forward")
+    page.wait_for_function("location.search.endsWith('move=2')")
+    assert (
+        page.locator("#board .cell.miss, #board .cell.hit, #board .cell.sunk").count() == 1
+    )  # the computer's first shot
+    page.click("#play")
+    page.wait_for_function("Number(document.querySelector('#slider').value) >= 4", timeout=30_000)
+    page.click("#play")  # pause
+    held = page.input_value("#slider")
+    page.wait_for_timeout(1500)
+    assert page.input_value("#slider") == held
+    page.click("#moves li:nth-child(10)")
+    page.wait_for_function("location.search.endsWith('move=10')")
+    link = page.url
+    page.screenshot(path=str(SHOTS / "replay.png"), full_page=True)
+    page.goto(link)  # the link opens the same move
+    page.wait_for_function("document.querySelector('#slider').value === '10'")
+    page.wait_for_function("document.querySelector('#heat .cell').textContent.length > 0")
+    assert (
+        page.locator("#moves li.current").text_content()
+        == page.locator("#moves li:nth-child(10)").text_content()
+    )
 
 
 def test_calculator_click_cycle_and_heat_map(server, browser):
@@ -99,7 +163,7 @@ def test_calculator_click_cycle_and_heat_map(server, browser):
 @pytest.mark.slow
 def test_every_page_fits_a_phone_screen(server, browser):
     page = browser.new_page(viewport={"width": 390, "height": 844})
-    for path in ("/", "/calc", "/stats"):
+    for path in ("/", "/calc", "/stats", "/replay"):
         page.goto(server + path)
         page.wait_for_load_state("networkidle")
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")

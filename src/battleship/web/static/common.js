@@ -31,32 +31,64 @@ function viridis(t) {
 }
 function inkOn(t) { return t > 0.55 ? "#1b1b1b" : "#fff"; }
 
-// A board of buttons with keyboard movement (arrows) and firing (Enter or Space).
+// A board of buttons with coordinates (rows A.., columns 1..) and keyboard movement (arrows) and firing
+// (Enter or Space). Screen readers hear a grid of rows; each cell says its name and what it holds.
 function makeBoard(element, rows, cols, onCell, label) {
   element.innerHTML = "";
-  element.style.gridTemplateColumns = `repeat(${cols}, 1fr)`;
+  element.style.gridTemplateColumns = `1.4em repeat(${cols}, 1fr)`;
   element.setAttribute("role", "grid");
   element.setAttribute("aria-label", label);
+  const header = document.createElement("div");
+  header.setAttribute("role", "row");
+  header.className = "coords";
+  header.insertAdjacentHTML("beforeend", '<span class="coord" role="columnheader"></span>');
+  for (let c = 0; c < cols; c++) header.insertAdjacentHTML("beforeend", `<span class="coord" role="columnheader">${c + 1}</span>`);
+  element.appendChild(header);
   const cells = [];
-  for (let i = 0; i < rows * cols; i++) {
-    const b = document.createElement("button");
-    b.className = "cell";
-    b.dataset.cell = i;
-    b.tabIndex = i === 0 ? 0 : -1;
-    b.setAttribute("aria-label", cellName(i, cols));
-    b.addEventListener("click", () => onCell && onCell(i));
-    b.addEventListener("keydown", (e) => {
-      const moves = {ArrowUp: -cols, ArrowDown: cols, ArrowLeft: -1, ArrowRight: 1};
-      if (e.key in moves) {
-        e.preventDefault();
-        const next = i + moves[e.key];
-        if (next >= 0 && next < rows * cols && !(Math.abs(moves[e.key]) === 1 && Math.floor(next / cols) !== Math.floor(i / cols))) {
-          cells[i].tabIndex = -1; cells[next].tabIndex = 0; cells[next].focus();
-        }
-      }
-    });
-    element.appendChild(b);
-    cells.push(b);
+  for (let r = 0; r < rows; r++) {
+    const row = document.createElement("div");
+    row.setAttribute("role", "row");
+    row.className = "coords";
+    row.insertAdjacentHTML("beforeend", `<span class="coord" role="rowheader">${rowName(r)}</span>`);
+    for (let c = 0; c < cols; c++) row.appendChild(boardCell(r * cols + c, rows, cols, cells, onCell));
+    element.appendChild(row);
   }
+  labelCells(cells, cols);
   return cells;
+}
+
+function boardCell(i, rows, cols, cells, onCell) {
+  const b = document.createElement("button");
+  b.className = "cell";
+  b.type = "button";
+  b.dataset.cell = i;
+  b.tabIndex = i === 0 ? 0 : -1;
+  b.setAttribute("role", "gridcell");
+  b.addEventListener("click", () => onCell && onCell(i));
+  b.addEventListener("keydown", (e) => {
+    const moves = {ArrowUp: -cols, ArrowDown: cols, ArrowLeft: -1, ArrowRight: 1};
+    if (!(e.key in moves)) return;
+    e.preventDefault();
+    const next = i + moves[e.key];
+    const wraps = Math.abs(moves[e.key]) === 1 && Math.floor(next / cols) !== Math.floor(i / cols);
+    if (next >= 0 && next < rows * cols && !wraps) {
+      cells[i].tabIndex = -1; cells[next].tabIndex = 0; cells[next].focus();
+    }
+  });
+  cells.push(b);
+  return b;
+}
+
+// Each cell's accessible name: its coordinate and what is on it ("B7, hit", "C3, sunk D").
+function labelCells(cells, cols, extra) {
+  cells.forEach((b, i) => {
+    const c = b.classList, parts = [];
+    if (c.contains("ship") && !c.contains("hit") && !c.contains("sunk")) parts.push("your ship");
+    if (c.contains("miss")) parts.push("miss");
+    if (c.contains("hit")) parts.push("hit");
+    if (c.contains("sunk")) parts.push("sunk" + (b.textContent && b.textContent !== "#" ? " " + b.textContent : ""));
+    if (c.contains("revealed") && !c.contains("sunk")) parts.push("ship not found");
+    if (extra && extra[i]) parts.push(extra[i]);
+    b.setAttribute("aria-label", `${cellName(i, cols)}, ${parts.length ? parts.join(", ") : "not fired at"}`);
+  });
 }

@@ -1,4 +1,4 @@
-// The game page: place ships, play the computer, "play for me", heat map, replay.
+// The game page: place ships, play the computer, "play for me", heat map; the replay has its own page.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -51,6 +51,7 @@ function drawPlacement() {
     if (owner.has(i)) { b.classList.add("ship"); b.textContent = rules.fleet[owner.get(i)].symbol; }
     if (preview && preview.includes(i)) b.classList.add(ok ? "preview" : "bad");
   });
+  labelCells(placement, rules.cols);
   const fleet = $("fleet");
   fleet.innerHTML = "";
   rules.fleet.forEach((ship, j) => {
@@ -150,9 +151,9 @@ function describe(shot, who) {
   return `${who} fired at ${name}: ${shot.ship ? "sank the " + shot.ship : "sank a ship"}!`;
 }
 
-function drawShots(cells, shots, limit) {
+function drawShots(cells, shots) {
   const symbols = fleetSymbols();
-  shots.slice(0, limit).forEach((s) => {
+  shots.forEach((s) => {
     const b = cells[s.cell];
     b.classList.add(s.outcome === "miss" ? "miss" : s.outcome === "hit" ? "hit" : "sunk");
     if (s.outcome === "sunk") {
@@ -161,14 +162,12 @@ function drawShots(cells, shots, limit) {
   });
 }
 
-function render(upTo) {
-  const playerShots = upTo === undefined ? game.player_shots.length : Math.ceil(upTo / 2);
-  const computerShots = upTo === undefined ? game.computer_shots.length : Math.floor(upTo / 2);
+function render() {
   enemy.forEach((b) => { b.className = "cell"; b.textContent = ""; b.style.background = ""; b.style.color = ""; });
   own.forEach((b) => { b.className = "cell"; b.textContent = ""; });
   game.player_layout.ships.forEach((s) => s.cells.forEach((c) => { own[c].classList.add("ship"); }));
-  drawShots(enemy, game.player_shots, playerShots);
-  drawShots(own, game.computer_shots, computerShots);
+  drawShots(enemy, game.player_shots);
+  drawShots(own, game.computer_shots);
   const over = game.status === "over";
   if (over && game.computer_layout) {
     const symbols = fleetSymbols();
@@ -177,19 +176,43 @@ function render(upTo) {
       if (!enemy[c].textContent) enemy[c].textContent = symbols[s.name];
     }));
   }
-  const left = game.computer_ships_left;
-  $("enemy-label").textContent = `${game.player_shots.length} shots` + (left !== null && !over ? `, ${left} ships afloat` : "");
-  $("own-label").textContent = `${game.computer_shots.length} shots by the computer (${game.mode})`;
+  labelCells(enemy, rules.cols);
+  labelCells(own, rules.cols);
+  showCounts(over);
+  showTurn(over);
   $("resign").classList.toggle("hidden", over);
   $("again").classList.toggle("hidden", !over);
   $("replaylink").classList.toggle("hidden", !over);
   if (over) {
-    $("replaylink").href = `/?game=${game.id}&replay=1`;
-    $("message").textContent = game.resigned ? "You resigned: the computer's fleet is shown."
-      : game.winner === "player" ? `You won in ${game.player_shots.length} shots!` : `The computer won in ${game.computer_shots.length} shots.`;
+    $("replaylink").href = `/replay?game=${game.id}`;
     localStorage.removeItem("battleship-game");
   }
-  if ($("heat").checked && !over && upTo === undefined) heatMap();
+  if ($("heat").checked && !over) heatMap();
+}
+
+function showCounts(over) {
+  const left = game.computer_ships_left;
+  $("my-shots").textContent = game.player_shots.length;
+  $("afloat").textContent = over ? 0 : left === null ? "?" : left;
+  $("afloat").title = left === null ? "these rules never say when a ship sinks" : "";
+  $("their-shots").textContent = game.computer_shots.length;
+  $("their-label").textContent = `computer's shots (${game.mode})`;
+  const sunk = game.computer_shots.filter((s) => s.outcome === "sunk").length;
+  $("mine-afloat").textContent = rules.sinks === "none" ? "?" : rules.fleet.length - sunk;
+}
+
+function showTurn(over) {
+  const turn = $("turn");
+  $("enemy-panel").classList.toggle("active", game.status === "player-turn");
+  turn.className = "turn " + (over ? "over" : game.status === "player-turn" ? "player" : "computer");
+  if (!over) {
+    turn.textContent = game.status === "player-turn" ? "Your turn: fire at a square of enemy waters."
+      : "The computer is aiming\u2026";
+    return;
+  }
+  turn.textContent = game.resigned ? "You resigned: the computer's fleet is shown."
+    : game.winner === "player" ? `You won in ${game.player_shots.length} shots!`
+    : `The computer won in ${game.computer_shots.length} shots.`;
 }
 
 function boardText() {
@@ -208,13 +231,16 @@ function boardText() {
 
 async function heatMap() {
   try {
-    const calc = await api("/api/calc", {rules: rules.name, board: boardText()});
+    const calc = await api("/api/calc", rules.toml ? {rules_toml: rules.toml, board: boardText()} : {rules: rules.name, board: boardText()});
     const top = Math.max(...calc.probability.filter((p, i) => !game.player_shots.some((s) => s.cell === i)), 1e-9);
+    const chance = {};
     calc.probability.forEach((p, i) => {
       if (game.player_shots.some((s) => s.cell === i)) return;
       enemy[i].style.background = viridis(p / top);
       enemy[i].style.color = inkOn(p / top);
+      chance[i] = `${Math.round(100 * p)}% chance of a ship`;
     });
+    labelCells(enemy, rules.cols, chance);
   } catch (err) { $("message").textContent = err.message; }
 }
 
@@ -226,6 +252,7 @@ async function fire(cell, auto) {
     game = mine.state;
     let text = describe(mine.shot, "You");
     render();
+    $("message").textContent = text;
     if (game.status === "computer-turn") {
       const theirs = await api(`/api/games/${game.id}/computer`, {});
       game = theirs.state;
@@ -263,16 +290,7 @@ async function load() {
     try { game = await api(`/api/games/${id}`); } catch (err) { localStorage.removeItem("battleship-game"); return; }
     beginPlay();
     if (params.get("replay") && game.status === "over") {
-      const total = game.player_shots.length + game.computer_shots.length;
-      $("replay").classList.remove("hidden");
-      $("replay-move").max = total;
-      $("replay-move").value = total;
-      $("replay-at").textContent = `${total} of ${total}`;
-      $("replay-move").addEventListener("input", (e) => {
-        const k = Number(e.target.value);
-        render(k);
-        $("replay-at").textContent = `${k} of ${total}`;
-      });
+      location.replace(`/replay?game=${game.id}`);  // the old replay address: the replay has its own page now
     } else if (game.status === "computer-turn") {
       game = (await api(`/api/games/${game.id}/computer`, {})).state;
       render();
