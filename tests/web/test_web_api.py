@@ -304,3 +304,27 @@ def test_the_replay_of_a_finished_game_move_by_move_with_heat_maps(client):
     mine = client.get(f"/api/games/{game_id}/heat", params={"move": 4, "side": "player"}).json()
     assert mine["probability"][44] in (0.0, 1.0) and mine["probability"][0] in (0.0, 1.0)
     assert client.get(f"/api/games/{game_id}/heat", params={"move": 5}).status_code == 400
+
+
+def test_a_store_made_before_custom_rules_gains_the_column_and_keeps_its_games(tmp_path):
+    from sqlalchemy import create_engine, text
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    with TestClient(create_app(url, settings=UNLIMITED)) as client:
+        game_id = client.post("/api/games", json={"mode": "random"}).json()["id"]
+        client.post(f"/api/games/{game_id}/fire", json={"cell": "C3"})
+    old = create_engine(url)
+    with old.begin() as c:  # as an older version left it: no rules_toml column
+        c.execute(text("ALTER TABLE games DROP COLUMN rules_toml"))
+    old.dispose()
+    with TestClient(create_app(url, settings=UNLIMITED)) as client:
+        state = client.get(f"/api/games/{game_id}").json()
+        assert [s["cell"] for s in state["player_shots"]] == [22]
+        custom = client.post(
+            "/api/games",
+            json={
+                "rules_toml": 'rows = 6\ncols = 6\n[[ship]]\nname = "Boat"\nsymbol = "B"\nlength = 2\n',
+                "mode": "best",
+            },
+        )
+        assert custom.status_code == 201, custom.text

@@ -53,6 +53,8 @@ def test_place_ships_and_play_whole_games_in_every_mode(server, browser):
             page.click("#placement .cell[data-cell='0']")
             assert page.locator("#placement .cell.ship").count() == 5
             page.click("#random")
+            page.wait_for_function("document.querySelectorAll('#placement .cell.ship').length === 17")
+            page.mouse.move(1000, 850)  # off the board: no ship preview in the picture
             page.screenshot(path=str(SHOTS / "placement.png"))
         else:
             page.click("#random")
