@@ -22,8 +22,7 @@ import httpx
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.web.server import serving
-from tests.web.test_web_server import every_core_busy
+from tests.web.server import every_core_busy, serving
 
 MODES = ("random", "probability", "best", "learning")
 

@@ -31,6 +31,7 @@ from gymnasium import spaces
 
 from battleship import generators
 from battleship import rules as rules_mod
+from battleship.cells import iter_cells
 from battleship.game import Game, Observation, Outcome
 from battleship.rules import Rules
 
@@ -119,7 +120,7 @@ class BattleshipEnv(gymnasium.Env):
             board[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
             if shot.outcome is Outcome.SUNK:
                 board[shot.cell] = SUNK
-                board[[c for c in range(self.rules.cells) if shot.cells >> c & 1]] = SUNK
+                board[list(iter_cells(shot.cells))] = SUNK
         afloat = np.ones(len(self.rules.fleet), dtype=np.int8)
         afloat[list(seen.sunk_ships)] = 0
         return {
@@ -129,8 +130,8 @@ class BattleshipEnv(gymnasium.Env):
         }
 
     def _info(self, repeated: bool) -> dict[str, Any]:
-        unknown = self.observation.unknown_mask
-        mask = np.array([unknown >> c & 1 for c in range(self.rules.cells)], dtype=np.int8)
+        mask = np.zeros(self.rules.cells, dtype=np.int8)
+        mask[list(iter_cells(self.observation.unknown_mask))] = 1
         return {"action_mask": mask, "repeated": repeated, "shots": len(self.observation.shots)}
 
 

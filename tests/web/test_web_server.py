@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 
 import httpx
 import pytest
 
-from tests.web.server import free_port, output_of, serving, start
+from tests.web.server import every_core_busy, free_port, output_of, serving, start
 
 MODES = ["random", "best", "learning", "probability"]
 
@@ -49,19 +46,6 @@ def play(base: str, mode: str, waits: list[float], limit: int = 2000) -> dict:
             else:
                 state = call(client, f"/api/games/{state['id']}/computer", {})["state"]
     raise AssertionError("a game did not end")
-
-
-@contextmanager
-def every_core_busy():
-    """One spinning process per core for as long as the block runs."""
-    spin = "while True: pass"
-    spinners = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(os.cpu_count() or 1)]
-    try:
-        yield
-    finally:
-        for p in spinners:
-            p.kill()
-            p.wait()
 
 
 @pytest.mark.slow

@@ -119,6 +119,12 @@ GAME_LINKS = {
 }
 
 
+def _one_rules(body: NewGame | Calc) -> None:
+    """A preset or custom rules, not both (JSON Schema cannot say it; the field's description does)."""
+    if "rules" in body.model_fields_set and body.rules_toml is not None:
+        raise BattleshipError("give rules (a preset) or rules_toml (custom rules), not both")
+
+
 def install(app: FastAPI, service: Service, gate: Gate) -> None:
     """Add the API's operations to ``app``."""
     _game_routes(app, service, gate)
@@ -137,8 +143,7 @@ def _game_routes(app: FastAPI, service: Service, gate: Gate) -> None:
     )
     async def new_game(body: NewGame) -> dict[str, Any]:
         """Start a game; the answer holds its id (keep it: it is the only way back to the game)."""
-        if "rules" in body.model_fields_set and body.rules_toml is not None:
-            raise BattleshipError("give rules (a preset) or rules_toml (custom rules), not both")
+        _one_rules(body)
         return await run_in_threadpool(service.new_game, body.rules, body.mode, body.layout, body.rules_toml)
 
     @app.get("/api/games/{game_id}", operation_id="getGame", responses={200: game, **_responses(404)})
@@ -208,8 +213,7 @@ def _other_routes(app: FastAPI, service: Service, gate: Gate) -> None:
     @app.post("/api/calc", operation_id="calculate", responses=_responses(503))
     async def calc(body: Calc) -> dict[str, Any]:
         """Exact hit probabilities, the number of layouts left and the best cells of a board state."""
-        if "rules" in body.model_fields_set and body.rules_toml is not None:
-            raise BattleshipError("give rules (a preset) or rules_toml (custom rules), not both")
+        _one_rules(body)
         return await run_in_threadpool(
             gate.run, calculate, body.rules, body.board, body.skew, body.rules_toml
         )

@@ -84,9 +84,14 @@ def custom_rules(text: str) -> Rules:
     return replace(rules, name="custom")
 
 
+def pick_rules(name: str, toml: str | None) -> Rules:
+    """Custom rules when ``toml`` is given, else the preset ``name``."""
+    return custom_rules(toml) if toml is not None else rules_for(name)
+
+
 def rules_of(row: dict[str, Any]) -> Rules:
     """The rules a stored game was played under."""
-    return custom_rules(row["rules_toml"]) if row["rules"] == "custom" else rules_for(row["rules"])
+    return pick_rules(row["rules"], row["rules_toml"] if row["rules"] == "custom" else None)
 
 
 def check_mode(rules: Rules, mode: str) -> None:
@@ -199,7 +204,7 @@ class Service:
 
         ``rules_toml`` plays custom rules (a TOML document, within the web's bounds) instead of a preset.
         """
-        rules = custom_rules(rules_toml) if rules_toml is not None else rules_for(rules_name)
+        rules = pick_rules(rules_name, rules_toml)
         check_mode(rules, mode)
         if layout is not None:
             player = notation.parse_layout(layout, rules)
@@ -510,7 +515,7 @@ def calculate(
     rules_name: str, board: str, skew: bool = False, rules_toml: str | None = None
 ) -> dict[str, Any]:
     """The calculator: exact hit probabilities, layouts left and the best cells of a board state."""
-    rules = custom_rules(rules_toml) if rules_toml is not None else rules_for(rules_name)
+    rules = pick_rules(rules_name, rules_toml)
     observation = Observation.from_text(board, rules)
     result = posterior(rules, observation)
     probability = result.probability.ravel()

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from battleship import notation
+from battleship.cells import iter_cells
 from battleship.lab.match import wilson
 from battleship.rules import preset
 from battleship.web import store
@@ -27,6 +28,7 @@ def summary(service) -> dict[str, Any]:
     per_mode: dict[str, dict[str, Any]] = {m: {"games": 0, "computer_wins": 0, "moves": []} for m in MODES}
     usage: dict[str, np.ndarray] = {}
     layouts: dict[str, set[str]] = defaultdict(set)
+    played_under: dict[str, int] = defaultdict(int)
     for g in games:
         mode = per_mode[g["mode"]]
         mode["games"] += 1
@@ -38,8 +40,9 @@ def summary(service) -> dict[str, Any]:
         grid = usage.setdefault(g["rules"], np.zeros(rules.cells))
         layout = notation.parse_layout(g["player_layout"], rules)
         for mask in layout.masks:
-            grid[[c for c in range(rules.cells) if mask >> c & 1]] += 1
+            grid[list(iter_cells(mask))] += 1
         layouts[g["rules"]].add(g["player_layout"])
+        played_under[g["rules"]] += 1
     for mode in per_mode.values():
         n, k = mode["games"], mode["computer_wins"]
         mode["computer_win_rate"] = k / n if n else None
@@ -47,7 +50,7 @@ def summary(service) -> dict[str, Any]:
     placements = {}
     for name, grid in usage.items():
         rules = preset(name)
-        games_played = sum(1 for g in games if g["rules"] == name)
+        games_played = played_under[name]
         shown = len(layouts[name]) >= MIN_LAYOUTS  # distinct layouts: one player replaying one cannot show it
         placements[name] = {
             "games": games_played,
