@@ -1,0 +1,33 @@
+"""The arena: bring your own bot, play it on the same battlefields as the others, rank them.
+
+- :mod:`~battleship.lab.arena.protocol`: the line protocol (version 1) a program speaks, both sides;
+- :mod:`~battleship.lab.arena.channel`: a bot's process, with deadlines, CPU and memory limits;
+- :mod:`~battleship.lab.arena.bots`: the three kinds of bot and the referee of their games;
+- :mod:`~battleship.lab.arena.host`: a Python Shooter class served as a program;
+- :mod:`~battleship.lab.arena.contest`: the run (battlefields, then matches);
+- :mod:`~battleship.lab.arena.results`: the leaderboard, the head-to-head table, saved runs.
+
+``battleship arena`` is the command; docs/arena.md the guide and docs/arena-protocol.md the protocol.
+"""
+
+from battleship.lab.arena.bots import Bot, GameResult, ProgramBot, ShooterBot, parse_bot
+from battleship.lab.arena.channel import Limits
+from battleship.lab.arena.contest import run
+from battleship.lab.arena.protocol import CAUSES, VERSION, BotFault
+from battleship.lab.arena.results import ArenaResult, load, save
+
+__all__ = [
+    "CAUSES",
+    "VERSION",
+    "ArenaResult",
+    "Bot",
+    "BotFault",
+    "GameResult",
+    "Limits",
+    "ProgramBot",
+    "ShooterBot",
+    "load",
+    "parse_bot",
+    "run",
+    "save",
+]

@@ -1,0 +1,235 @@
+"""The arena's bots, and the referee that plays each of their games.
+
+A bot is one of three kinds, named on the command line:
+
+- a registered shooter spec (``density:skew=20``, ``best``): played in the arena's process exactly as
+  ``battleship compare`` plays it (the same layouts, the same random streams, its Numba kernel when it
+  has one), so its leaderboard figures are its ``compare`` figures;
+- ``package.module:Class`` or ``path/to/file.py:Class``: a class with the :class:`~battleship.game.Shooter`
+  protocol, run in a process of its own by :mod:`battleship.lab.arena.host`;
+- ``exec:COMMAND``: any program speaking the line protocol (:mod:`battleship.lab.arena.protocol`).
+
+Classes and programs get the same referee: every answer is checked, every wait has a deadline, and
+a fault loses the game (:data:`~battleship.lab.arena.protocol.CAUSES`) and restarts the program.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from battleship.cells import cell_name
+from battleship.errors import BattleshipError
+from battleship.game import Game
+from battleship.layout import Layout
+from battleship.lab.arena import protocol
+from battleship.lab.arena.channel import Limits, Process
+from battleship.lab.arena.protocol import BotFault
+from battleship.rules import Rules
+from battleship.shooters import kernels, registry
+from battleship.shooters.options import Options, format_spec
+
+START_TRIES = 3  # a program that fails to start this many times in a row forfeits the rest of its games
+_CLASS = re.compile(r"([A-Za-z_][\w.]*|[^:]+\.py):([A-Za-z_]\w*)")
+
+
+@dataclass
+class GameResult:
+    """One game of one bot: legal shots fired, the fault that ended it early, seconds per shot."""
+
+    shots: int
+    fault: BotFault | None = None
+    times: list[float] = field(default_factory=list)
+    timed: str = "shot"  # "shot": each shot timed; "game": the game's time shared among its shots
+
+
+def derive(seed: int, *path: int) -> int:
+    """A seed of 63 bits (any language holds it) drawn from ``seed`` and a path: the same path, the same seed.
+
+    A program's game ``g`` of a run seeded ``s`` gets ``derive(s, g)``.
+    """
+    words = np.random.SeedSequence([w % 2**64 for w in (seed, *path)]).generate_state(2, np.uint32)
+    return (int(words[0]) << 31) ^ int(words[1])
+
+
+class Bot:
+    """What the arena asks of every bot (see the module docstring for the kinds)."""
+
+    label: str
+    kind: str
+
+    def start(self, rules: Rules, limits: Limits) -> None:
+        """Get ready to play ``rules``."""
+
+    def play(self, game: int, layout: Layout, row: np.ndarray, seed: int) -> GameResult:
+        """Play game ``game`` (from 0) against ``layout`` (also as placement indices, ``row``)."""
+        raise NotImplementedError
+
+    def place(self, game: int, seed: int) -> Layout | None:
+        """The fleet this bot hides in match game ``game``; None to let the arena's generator draw it."""
+        return None
+
+    def close(self) -> None:
+        """Stop whatever runs for this bot."""
+
+
+class ShooterBot(Bot):
+    """A registered shooter, played as the lab plays it (so the same seed gives compare's games)."""
+
+    kind = "shooter"
+
+    def __init__(self, name: str, options: Options):
+        self.name, self.options = name, options
+        self.label = format_spec(name, options)
+
+    def start(self, rules: Rules, limits: Limits) -> None:
+        from battleship.lab import runner
+
+        self.rules, self.limits = rules, limits
+        self.spec = registry.spec(self.name)
+        runner.warm_up(rules, self.name)
+
+    def play(self, game: int, layout: Layout, row: np.ndarray, seed: int) -> GameResult:
+        if self.spec.kernel is None:
+            return self._play_python(game, layout, seed)
+        begin = time.perf_counter()
+        kind = kernels.KINDS[self.spec.kernel]
+        shots = int(kernels.play_rows(self.rules, kind, seed, row[None, :], self.options, game)[0])
+        share = (time.perf_counter() - begin) / shots
+        fault = _late(share, self.limits.time, "a shot on average")
+        return GameResult(shots, fault, [share] * shots, "game")
+
+    def _play_python(self, game: int, layout: Layout, seed: int) -> GameResult:
+        """One game as :func:`battleship.game.play` plays it (``runner.play_python``), each shot timed."""
+        shooter = self.spec.make(self.options)
+        referee = Game(layout)
+        shooter.reset(layout.rules, np.random.default_rng([seed, game]))
+        times: list[float] = []
+        while not referee.over:
+            begin = time.perf_counter()
+            cell = shooter.next_shot(referee.observation)
+            times.append(time.perf_counter() - begin)
+            fault = _late(times[-1], self.limits.time, "a shot")
+            if fault:
+                return GameResult(len(times) - 1, fault, times)
+            referee.fire(cell)
+        return GameResult(len(times), None, times)
+
+
+def _late(seconds: float, limit: float, what: str) -> BotFault | None:
+    if seconds <= limit:
+        return None
+    return BotFault("time", f"took {seconds * 1000:.0f} ms for {what}; the limit is {limit * 1000:.0f} ms")
+
+
+class ProgramBot(Bot):
+    """A program speaking the line protocol; a Python class runs as one through the host."""
+
+    def __init__(self, label: str, argv: list[str], kind: str = "program"):
+        self.label, self.argv, self.kind = label, argv, kind
+        self.said_name: str | None = None
+        self._process: Process | None = None
+        self._failed_starts = 0
+
+    def start(self, rules: Rules, limits: Limits) -> None:
+        self.rules, self.limits = rules, limits
+
+    def _open(self) -> Process:
+        """The running process, started (and handed the rules) if need be."""
+        if self._process is not None:
+            return self._process
+        if self._failed_starts >= START_TRIES:
+            raise BotFault("start", f"did not start {START_TRIES} times in a row; not tried again")
+        try:
+            self._process = Process(self.argv, self.limits)
+            deadline = time.monotonic() + self.limits.start
+            self._process.send([protocol.GREETING, *protocol.rules_lines(self.rules), "isready"], deadline)
+            answer = self._answer(deadline, "'isready'")
+            if answer != "readyok":
+                raise BotFault("start", f"answered {answer[:60]!r} to 'isready', not 'readyok'")
+        except BotFault as fault:
+            self._failed_starts += 1
+            self._drop()
+            raise BotFault("start", fault.detail) from None
+        self._failed_starts = 0
+        return self._process
+
+    def _answer(self, deadline: float, what: str) -> str:
+        """The bot's next line that is not chatter (``info``/``name``/``author`` lines are skipped)."""
+        while True:
+            line = self._process.receive(deadline, what)
+            if not protocol.is_chatter(line):
+                return line.strip()
+            if line.startswith("name "):
+                self.said_name = line[5:].strip()[:80]
+
+    def _drop(self) -> None:
+        if self._process is not None:
+            self._process.stop()
+            self._process = None
+
+    def play(self, game: int, layout: Layout, row: np.ndarray, seed: int) -> GameResult:
+        referee, times = Game(layout), []
+        try:
+            process = self._open()
+            process.allow_cpu(self.limits.cpu_per_game(self.rules.cells))
+            process.send([f"newgame {game + 1} {derive(seed, game)}"], time.monotonic() + self.limits.time)
+            while not referee.over:
+                times.append(self._shoot(process, referee))
+            process.send([f"gameover {len(times)}"], time.monotonic() + self.limits.time)
+        except BotFault as fault:
+            self._drop()  # out of step with the referee: the next game starts it afresh
+            return GameResult(len(referee.observation.shots), fault, times)
+        return GameResult(len(times), None, times)
+
+    def _shoot(self, process: Process, referee: Game) -> float:
+        """Ask for one shot, check it, fire it and tell the bot; the seconds it took to answer."""
+        begin = time.monotonic()
+        deadline = begin + self.limits.time
+        process.send(["shoot"], deadline)
+        line = self._answer(deadline, "'shoot'")
+        seconds = time.monotonic() - begin
+        cell = protocol.read_shot(line, self.rules)
+        if referee.observation.is_shot(cell):
+            raise BotFault("repeat", f"fired at {cell_name(cell, self.rules.cols)} a second time")
+        shot = referee.fire(cell)
+        process.send([protocol.result_line(shot, self.rules)], time.monotonic() + self.limits.time)
+        return seconds
+
+    def place(self, game: int, seed: int) -> Layout | None:
+        """Ask for the fleet to hide; a :class:`BotFault` if the answer is none."""
+        try:
+            process = self._open()
+            deadline = time.monotonic() + self.limits.time
+            process.send([f"newgame {game + 1} {derive(seed, game)}", "place"], deadline)
+            return protocol.read_layout(self._answer(deadline, "'place'"), self.rules)
+        except BotFault:
+            self._drop()
+            raise
+
+    def close(self) -> None:
+        self._drop()
+
+
+def parse_bot(text: str, rules: Rules) -> Bot:
+    """The bot a command-line argument names (see the module docstring), checked against ``rules``."""
+    text = text.strip()
+    if text.startswith("exec:"):
+        argv = shlex.split(text[5:])
+        if not argv:
+            raise BattleshipError(f"bot {text!r}: 'exec:' must be followed by a command")
+        return ProgramBot(text, argv)
+    name, _, rest = text.partition(":")
+    if name in registry.names() or name == "best" or not rest or "=" in rest:
+        return ShooterBot(*registry.check(text, rules))
+    if not _CLASS.fullmatch(text):
+        raise BattleshipError(
+            f"bot {text!r} is not a registered shooter ({', '.join(registry.names())}), "
+            "package.module:Class, path/to/file.py:Class or exec:COMMAND"
+        )
+    return ProgramBot(text, [sys.executable, "-m", "battleship.lab.arena.host", text], "class")

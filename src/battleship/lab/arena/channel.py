@@ -1,0 +1,171 @@
+"""A bot's process: started with limits, spoken to in lines, every wait bounded by a deadline.
+
+The referee never blocks on a bot: reads and writes go through non-blocking pipes and ``select``
+with a deadline, so a bot that hangs, floods its output or stops reading its input costs at most
+its time limit. The process gets its own session (so the referee can kill it and anything it
+started), a data-memory limit (``RLIMIT_DATA``, which counts what a program allocates but not the
+address space Node.js or the JVM merely reserve) and a CPU-time limit the referee raises game by
+game, so a bot that spins between its turns is stopped too.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import select
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+
+from battleship.lab.arena.protocol import MAX_LINE, BotFault
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What every bot is allowed. ``time`` is per shot (wall clock, as the C# Pirates contest timed
+    moves; 0 for none); ``start`` covers starting and reading the rules; ``cpu`` is CPU seconds per
+    game (None: ``time`` for every cell of the board, plus ``start``); ``memory_mb`` its data memory."""
+
+    time: float = 0.5
+    start: float = 10.0
+    cpu: float | None = None
+    memory_mb: int = 1024
+
+    def cpu_per_game(self, cells: int) -> float:
+        """CPU seconds a bot may use in one game on a board of ``cells`` cells."""
+        if self.cpu is not None:
+            return self.cpu
+        return (self.time or self.start) * cells + self.start
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+class Process:
+    """One run of a bot's program. Raises :class:`BotFault` on any failure to talk."""
+
+    def __init__(self, argv: list[str], limits: Limits, cwd: str | None = None):
+        self.limits = limits
+        self._stderr = tempfile.TemporaryFile()
+        self._buffer = b""
+        memory = limits.memory_mb << 20
+
+        def confine() -> None:  # runs in the child before the program starts
+            resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+            cpu = int(limits.start) + 1
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+
+        try:
+            self._popen = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                cwd=cwd,
+                start_new_session=True,
+                preexec_fn=confine,  # noqa: PLW1509 - the arena starts bots from one thread
+            )
+        except OSError as exc:
+            self._stderr.close()
+            raise BotFault("start", f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
+        os.set_blocking(self._popen.stdin.fileno(), False)
+        os.set_blocking(self._popen.stdout.fileno(), False)
+
+    # ---- limits -----------------------------------------------------------------------------------
+    def cpu_seconds(self) -> float:
+        """CPU time the process has used so far (user + system), from /proc."""
+        try:
+            with open(f"/proc/{self._popen.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def allow_cpu(self, seconds: float) -> None:
+        """Let the process use ``seconds`` more CPU time from now (past that the kernel stops it)."""
+        soft = int(self.cpu_seconds() + seconds) + 1
+        try:
+            resource.prlimit(self._popen.pid, resource.RLIMIT_CPU, (soft, soft + 1))
+        except (ProcessLookupError, PermissionError):
+            pass  # it has exited: the next read says so
+
+    # ---- talking ----------------------------------------------------------------------------------
+    def send(self, lines: list[str], deadline: float) -> None:
+        """Write lines; a bot that stops reading its input loses at the deadline."""
+        data = "".join(line + "\n" for line in lines).encode()
+        fd = self._popen.stdin.fileno()
+        while data:
+            if not select.select([], [fd], [], max(0.0, deadline - time.monotonic()))[1]:
+                raise BotFault("time", "stopped reading its input")
+            try:
+                data = data[os.write(fd, data) :]
+            except BrokenPipeError:
+                raise BotFault("crash", self._exit_story("closed its input")) from None
+
+    def receive(self, deadline: float, waiting_for: str) -> str:
+        """The next line the bot writes, without its newline."""
+        fd = self._popen.stdout.fileno()
+        while b"\n" not in self._buffer:
+            if len(self._buffer) > MAX_LINE:
+                raise BotFault("malformed", f"wrote a line of over {MAX_LINE} bytes while asked {waiting_for}")
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise BotFault("time", f"no answer to {waiting_for} within the limit")
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise BotFault("crash", self._exit_story(f"closed its output while asked {waiting_for}"))
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            return line.decode().rstrip("\r")
+        except UnicodeDecodeError:
+            raise BotFault("malformed", f"wrote bytes that are not UTF-8 while asked {waiting_for}") from None
+
+    def _exit_story(self, what: str) -> str:
+        """What happened, with the exit status and the end of the bot's stderr."""
+        try:
+            code = self._popen.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return what
+        if code < 0:
+            name = _signal_name(-code)
+            why = {"SIGXCPU": " (over its CPU time limit)", "SIGKILL": " (killed)"}.get(name, "")
+            story = f"{what}: stopped by {name}{why}"
+        else:
+            story = f"{what}: exit code {code}"
+        tail = self.stderr_tail()
+        return f"{story}; stderr ends {tail!r}" if tail else story
+
+    def stderr_tail(self, size: int = 240) -> str:
+        """The last ``size`` characters the bot wrote to stderr."""
+        self._stderr.seek(0, os.SEEK_END)
+        end = self._stderr.tell()
+        self._stderr.seek(max(0, end - size))
+        return self._stderr.read().decode(errors="replace").strip()
+
+    def stop(self) -> None:
+        """End the process and everything it started; never raises."""
+        try:
+            self.send(["quit"], time.monotonic() + 0.05)
+        except BotFault:
+            pass
+        try:
+            self._popen.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(self._popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self._popen.wait()
+        for stream in (self._popen.stdin, self._popen.stdout, self._stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass

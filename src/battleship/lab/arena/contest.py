@@ -1,0 +1,157 @@
+"""The arena's run: every bot on the same battlefields, then (if asked) every pair head to head.
+
+Bots play one after another, never side by side, so no bot's program shares the CPU with another's
+while it is timed; each program is stopped when its turn is over.
+
+The battlefields are the layouts ``battleship compare`` draws from the same seed and generator, and
+a registered shooter draws the same random numbers, so its row equals its ``compare`` figures.
+
+In a match each bot hides a fleet (its own answer to ``place``, else one drawn by the generator) and
+fires at the other's; turns alternate, A moving first in the even games. A side's shots do not depend
+on the other's, so each side's game is played alone and the two are then laid in turn order: whoever
+sinks the other's fleet first wins, and a forfeit loses when it comes first (a failed ``place`` comes
+before any shot, the first mover's before the second's).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from itertools import combinations
+
+from battleship import generators
+from battleship.errors import BattleshipError
+from battleship.lab.arena.bots import Bot, GameResult, derive
+from battleship.lab.arena.channel import Limits
+from battleship.lab.arena.protocol import BotFault
+from battleship.lab.arena.results import ArenaResult, Pairing, Tally, leaderboard
+from battleship.layout import Layout
+from battleship.rules import Rules
+
+PLACE, SHOOT = 1, 2  # seed paths for match games
+
+
+def run(
+    rules: Rules,
+    bots: list[Bot],
+    games: int,
+    seed: int = 0,
+    generator: str = "uniform",
+    limits: Limits | None = None,
+    matches: bool = False,
+    on_game: Callable[[], None] | None = None,
+) -> ArenaResult:
+    """Play the arena (see the module docstring); ``on_game`` hears each game played (a progress bar)."""
+    limits = limits or Limits()
+    _check(bots, games, limits)
+    begin = time.perf_counter()
+    rows = generators.draw(rules, generator, seed, games)
+    tallies = [Tally() for _ in bots]
+    for bot, tally in zip(bots, tallies, strict=True):
+
+        def battlefields(b: Bot, tally: Tally = tally) -> None:
+            for g in range(games):
+                tally.add(b.play(g, generators.to_layout(rules, rows[g]), rows[g], seed))
+                _tick(on_game)
+
+        _with_bot(bot, rules, limits, battlefields)
+    board = leaderboard(bots, tallies, rules.ship_cells, rules.cells)
+    pairings = play_matches(rules, bots, games, seed, generator, limits, on_game) if matches else None
+    return ArenaResult(
+        rules.name, rules.as_dict(), generator, games, seed, limits.time, rules.cells, board, pairings,
+        time.perf_counter() - begin,
+    )  # fmt: skip
+
+
+def _check(bots: list[Bot], games: int, limits: Limits) -> None:
+    if not bots:
+        raise BattleshipError("name at least one bot")
+    if games < 1:
+        raise BattleshipError(f"--games must be at least 1, not {games}")
+    if not limits.time > 0:
+        raise BattleshipError(f"--time-limit must be above 0 seconds, not {limits.time}")
+    labels = [b.label for b in bots]
+    twice = {x for x in labels if labels.count(x) > 1}
+    if twice:
+        raise BattleshipError(f"bot {sorted(twice)[0]!r} is named twice")
+
+
+def _tick(on_game: Callable[[], None] | None) -> None:
+    if on_game is not None:
+        on_game()
+
+
+def _with_bot(bot: Bot, rules: Rules, limits: Limits, work: Callable[[Bot], object]) -> None:
+    """Run ``work`` with the bot started, and stop its program however the work ends."""
+    bot.start(rules, limits)
+    try:
+        work(bot)
+    finally:
+        bot.close()
+
+
+def hidden_fleets(rules: Rules, bot: Bot, k: int, games: int, seed: int, generator: str, limits: Limits) -> list:
+    """Bot ``k``'s fleet in each match game: a Layout, or the BotFault its answer to ``place`` was."""
+    drawn = generators.draw(rules, generator, derive(seed, PLACE, k), games)
+    fleets: list[Layout | BotFault] = []
+
+    def ask(b: Bot) -> None:
+        for g in range(games):
+            try:
+                fleets.append(b.place(g, derive(seed, PLACE, k)) or generators.to_layout(rules, drawn[g]))
+            except BotFault as fault:
+                fleets.append(fault)
+
+    _with_bot(bot, rules, limits, ask)
+    return fleets
+
+
+def _event(result: GameResult | None, first: bool, placed: bool) -> tuple[float, bool]:
+    """When a side's game ends, as a move number, and whether it ends by sinking the fleet."""
+    if not placed:
+        return (-1 if first else 0), False
+    if result is None:  # the other side's fleet was never hidden: this side never had to fire
+        return float("inf"), True
+    shots = result.shots + (1 if result.fault else 0)
+    return (2 * shots - 1 if first else 2 * shots), result.fault is None
+
+
+def play_matches(
+    rules: Rules, bots: list[Bot], games: int, seed: int, generator: str, limits: Limits, on_game=None
+) -> list[Pairing]:
+    """Every pair of bots head to head over ``games`` games (see the module docstring)."""
+    fleets = [hidden_fleets(rules, b, k, games, seed, generator, limits) for k, b in enumerate(bots)]
+    played: dict[tuple[int, int], list[GameResult | None]] = {}
+    for a, bot in enumerate(bots):
+
+        def shoot(b: Bot, a: int = a) -> None:
+            for d in range(len(bots)):
+                if d != a:
+                    played[a, d] = [_fire_at(rules, b, g, fleets[d][g], derive(seed, SHOOT, a, d), on_game)
+                                    for g in range(games)]  # fmt: skip
+
+        _with_bot(bot, rules, limits, shoot)
+    return [_pairing(bots, fleets, played, a, b, games) for a, b in combinations(range(len(bots)), 2)]
+
+
+def _fire_at(rules: Rules, bot: Bot, game: int, fleet, seed: int, on_game) -> GameResult | None:
+    _tick(on_game)
+    if isinstance(fleet, BotFault):
+        return None
+    row = generators.to_indices(rules, [fleet])[0]
+    return bot.play(game, fleet, row, seed)
+
+
+def _pairing(bots, fleets, played, a: int, b: int, games: int) -> Pairing:
+    a_wins = a_forfeits = b_forfeits = 0
+    for g in range(games):
+        a_first = g % 2 == 0
+        ea, a_sank = _event(played[a, b][g], a_first, not isinstance(fleets[a][g], BotFault))
+        eb, b_sank = _event(played[b, a][g], not a_first, not isinstance(fleets[b][g], BotFault))
+        if ea < eb:  # A's game ends first: by sinking B's fleet, or by A's forfeit
+            a_wins += a_sank
+            a_forfeits += not a_sank
+        else:
+            a_wins += not b_sank
+            b_forfeits += not b_sank
+    return Pairing.of(bots[a].label, bots[b].label, a_wins, games, a_forfeits, b_forfeits)

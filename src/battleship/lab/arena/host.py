@@ -1,0 +1,101 @@
+"""Run a Python Shooter class as an arena bot: ``python -m battleship.lab.arena.host module:Class``.
+
+The arena starts this in a process of its own for a bot named ``package.module:Class`` (or
+``path/to/file.py:Class``), so a class gets the same referee, limits and restarts as any program.
+The class is built with no arguments and must have the Shooter protocol: ``reset(rules, rng)`` at
+each new game (``rng`` is ``numpy.random.default_rng(seed)`` with the game's seed) and
+``next_shot(observation) -> cell``. It may also have ``place(rules, rng) -> Layout`` to hide its own
+fleet in matches. Its ``name`` attribute, if any, is reported to the arena.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from battleship.cells import cell_name
+from battleship.game import Observation
+from battleship.lab.arena import protocol
+
+
+def load_class(target: str) -> type:
+    """The class ``target`` names: ``package.module:Class`` (importable from here) or ``file.py:Class``."""
+    where, _, attr = target.rpartition(":")
+    if where.endswith(".py"):
+        spec = importlib.util.spec_from_file_location(Path(where).stem, where)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {where}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(where)
+    return getattr(module, attr)
+
+
+class Host:
+    """The bot side of the protocol around one Shooter object."""
+
+    def __init__(self, shooter: object, out: TextIO):
+        self.shooter, self.out = shooter, out
+        self.reader = protocol.RulesReader()
+        self.rules = None
+        self.observation: Observation | None = None
+        self.rng: np.random.Generator | None = None
+
+    def say(self, line: str) -> None:
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def handle(self, line: str) -> bool:
+        """Act on one line from the referee; False once told to quit."""
+        word, _, rest = line.partition(" ")
+        if word in ("rules", "board", "spacing", "sinks", "reflections", "ship", "end"):
+            self.reader.feed(line)
+            self.rules = self.reader.rules
+        elif word == "isready":
+            name = getattr(self.shooter, "name", None)
+            if name:
+                self.say(f"name {name}")
+            self.say("readyok")
+        elif word == "newgame":
+            self.rng = np.random.default_rng(int(rest.split()[1]))
+            self.observation = Observation(self.rules)
+            self.shooter.reset(self.rules, self.rng)
+        elif word == "shoot":
+            self.say(cell_name(int(self.shooter.next_shot(self.observation)), self.rules.cols))
+        elif word == "result":
+            self.observation = self.observation.after(protocol.read_result(line, self.rules))
+        elif word == "place":
+            self.say(f"layout {self._layout()}")
+        elif word == "quit":
+            return False
+        return True  # anything else (gameover, a later version's news) needs no answer
+
+    def _layout(self) -> str:
+        place = getattr(self.shooter, "place", None)
+        if place is None:
+            return "random"
+        return place(self.rules, self.rng).text()
+
+
+def main(argv: list[str]) -> int:
+    """Load the class ``argv[0]`` names and serve the protocol on stdin/stdout."""
+    if len(argv) != 1:
+        print("usage: python -m battleship.lab.arena.host package.module:Class", file=sys.stderr)
+        return 2
+    sys.path.insert(0, os.getcwd())
+    host = Host(load_class(argv[0])(), sys.stdout)
+    for line in sys.stdin:
+        if not host.handle(line.strip()):
+            break
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

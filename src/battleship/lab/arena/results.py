@@ -1,0 +1,165 @@
+"""An arena run's results: the leaderboard and the head-to-head table, as plain data.
+
+Each bot's games become shots per game (a forfeited game scores the most a game can take, every
+cell of the board), summarised as the lab summarises any run (mean with its 95% interval) and paired
+with the leader's games. ``--out results.json`` writes :meth:`ArenaResult.as_dict`, which
+:func:`load` reads back (the web app's arena page shows such a file).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from battleship.errors import BattleshipError
+from battleship.lab.arena.bots import GameResult
+from battleship.lab.arena.protocol import CAUSES, VERSION
+from battleship.lab.match import wilson
+from battleship.lab.summary import paired_difference, summarise
+
+EXAMPLES = 5  # forfeits kept per bot, with their details, for the bot's author to read
+
+
+@dataclass
+class Tally:
+    """One bot's games as they are played."""
+
+    games: list[GameResult] = field(default_factory=list)
+
+    def add(self, result: GameResult) -> None:
+        self.games.append(result)
+
+    def shots(self, forfeit_score: int) -> np.ndarray:
+        """Shots per game, a forfeited game scored ``forfeit_score``."""
+        return np.array([forfeit_score if g.fault else g.shots for g in self.games], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One bot's line of the leaderboard."""
+
+    rank: int
+    bot: str
+    kind: str  # shooter | class | program
+    name: str | None  # the name the bot gave itself, if any
+    mean: float
+    ci95: tuple[float, float]
+    sd: float
+    median: float
+    min: int
+    max: int
+    minus_leader: float
+    minus_leader_ci95: tuple[float, float]
+    forfeits: dict[str, int]
+    forfeit_examples: list[dict]
+    time_per_shot_ms: dict
+
+
+def _timing(tally: Tally) -> dict:
+    times = [t for g in tally.games for t in g.times]
+    timed = {g.timed for g in tally.games} or {"shot"}
+    if not times:
+        return {"median": None, "worst": None, "shots": 0, "timed": "/".join(sorted(timed))}
+    return {
+        "median": float(np.median(times)) * 1000,
+        "worst": float(max(times)) * 1000,
+        "shots": len(times),
+        "timed": "/".join(sorted(timed)),
+    }
+
+
+def _forfeits(tally: Tally) -> tuple[dict[str, int], list[dict]]:
+    counts = Counter(g.fault.cause for g in tally.games if g.fault)
+    examples = [
+        {"game": i + 1, "cause": g.fault.cause, "detail": g.fault.detail}
+        for i, g in enumerate(tally.games)
+        if g.fault
+    ][:EXAMPLES]
+    return {cause: counts.get(cause, 0) for cause in CAUSES}, examples
+
+
+def leaderboard(bots: list, tallies: list[Tally], ship_cells: int, forfeit_score: int) -> list[Row]:
+    """The rows, best mean first; each paired with the leader's games (the same battlefields)."""
+    shots = [t.shots(forfeit_score) for t in tallies]
+    summaries = [summarise(s, ship_cells, 0.0) for s in shots]
+    order = sorted(range(len(bots)), key=lambda i: (summaries[i].mean, i))
+    leader = shots[order[0]]
+    rows = []
+    for rank, i in enumerate(order, 1):
+        s = summaries[i]
+        diff, diff_ci = paired_difference(shots[i], leader)
+        counts, examples = _forfeits(tallies[i])
+        rows.append(
+            Row(rank, bots[i].label, bots[i].kind, getattr(bots[i], "said_name", None), s.mean, s.ci95,
+                s.sd, s.median, s.min, s.max, diff, diff_ci, counts, examples, _timing(tallies[i]))
+        )  # fmt: skip
+    return rows
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Two bots head to head: A's wins (no draws: someone always sinks or forfeits first)."""
+
+    a: str
+    b: str
+    games: int
+    a_wins: int
+    a_win_rate: float
+    a_win_rate_ci95: tuple[float, float]
+    a_forfeits: int
+    b_forfeits: int
+
+    @classmethod
+    def of(cls, a: str, b: str, a_wins: int, games: int, a_forfeits: int, b_forfeits: int) -> Pairing:
+        return cls(a, b, games, a_wins, a_wins / games, wilson(a_wins, games), a_forfeits, b_forfeits)
+
+
+@dataclass(frozen=True)
+class ArenaResult:
+    """A whole run: what was played and how each bot did."""
+
+    rules: str
+    rules_detail: dict
+    generator: str
+    games: int
+    seed: int
+    time_limit: float
+    forfeit_score: int
+    leaderboard: list[Row]
+    matches: list[Pairing] | None
+    seconds: float
+    protocol: int = VERSION
+
+    def as_dict(self) -> dict:
+        """Plain data for JSON (tuples as lists)."""
+        return json.loads(json.dumps(asdict(self)))
+
+
+def save(result: ArenaResult, path: Path) -> None:
+    """Write a run as JSON (what ``--out`` does)."""
+    path.write_text(json.dumps(result.as_dict(), indent=1) + "\n")
+
+
+REQUIRED = ("rules", "games", "seed", "leaderboard")
+
+
+def load(path: Path) -> dict:
+    """A saved run as plain data, checked enough to be shown; a clear error if it is not one."""
+    try:
+        data = json.loads(path.read_text())
+    except OSError as exc:
+        raise BattleshipError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BattleshipError(f"{path} is not JSON: {exc}") from None
+    missing = [k for k in REQUIRED if not isinstance(data, dict) or k not in data]
+    if missing:
+        raise BattleshipError(f"{path} is not an arena run: it has no {missing[0]!r}")
+    if not isinstance(data["leaderboard"], list) or not all(
+        isinstance(r, dict) and {"bot", "mean", "ci95"} <= set(r) for r in data["leaderboard"]
+    ):
+        raise BattleshipError(f"{path}: 'leaderboard' must be a list of rows with bot, mean and ci95")
+    return data
