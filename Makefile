@@ -4,8 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
-# Debian packages the browser and database tests use (issue 7): Chromium and a PostgreSQL server
-SYSTEM := chromium postgresql
+# Debian packages the tests use: Chromium and a PostgreSQL server (the web app), Node.js (the arena's
+# JavaScript example bot)
+SYSTEM := chromium postgresql nodejs
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run compare test lint bench clean system vendor
@@ -36,7 +37,7 @@ lint: $(TSTAMP)
 	$(BIN)/ruff format --check src tests benchmarks
 
 system:
-	@if ! command -v chromium >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	@if ! command -v chromium >/dev/null || ! command -v node >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(SYSTEM); \
 	fi
 

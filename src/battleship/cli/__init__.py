@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from battleship.cli import calc, defence, games, limit, matches, rules, serve
+from battleship.cli import arena, calc, defence, games, limit, matches, rules, serve
 
 app = typer.Typer(
     help="Battleship: a rules engine, the classic shooting strategies and exact inference, a probability "
@@ -33,6 +33,7 @@ COMMANDS = (
     ("limit", limit.limit_cmd),
     ("match", matches.match_cmd),
     ("sweep", matches.sweep_cmd),
+    ("arena", arena.arena_cmd),
     ("defend", defence.defend_cmd),
     ("learn", defence.learn_cmd),
     ("serve", serve.serve_cmd),

@@ -26,10 +26,10 @@ import numpy as np
 from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Game
-from battleship.layout import Layout
 from battleship.lab.arena import protocol
 from battleship.lab.arena.channel import Limits, Process
 from battleship.lab.arena.protocol import BotFault
+from battleship.layout import Layout
 from battleship.rules import Rules
 from battleship.shooters import kernels, registry
 from battleship.shooters.options import Options, format_spec
@@ -225,7 +225,7 @@ def parse_bot(text: str, rules: Rules) -> Bot:
             raise BattleshipError(f"bot {text!r}: 'exec:' must be followed by a command")
         return ProgramBot(text, argv)
     name, _, rest = text.partition(":")
-    if name in registry.names() or name == "best" or not rest or "=" in rest:
+    if name in registry.names() or name == "best" or (rest and "=" in rest):
         return ShooterBot(*registry.check(text, rules))
     if not _CLASS.fullmatch(text):
         raise BattleshipError(

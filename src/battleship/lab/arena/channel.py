@@ -10,6 +10,7 @@ game, so a bot that spins between its turns is stopped too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import select
@@ -52,7 +53,7 @@ class Process:
 
     def __init__(self, argv: list[str], limits: Limits, cwd: str | None = None):
         self.limits = limits
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the process runs; closed by stop()
         self._buffer = b""
         memory = limits.memory_mb << 20
 
@@ -69,7 +70,7 @@ class Process:
                 stderr=self._stderr,
                 cwd=cwd,
                 start_new_session=True,
-                preexec_fn=confine,  # noqa: PLW1509 - the arena starts bots from one thread
+                preexec_fn=confine,
             )
         except OSError as exc:
             self._stderr.close()
@@ -90,10 +91,8 @@ class Process:
     def allow_cpu(self, seconds: float) -> None:
         """Let the process use ``seconds`` more CPU time from now (past that the kernel stops it)."""
         soft = int(self.cpu_seconds() + seconds) + 1
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # it has exited: the next read says so
             resource.prlimit(self._popen.pid, resource.RLIMIT_CPU, (soft, soft + 1))
-        except (ProcessLookupError, PermissionError):
-            pass  # it has exited: the next read says so
 
     # ---- talking ----------------------------------------------------------------------------------
     def send(self, lines: list[str], deadline: float) -> None:
@@ -113,7 +112,9 @@ class Process:
         fd = self._popen.stdout.fileno()
         while b"\n" not in self._buffer:
             if len(self._buffer) > MAX_LINE:
-                raise BotFault("malformed", f"wrote a line of over {MAX_LINE} bytes while asked {waiting_for}")
+                raise BotFault(
+                    "malformed", f"wrote a line of over {MAX_LINE} bytes while asked {waiting_for}"
+                )
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 raise BotFault("time", f"no answer to {waiting_for} within the limit")
@@ -151,21 +152,13 @@ class Process:
 
     def stop(self) -> None:
         """End the process and everything it started; never raises."""
-        try:
+        with contextlib.suppress(BotFault):
             self.send(["quit"], time.monotonic() + 0.05)
-        except BotFault:
-            pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(timeout=0.2)
-        except subprocess.TimeoutExpired:
-            pass
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._popen.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         self._popen.wait()
         for stream in (self._popen.stdin, self._popen.stdout, self._stderr):
-            try:
+            with contextlib.suppress(OSError):
                 stream.close()
-            except OSError:
-                pass

@@ -90,7 +90,9 @@ def _with_bot(bot: Bot, rules: Rules, limits: Limits, work: Callable[[Bot], obje
         bot.close()
 
 
-def hidden_fleets(rules: Rules, bot: Bot, k: int, games: int, seed: int, generator: str, limits: Limits) -> list:
+def hidden_fleets(
+    rules: Rules, bot: Bot, k: int, games: int, seed: int, generator: str, limits: Limits
+) -> list:
     """Bot ``k``'s fleet in each match game: a Layout, or the BotFault its answer to ``place`` was."""
     drawn = generators.draw(rules, generator, derive(seed, PLACE, k), games)
     fleets: list[Layout | BotFault] = []
@@ -106,14 +108,18 @@ def hidden_fleets(rules: Rules, bot: Bot, k: int, games: int, seed: int, generat
     return fleets
 
 
-def _event(result: GameResult | None, first: bool, placed: bool) -> tuple[float, bool]:
-    """When a side's game ends, as a move number, and whether it ends by sinking the fleet."""
-    if not placed:
-        return (-1 if first else 0), False
-    if result is None:  # the other side's fleet was never hidden: this side never had to fire
-        return float("inf"), True
+def _end(fleet, result: GameResult | None, first: bool) -> tuple[float, BotFault | None]:
+    """When a side's game ends, as a move number, and the fault that ended it (None: it sank the fleet).
+
+    ``fleet`` is the side's own hidden fleet (a BotFault if it failed to hide one); ``result`` its
+    game against the other's fleet (None if the other failed to hide one, so it never had to fire).
+    """
+    if isinstance(fleet, BotFault):
+        return (-1 if first else 0), fleet
+    if result is None:
+        return float("inf"), None
     shots = result.shots + (1 if result.fault else 0)
-    return (2 * shots - 1 if first else 2 * shots), result.fault is None
+    return (2 * shots - 1 if first else 2 * shots), result.fault
 
 
 def play_matches(
@@ -143,15 +149,17 @@ def _fire_at(rules: Rules, bot: Bot, game: int, fleet, seed: int, on_game) -> Ga
 
 
 def _pairing(bots, fleets, played, a: int, b: int, games: int) -> Pairing:
-    a_wins = a_forfeits = b_forfeits = 0
+    a_wins, faults = 0, []
     for g in range(games):
         a_first = g % 2 == 0
-        ea, a_sank = _event(played[a, b][g], a_first, not isinstance(fleets[a][g], BotFault))
-        eb, b_sank = _event(played[b, a][g], not a_first, not isinstance(fleets[b][g], BotFault))
-        if ea < eb:  # A's game ends first: by sinking B's fleet, or by A's forfeit
-            a_wins += a_sank
-            a_forfeits += not a_sank
+        ea, a_fault = _end(fleets[a][g], played[a, b][g], a_first)
+        eb, b_fault = _end(fleets[b][g], played[b, a][g], not a_first)
+        loser, fault = (a, a_fault) if ea < eb else (b, b_fault)  # the side whose game ends first decides
+        if fault is None:
+            a_wins += loser == a  # it ended by sinking the other's fleet: a win, not a loss
         else:
-            a_wins += not b_sank
-            b_forfeits += not b_sank
-    return Pairing.of(bots[a].label, bots[b].label, a_wins, games, a_forfeits, b_forfeits)
+            a_wins += loser == b
+            faults.append(
+                {"bot": bots[loser].label, "game": g + 1, "cause": fault.cause, "detail": fault.detail}
+            )
+    return Pairing.of(bots[a].label, bots[b].label, a_wins, games, faults)

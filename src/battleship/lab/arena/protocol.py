@@ -86,7 +86,9 @@ def read_layout(line: str, rules: Rules) -> Layout | None:
     :class:`BotFault` if the answer is not a valid layout of ``rules``."""
     words = line.split()
     if len(words) != 2 or words[0] != "layout":
-        raise BotFault("layout", f"answered {_quote(line)} to 'place': expected 'layout TEXT' or 'layout random'")
+        raise BotFault(
+            "layout", f"answered {_quote(line)} to 'place': expected 'layout TEXT' or 'layout random'"
+        )
     if words[1] == "random":
         return None
     try:

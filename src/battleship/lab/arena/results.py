@@ -110,12 +110,15 @@ class Pairing:
     a_wins: int
     a_win_rate: float
     a_win_rate_ci95: tuple[float, float]
-    a_forfeits: int
+    a_forfeits: int  # games A lost by a fault of its own
     b_forfeits: int
+    forfeit_examples: list[dict]  # the first few, with who, which game and why
 
     @classmethod
-    def of(cls, a: str, b: str, a_wins: int, games: int, a_forfeits: int, b_forfeits: int) -> Pairing:
-        return cls(a, b, games, a_wins, a_wins / games, wilson(a_wins, games), a_forfeits, b_forfeits)
+    def of(cls, a: str, b: str, a_wins: int, games: int, faults: list[dict]) -> Pairing:
+        a_forfeits = sum(f["bot"] == a for f in faults)
+        return cls(a, b, games, a_wins, a_wins / games, wilson(a_wins, games), a_forfeits,
+                   len(faults) - a_forfeits, faults[:EXAMPLES])  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -140,8 +143,13 @@ class ArenaResult:
 
 
 def save(result: ArenaResult, path: Path) -> None:
-    """Write a run as JSON (what ``--out`` does)."""
-    path.write_text(json.dumps(result.as_dict(), indent=1) + "\n")
+    """Write a run as JSON (what ``--out`` does); written aside and renamed, so a file is whole or untouched."""
+    part = path.with_name(path.name + ".part")
+    try:
+        part.write_text(json.dumps(result.as_dict(), indent=1) + "\n")
+        part.replace(path)
+    except OSError as exc:
+        raise BattleshipError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 REQUIRED = ("rules", "games", "seed", "leaderboard")

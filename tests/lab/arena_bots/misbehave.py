@@ -1,0 +1,78 @@
+"""A bot that plays by the arena protocol (firing at cells in reading order) until its MODE misbehaves.
+
+Usage: misbehave.py MODE [GAME]  -- MODE misbehaves in game GAME (default 1, counted from 1), and
+only there, so the games before and after show the arena recovering:
+crash, hang, late, nonsense, offboard, double, flood, deaf, memory, nostart, badstart, badlayout, fine;
+and burn, which from the start spins a thread between its turns (only a CPU-time limit stops it).
+"""
+
+import sys
+import threading
+import time
+
+mode = sys.argv[1]
+bad_game = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+if mode == "nostart":
+    sys.exit(3)
+rows = cols = 0
+game = shots = 0
+
+
+def say(line):
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def spin():
+    while True:
+        pass
+
+
+def name(cell):
+    return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[cell // cols] + str(cell % cols + 1)
+
+
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "board":
+        rows, cols = int(words[1]), int(words[2])
+    elif words[0] == "isready":
+        say("readyok" if mode != "badstart" else "hello")
+        if mode == "burn":
+            threading.Thread(target=spin, daemon=True).start()
+    elif words[0] == "newgame":
+        game, shots = int(words[1]), 0
+    elif words[0] == "place":
+        say("layout " + ("nonsense" if mode == "badlayout" and game == bad_game else "random"))
+    elif words[0] == "shoot":
+        bad = game == bad_game and shots == 2
+        if bad and mode == "crash":
+            raise RuntimeError("the bot fell over")
+        if bad and mode == "hang":
+            time.sleep(3600)
+        if bad and mode == "late":
+            time.sleep(1.0)
+        if bad and mode == "nonsense":
+            say("hello there")
+            continue
+        if bad and mode == "offboard":
+            say("Z99")
+            continue
+        if bad and mode == "double":
+            shots -= 1
+        if bad and mode == "flood":
+            say("A" * 100_000)
+            continue
+        if bad and mode == "deaf":
+            say(name(shots))
+            time.sleep(3600)  # answers once, then never reads its input again
+        if mode == "burn":
+            time.sleep(0.05)  # slow enough that its spinning thread burns a second of CPU in a game
+        if bad and mode == "memory":
+            hog = bytearray(4 << 30)
+        say(name(shots))
+        shots += 1
+    elif words[0] == "quit":
+        break
