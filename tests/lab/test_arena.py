@@ -284,3 +284,12 @@ def test_a_saved_run_that_is_not_one_is_refused(tmp_path):
     bad.write_text('{"rules": "standard"}')
     with pytest.raises(BattleshipError, match="is not an arena run: it has no 'games'"):
         arena.load(bad)
+
+
+def test_the_protocol_documents_little_bot_plays(tmp_path):
+    text = (ROOT / "docs" / "arena-protocol.md").read_text()
+    start = text.index("```python") + len("```python")
+    bot = tmp_path / "mybot.py"
+    bot.write_text(text[start : text.index("```", start)])
+    row = run([f"exec:{sys.executable} {bot}"], games=3).leaderboard[0]
+    assert sum(row.forfeits.values()) == 0 and row.max <= SMALL.cells
