@@ -10,6 +10,9 @@ import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
@@ -77,3 +80,14 @@ def every_core_busy():
         for p in spinners:
             p.kill()
             p.wait()
+
+
+def save_arena_run(path: Path) -> None:
+    """A small saved arena run to show: two shooters and a program that crashes in its second game, with matches."""
+    from battleship import rules
+    from battleship.lab import arena
+
+    small = rules.square(6)
+    crashing = f"exec:{sys.executable} {ROOT / 'tests' / 'lab' / 'arena_bots' / 'misbehave.py'} crash 2"
+    bots = [arena.parse_bot(text, small) for text in ("density", "hunt-target", crashing)]
+    arena.save(arena.run(small, bots, 10, seed=3, matches=True), path)

@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from battleship import notation
+from battleship.errors import BattleshipError
 from battleship.rules import preset
 from battleship.web import store
 from battleship.web.app import Settings, create_app
@@ -328,3 +329,25 @@ def test_a_store_made_before_custom_rules_gains_the_column_and_keeps_its_games(t
             },
         )
         assert custom.status_code == 201, custom.text
+
+
+def test_saved_arena_runs_are_served(tmp_path):
+    from tests.web.server import save_arena_run
+
+    run = tmp_path / "contest.json"
+    save_arena_run(run)
+    with TestClient(
+        create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=Settings(rate_limit="", arena=(run,)))
+    ) as client:
+        listing = client.get("/api/arena").json()["runs"]
+        assert listing == [{"id": "contest", "rules": "square-6", "games": 10, "seed": 3,
+                            "bots": [row["bot"] for row in json.loads(run.read_text())["leaderboard"]]}]  # fmt: skip
+        shown = client.get("/api/arena/contest").json()
+        assert shown == json.loads(run.read_text()) and len(shown["matches"]) == 3
+        missing = client.get("/api/arena/other")
+        assert missing.status_code == 404 and "no arena run 'other'" in missing.json()["detail"]
+        assert client.get("/arena").status_code == 200
+    not_a_run = tmp_path / "notes.json"
+    not_a_run.write_text("[1, 2]")
+    with pytest.raises(BattleshipError, match="is not an arena run"):
+        create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=Settings(arena=(not_a_run,)))

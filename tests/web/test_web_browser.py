@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.server import serving
+from tests.web.server import save_arena_run, serving
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"  # the README shows copies in docs/
@@ -26,8 +26,10 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    db = tmp_path_factory.mktemp("web") / "games.db"
-    with serving(f"sqlite:///{db}") as (url, _process):
+    folder = tmp_path_factory.mktemp("web")
+    db, run = folder / "games.db", folder / "contest.json"
+    save_arena_run(run)
+    with serving(f"sqlite:///{db}", "--arena", str(run)) as (url, _process):
         yield url
 
 
@@ -165,7 +167,7 @@ def test_calculator_click_cycle_and_heat_map(server, browser):
 @pytest.mark.slow
 def test_every_page_fits_a_phone_screen(server, browser):
     page = browser.new_page(viewport={"width": 390, "height": 844})
-    for path in ("/", "/calc", "/stats", "/replay"):
+    for path in ("/", "/calc", "/stats", "/replay", "/arena"):
         page.goto(server + path)
         page.wait_for_load_state("networkidle")
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
@@ -175,3 +177,23 @@ def test_every_page_fits_a_phone_screen(server, browser):
     page.click("#random")
     page.wait_for_function("document.querySelectorAll('#placement .cell.ship').length === 17")
     page.screenshot(path=str(SHOTS / "phone.png"), full_page=True)
+
+
+@pytest.mark.slow
+def test_the_arena_page_shows_a_saved_run(server, browser):
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    page.goto(server + "/arena")
+    page.wait_for_function("document.querySelectorAll('#board tbody tr').length === 3")
+    assert "contest" in page.input_value("#runs") and "run=contest" in page.url
+    first = page.inner_text("#board tbody tr:first-child")
+    assert "density" in first and "(95% CI)" not in first
+    assert page.inner_text("#forfeits").count("crash") >= 1  # the crashing bot's game, and why
+    assert len(page.query_selector_all("#matches tbody tr")) == 3
+    page.wait_for_function("window.Chart && Chart.getChart('means')")
+    box = page.locator("#means").bounding_box()
+    bar = page.evaluate(
+        "(({x, y, base}) => ({x: (x + base) / 2, y}))(Chart.getChart('means').getDatasetMeta(0).data[0])"
+    )
+    page.mouse.move(box["x"] + bar["x"], box["y"] + bar["y"])
+    page.wait_for_function("Chart.getChart('means').tooltip.getActiveElements().length > 0")
+    page.screenshot(path=str(SHOTS / "arena.png"), full_page=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -43,6 +44,12 @@ def serve_cmd(
     expire_hours: Annotated[
         float, typer.Option("--expire-hours", help="Delete unfinished games idle this long (0: keep them).")
     ] = 24.0,
+    arena: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--arena", help="A run saved by 'battleship arena --out', shown at /arena (repeat for more)."
+        ),
+    ] = None,
     access_log: Annotated[
         str,
         typer.Option("--access-log", help='Where the access log goes: a file, "-" for stderr, "" for none.'),
@@ -63,7 +70,11 @@ def serve_cmd(
     if heavy_wait <= 0:
         raise BattleshipError(f"--heavy-wait must be a positive number of seconds, not {heavy_wait}")
     settings = Settings(
-        heavy_queue=heavy_queue, heavy_wait=heavy_wait, rate_limit=rate_limit, expire_hours=expire_hours
+        heavy_queue=heavy_queue,
+        heavy_wait=heavy_wait,
+        rate_limit=rate_limit,
+        expire_hours=expire_hours,
+        arena=tuple(arena or ()),
     )
     if heavy_workers is not None:
         settings = replace(settings, heavy_workers=heavy_workers)

@@ -1,4 +1,4 @@
-"""The FastAPI app: the JSON API (with an OpenAPI schema that says what it does) and the four pages.
+"""The FastAPI app: the JSON API (with an OpenAPI schema that says what it does) and the five pages.
 
 Every bad input gets a 4xx whose body is ``{"detail": "<what is wrong, and where>"}``; request
 bodies are bounded; heavy work passes a :class:`~battleship.web.gate.Gate` (503 when saturated);
@@ -24,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 
 from battleship.rules import preset
 from battleship.web import guard, routes, store
+from battleship.web.arena_runs import ArenaRuns
 from battleship.web.gate import Gate
 from battleship.web.service import RULES, Service
 
@@ -40,6 +41,7 @@ class Settings:
     heavy_wait: float = 5.0  # seconds a request may wait for a slot (its deadline)
     rate_limit: str = guard.Limits().rate
     expire_hours: float = 24.0  # unfinished games with no move for this long are deleted (0: never)
+    arena: tuple[Path, ...] = ()  # saved arena runs shown at /arena
 
 
 def create_app(
@@ -61,6 +63,7 @@ def create_app(
         lifespan=_lifespan(engine, settings.expire_hours),
     )
     app.state.service = service
+    app.state.arena = ArenaRuns(settings.arena)
     gate = Gate(settings.heavy_workers, settings.heavy_queue, settings.heavy_wait)
     app.state.gate = gate
     guard.install(app, limits)
@@ -111,8 +114,14 @@ def _schema(app: FastAPI) -> dict:
 
 
 def _pages(app: FastAPI) -> None:
-    """The four pages and their static files."""
-    for path, page in (("/", "game"), ("/replay", "replay"), ("/calc", "calc"), ("/stats", "stats")):
+    """The five pages and their static files."""
+    for path, page in (
+        ("/", "game"),
+        ("/replay", "replay"),
+        ("/calc", "calc"),
+        ("/stats", "stats"),
+        ("/arena", "arena"),
+    ):
         app.add_api_route(path, _page(STATIC / f"{page}.html"), include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

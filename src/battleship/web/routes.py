@@ -89,11 +89,13 @@ class Calc(BaseModel):
     skew: StrictBool = False
 
 
-def _responses(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """The error answers an operation can give, each a :class:`Problem`."""
+def _responses(
+    *codes: int, missing: str = "No game has that id (unfinished games expire)."
+) -> dict[int | str, dict[str, Any]]:
+    """The error answers an operation can give, each a :class:`Problem` (``missing``: what a 404 means)."""
     meaning = {
         400: "Bad input: the detail says what and where.",
-        404: "No game has that id (unfinished games expire).",
+        404: missing,
         409: "Not allowed now: not your turn, the game is over, or (replays) not over yet.",
         413: f"The request body is over {MAX_BODY} bytes.",
         429: "Too many requests from this client: retry after Retry-After seconds.",
@@ -222,3 +224,17 @@ def _other_routes(app: FastAPI, service: Service, gate: Gate) -> None:
     async def statistics() -> dict[str, Any]:
         """Figures drawn from every played game."""
         return await run_in_threadpool(stats.summary, service)
+
+    @app.get("/api/arena", operation_id="listArenaRuns", responses=_responses())
+    def arena_runs() -> dict[str, Any]:
+        """The saved arena runs on show (``battleship serve --arena FILE``)."""
+        return {"runs": app.state.arena.listing()}
+
+    @app.get(
+        "/api/arena/{run}",
+        operation_id="getArenaRun",
+        responses=_responses(404, missing="No run on show has that id."),
+    )
+    def arena_run(run: Annotated[str, Path(max_length=200)]) -> dict[str, Any]:
+        """One saved arena run, as ``battleship arena --out`` wrote it: the leaderboard and the matches."""
+        return app.state.arena.get(run)

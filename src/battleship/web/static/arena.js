@@ -1,0 +1,142 @@
+// The arena page: a saved run of `battleship arena` as a leaderboard, a chart and the head-to-head table.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const AXIS = (text) => ({display: true, text, font: {size: 13}});
+let chart = null;
+
+function cell(row, text, left) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  if (left) td.style.textAlign = "left";
+  row.appendChild(td);
+}
+
+const fixed = (x, d = 2) => (x === null || x === undefined ? "-" : Number(x).toFixed(d));
+const interval = (ci, d = 2) => `${fixed(ci[0], d)} .. ${fixed(ci[1], d)}`;
+const signed = (x) => (x >= 0 ? "+" : "") + fixed(x);
+
+function forfeitText(counts) {
+  const parts = Object.entries(counts || {}).filter(([, n]) => n);
+  const total = parts.reduce((s, [, n]) => s + n, 0);
+  return total ? `${total} (${parts.map(([c, n]) => `${n} ${c}`).join(", ")})` : "0";
+}
+
+function showBoard(run) {
+  const body = $("board").tBodies[0];
+  body.replaceChildren();
+  for (const r of run.leaderboard) {
+    const tr = body.insertRow();
+    const t = r.time_per_shot_ms || {};
+    cell(tr, r.rank ?? "");
+    cell(tr, r.bot + (r.name ? ` (${r.name})` : ""), true);
+    cell(tr, r.kind ?? "");
+    cell(tr, `${fixed(r.mean)} (${interval(r.ci95)})`);
+    cell(tr, r.minus_leader_ci95 ? `${signed(r.minus_leader)} (${interval(r.minus_leader_ci95)})` : "");
+    cell(tr, forfeitText(r.forfeits));
+    cell(tr, fixed(t.median, 3));
+    cell(tr, fixed(t.worst, 3));
+  }
+}
+
+function showChart(run) {
+  const rows = run.leaderboard;
+  if (chart) chart.destroy();
+  chart = new Chart($("means"), {
+    type: "bar",
+    data: {
+      labels: rows.map((r) => r.bot),
+      datasets: [
+        {label: "mean shots", data: rows.map((r) => r.mean), backgroundColor: "#56b4e9", order: 2},
+        {label: "95% interval", data: rows.map((r) => r.ci95), backgroundColor: "#1b1b1b",
+         barPercentage: 0.08, grouped: false, order: 1},
+      ],
+    },
+    options: {
+      indexAxis: "y",
+      maintainAspectRatio: false,
+      animation: false,
+      scales: {x: {beginAtZero: true, title: AXIS(`shots to sink the fleet (fewer is better; a forfeit scores ${run.forfeit_score ?? "every cell"})`)},
+               y: {title: AXIS("bot")}},
+      plugins: {legend: {display: false}, tooltip: {callbacks: {label: (c) => {
+        const r = rows[c.dataIndex];
+        return c.datasetIndex ? `95% interval ${interval(c.raw)}` : `${fixed(r.mean)} shots a game over ${run.games} games`;
+      }}}},
+    },
+  });
+}
+
+function showForfeits(run) {
+  const list = $("forfeits");
+  list.replaceChildren();
+  const all = [...run.leaderboard.flatMap((r) => (r.forfeit_examples || []).map((e) => ({bot: r.bot, ...e}))),
+               ...(run.matches || []).flatMap((m) => (m.forfeit_examples || []).map((e) => ({...e, bot: `${e.bot} (against ${e.bot === m.a ? m.b : m.a})`})))];
+  for (const e of all) {
+    const li = document.createElement("li");
+    li.textContent = `${e.bot}, game ${e.game}: ${e.cause}: ${e.detail}`;
+    list.appendChild(li);
+  }
+  $("forfeit-box").hidden = !all.length;
+}
+
+function showMatches(run) {
+  const body = $("matches").tBodies[0];
+  body.replaceChildren();
+  for (const m of run.matches || []) {
+    const tr = body.insertRow();
+    cell(tr, m.a, true);
+    cell(tr, m.b, true);
+    cell(tr, `${m.a_wins}/${m.games}`);
+    cell(tr, `${fixed(m.a_win_rate, 3)} (${interval(m.a_win_rate_ci95, 3)})`);
+    cell(tr, m.a_forfeits);
+    cell(tr, m.b_forfeits);
+  }
+  $("match-box").hidden = !(run.matches && run.matches.length);
+}
+
+function show(run, where) {
+  if (!run || !Array.isArray(run.leaderboard) || typeof run.games !== "number") {
+    $("about").textContent = `${where} is not an arena run saved by battleship arena --out.`;
+    return;
+  }
+  $("about").textContent = `${where}: ${run.rules}, ${run.games.toLocaleString()} battlefields ` +
+    `(${run.generator ?? "uniform"} layouts, seed ${run.seed}), ${run.time_limit ?? "?"} s a shot.`;
+  showBoard(run);
+  showChart(run);
+  showForfeits(run);
+  showMatches(run);
+}
+
+async function loadRun(id) {
+  const answer = await fetch(`/api/arena/${encodeURIComponent(id)}`);
+  const body = await answer.json();
+  if (!answer.ok) { $("about").textContent = body.detail; return; }
+  show(body, `Run ${id}`);
+  history.replaceState(null, "", `/arena?run=${encodeURIComponent(id)}`);
+}
+
+async function start() {
+  const body = await (await fetch("/api/arena")).json();
+  const select = $("runs");
+  for (const run of body.runs) {
+    const option = document.createElement("option");
+    option.value = run.id;
+    option.textContent = run.error ? `${run.id} (cannot be read)` : `${run.id}: ${run.rules}, ${run.games} games, ${run.bots.length} bots`;
+    select.appendChild(option);
+  }
+  select.onchange = () => loadRun(select.value);
+  $("file").onchange = async () => {
+    const file = $("file").files[0];
+    if (!file) return;
+    try { show(JSON.parse(await file.text()), file.name); }
+    catch (e) { $("about").textContent = `${file.name} is not JSON: ${e.message}`; }
+  };
+  const wanted = new URLSearchParams(location.search).get("run");
+  if (!body.runs.length) {
+    $("about").textContent = "No run is on show: start the server with --arena results.json, or open a results file.";
+    return;
+  }
+  select.value = body.runs.some((r) => r.id === wanted) ? wanted : body.runs[0].id;
+  loadRun(select.value);
+}
+
+start();
