@@ -119,13 +119,11 @@ def _print(result: ArenaResult) -> None:
                "ms/shot median", "ms/shot worst"]  # fmt: skip
     timed = "registered kernels are timed a game at a time (the game's time over its shots)"
     print_table(title, headers, rows, optional=("kind", "95% interval "), note=timed)
-    for row in result.leaderboard:
-        for example in row.forfeit_examples:
-            err.print(
-                f"{row.bot}, game {example['game']}: {example['cause']}: {example['detail']}",
-                highlight=False,
-                markup=False,
-            )
+    examples = [(row.bot, e) for row in result.leaderboard for e in row.forfeit_examples]
+    examples += [(f"{e['bot']} (against {p.b if e['bot'] == p.a else p.a})", e)
+                 for p in result.matches or () for e in p.forfeit_examples]  # fmt: skip
+    for bot, e in examples:
+        err.print(f"{bot}, game {e['game']}: {e['cause']}: {e['detail']}", highlight=False, markup=False)
     if result.matches:
         rows = [
             [p.a, p.b, f"{p.a_wins}/{p.games}", f"{p.a_win_rate:.3f}",
