@@ -267,7 +267,8 @@ def test_the_command_saves_a_run_that_loads_back(tmp_path, monkeypatch):
     ("args", "says"),
     [
         (["nosuchbot"], "not a registered shooter"),
-        (["density", "density"], "named twice"),
+        (["density", "density"], "'density' is the same bot on standard"),
+        (["best", "density:skew=20"], "'best' and 'density:skew=20' are the same bot"),
         (["exec:"], "must be followed by a command"),
         (["density", "--time-limit", "0"], "--time-limit must be above 0"),
         (["density", "--games", "0"], "--games must be at least 1"),
