@@ -108,11 +108,19 @@ def test_a_command_that_does_not_exist_is_a_start_forfeit():
     assert row.forfeits["start"] == 2 and "cannot run" in row.forfeit_examples[0]["detail"]
 
 
-def test_a_program_spinning_between_turns_is_stopped_by_its_cpu_limit():
-    result = run([misbehaving("burn")], games=2, cpu=1.0, time=2.0)
+@pytest.mark.parametrize(
+    ("mode", "says"),
+    [
+        ("spin", "stopped by SIGXCPU"),  # spins instead of answering: the kernel stops it
+        ("burn", "CPU time"),  # spins a thread between turns: whichever notices first
+        ("burn-deaf", "s of CPU time in a game"),  # ignores SIGXCPU: the referee notices
+    ],
+)
+def test_a_program_spinning_is_stopped_by_its_cpu_limit(mode, says):
+    result = run([misbehaving(mode, 1)], games=2, cpu=1.0, time=6.0)
     row = result.leaderboard[0]
-    assert row.forfeits["crash"] >= 1, row.forfeit_examples
-    assert "SIGXCPU (over its CPU time limit)" in row.forfeit_examples[0]["detail"]
+    assert row.forfeits["cpu"] == (1 if mode == "spin" else 2), row.forfeit_examples
+    assert says in row.forfeit_examples[0]["detail"]
 
 
 # ---- the protocol ------------------------------------------------------------------------------------

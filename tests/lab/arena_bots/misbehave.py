@@ -2,10 +2,12 @@
 
 Usage: misbehave.py MODE [GAME]  -- MODE misbehaves in game GAME (default 1, counted from 1), and
 only there, so the games before and after show the arena recovering:
-crash, hang, late, nonsense, offboard, double, flood, deaf, memory, nostart, badstart, badlayout, fine;
-and burn, which from the start spins a thread between its turns (only a CPU-time limit stops it).
+crash, hang, spin, late, nonsense, offboard, double, flood, deaf, memory, nostart, badstart, badlayout, fine;
+and burn, which from the start spins a thread between its turns (only a CPU-time limit stops it),
+and burn-deaf, which does so ignoring SIGXCPU (the referee's own reading of its CPU time stops it).
 """
 
+import signal
 import sys
 import threading
 import time
@@ -40,7 +42,9 @@ for line in sys.stdin:
         rows, cols = int(words[1]), int(words[2])
     elif words[0] == "isready":
         say("readyok" if mode != "badstart" else "hello")
-        if mode == "burn":
+        if mode.startswith("burn"):
+            if mode == "burn-deaf":
+                signal.signal(signal.SIGXCPU, signal.SIG_IGN)
             threading.Thread(target=spin, daemon=True).start()
     elif words[0] == "newgame":
         game, shots = int(words[1]), 0
@@ -68,8 +72,10 @@ for line in sys.stdin:
         if bad and mode == "deaf":
             say(name(shots))
             time.sleep(3600)  # answers once, then never reads its input again
-        if mode == "burn":
+        if mode.startswith("burn"):
             time.sleep(0.05)  # slow enough that its spinning thread burns a second of CPU in a game
+        if bad and mode == "spin":
+            spin()
         if bad and mode == "memory":
             hog = bytearray(4 << 30)
         say(name(shots))

@@ -194,6 +194,7 @@ class ProgramBot(Bot):
         process.send(["shoot"], deadline)
         line = self._answer(deadline, "'shoot'")
         seconds = time.monotonic() - begin
+        process.over_cpu()
         cell = protocol.read_shot(line, self.rules)
         if referee.observation.is_shot(cell):
             raise BotFault("repeat", f"fired at {cell_name(cell, self.rules.cols)} a second time")

@@ -55,12 +55,16 @@ class Process:
         self.limits = limits
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the process runs; closed by stop()
         self._buffer = b""
+        self._cpu_start, self._cpu_allowed = 0.0, float("inf")
         memory = limits.memory_mb << 20
 
         def confine() -> None:  # runs in the child before the program starts
             resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+            # the soft limit moves game by game (allow_cpu); the hard one stays open, as raising it
+            # later takes a privilege the arena may not have. A bot that ignores SIGXCPU is still
+            # caught: the referee reads its CPU time after every answer (over_cpu).
             cpu = int(limits.start) + 1
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, resource.RLIM_INFINITY))
 
         try:
             self._popen = subprocess.Popen(
@@ -89,10 +93,21 @@ class Process:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def allow_cpu(self, seconds: float) -> None:
-        """Let the process use ``seconds`` more CPU time from now (past that the kernel stops it)."""
-        soft = int(self.cpu_seconds() + seconds) + 1
-        with contextlib.suppress(ProcessLookupError, PermissionError):  # it has exited: the next read says so
-            resource.prlimit(self._popen.pid, resource.RLIMIT_CPU, (soft, soft + 1))
+        """Let the process use ``seconds`` more CPU time from now: past that the kernel sends SIGXCPU,
+        and :meth:`over_cpu` says so."""
+        self._cpu_start = self.cpu_seconds()
+        self._cpu_allowed = seconds
+        soft = int(self._cpu_start + seconds) + 1
+        with contextlib.suppress(ProcessLookupError):  # it has exited: the next read says so
+            resource.prlimit(self._popen.pid, resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
+
+    def over_cpu(self) -> None:
+        """A ``cpu`` :class:`BotFault` if the process has used more CPU time than :meth:`allow_cpu` let it."""
+        used = self.cpu_seconds() - self._cpu_start
+        if used > self._cpu_allowed:
+            raise BotFault(
+                "cpu", f"used {used:.1f} s of CPU time in a game; the limit is {self._cpu_allowed:g} s"
+            )
 
     # ---- talking ----------------------------------------------------------------------------------
     def send(self, lines: list[str], deadline: float) -> None:
@@ -129,15 +144,17 @@ class Process:
             raise BotFault("malformed", f"wrote bytes that are not UTF-8 while asked {waiting_for}") from None
 
     def _exit_story(self, what: str) -> str:
-        """What happened, with the exit status and the end of the bot's stderr."""
+        """What happened, with the exit status and the end of the bot's stderr (a ``cpu`` fault, raised,
+        if the kernel stopped it for its CPU time)."""
         try:
             code = self._popen.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             return what
         if code < 0:
             name = _signal_name(-code)
-            why = {"SIGXCPU": " (over its CPU time limit)", "SIGKILL": " (killed)"}.get(name, "")
-            story = f"{what}: stopped by {name}{why}"
+            if name == "SIGXCPU":
+                raise BotFault("cpu", f"{what}: stopped by SIGXCPU, over its CPU time limit")
+            story = f"{what}: stopped by {name}"
         else:
             story = f"{what}: exit code {code}"
         tail = self.stderr_tail()

@@ -25,7 +25,7 @@ MAX_LINE = 4096  # longest line a bot may send, in bytes: a longer one is nonsen
 
 
 # why a bot lost a game, as the leaderboard counts them (docs/arena-protocol.md says each)
-CAUSES = ("start", "crash", "time", "malformed", "off-board", "repeat", "layout")
+CAUSES = ("start", "crash", "time", "cpu", "malformed", "off-board", "repeat", "layout")
 
 
 class ProtocolError(BattleshipError):
