@@ -86,13 +86,19 @@ def test_place_ships_and_play_whole_games_in_every_mode(server, browser):
         "[Chart.getChart('lengths').options.scales.x.title.text, Chart.getChart('lengths').options.scales.y.title.text]"
     )
     assert titles == ["moves in the game (both sides' shots)", "share of the mode's games (%)"]
-    box = page.locator("#winrate").bounding_box()
+    hover_first_bar(page, "winrate")
+    page.screenshot(path=str(SHOTS / "stats.png"), full_page=True)
+
+
+def hover_first_bar(page, chart: str, horizontal: bool = False):
+    """Move the mouse to the middle of a bar chart's first bar and wait for its tooltip."""
+    box = page.locator(f"#{chart}").bounding_box()
+    middle = "({x: (x + base) / 2, y})" if horizontal else "({x, y: (y + base) / 2})"
     bar = page.evaluate(
-        "(({x, y, base}) => ({x, y: (y + base) / 2}))(Chart.getChart('winrate').getDatasetMeta(0).data[0])"
+        f"(({{x, y, base}}) => {middle})(Chart.getChart('{chart}').getDatasetMeta(0).data[0])"
     )
     page.mouse.move(box["x"] + bar["x"], box["y"] + bar["y"])
-    page.wait_for_function("Chart.getChart('winrate').tooltip.getActiveElements().length > 0")
-    page.screenshot(path=str(SHOTS / "stats.png"), full_page=True)
+    page.wait_for_function(f"Chart.getChart('{chart}').tooltip.getActiveElements().length > 0")
 
 
 def check_coordinates_and_names(page):
@@ -190,10 +196,5 @@ def test_the_arena_page_shows_a_saved_run(server, browser):
     assert page.inner_text("#forfeits").count("crash") >= 1  # the crashing bot's game, and why
     assert len(page.query_selector_all("#matches tbody tr")) == 3
     page.wait_for_function("window.Chart && Chart.getChart('means')")
-    box = page.locator("#means").bounding_box()
-    bar = page.evaluate(
-        "(({x, y, base}) => ({x: (x + base) / 2, y}))(Chart.getChart('means').getDatasetMeta(0).data[0])"
-    )
-    page.mouse.move(box["x"] + bar["x"], box["y"] + bar["y"])
-    page.wait_for_function("Chart.getChart('means').tooltip.getActiveElements().length > 0")
+    hover_first_bar(page, "means", horizontal=True)
     page.screenshot(path=str(SHOTS / "arena.png"), full_page=True)

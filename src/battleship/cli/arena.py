@@ -20,7 +20,6 @@ from battleship.cli.common import (
     print_table,
     progress_bar,
 )
-from battleship.errors import BattleshipError
 
 if TYPE_CHECKING:
     from battleship.lab.arena import ArenaResult
@@ -77,12 +76,6 @@ def arena_cmd(
 
     r = rules_mod.load(rules)
     parsed = [arena.parse_bot(text, r) for text in bots]
-    seen: dict[str, str] = {}
-    for text, bot in zip(bots, parsed, strict=True):
-        if bot.label in seen:
-            same = f"{seen[bot.label]!r} and {text!r} are" if seen[bot.label] != text else f"{text!r} is"
-            raise BattleshipError(f"{same} the same bot on {r.name} ({bot.label}): name each bot once")
-        seen[bot.label] = text
     limits = arena.Limits(time_limit, start_limit, cpu_limit, memory_limit)
     per_bot = games * (len(bots) if matches else 1)  # its battlefields, then each opponent's fleets
     with progress_bar(disable=as_json) as progress:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import FileResponse
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from battleship.rules import preset
@@ -113,23 +113,30 @@ def _schema(app: FastAPI) -> dict:
     return app.openapi_schema
 
 
+# path, page file (its <main> and scripts) and title; each is set in static/layout.html, the head and
+# header every page shares
+PAGES = (
+    ("/", "game", "play the computer"),
+    ("/replay", "replay", "replay"),
+    ("/calc", "calc", "probability calculator"),
+    ("/stats", "stats", "statistics"),
+    ("/arena", "arena", "arena"),
+)
+
+
 def _pages(app: FastAPI) -> None:
     """The five pages and their static files."""
-    for path, page in (
-        ("/", "game"),
-        ("/replay", "replay"),
-        ("/calc", "calc"),
-        ("/stats", "stats"),
-        ("/arena", "arena"),
-    ):
-        app.add_api_route(path, _page(STATIC / f"{page}.html"), include_in_schema=False)
+    layout = (STATIC / "layout.html").read_text()
+    for path, page, title in PAGES:
+        html = layout.replace("{title}", title).replace("{page}", (STATIC / f"{page}.html").read_text())
+        app.add_api_route(path, _page(html), include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
 
-def _page(file: Path):
-    """An endpoint that serves ``file`` (a function of no arguments: FastAPI reads none from the query)."""
+def _page(html: str):
+    """An endpoint that serves ``html`` (a function of no arguments: FastAPI reads none from the query)."""
 
-    def serve() -> FileResponse:
-        return FileResponse(file)
+    def serve() -> HTMLResponse:
+        return HTMLResponse(html)
 
     return serve

@@ -60,8 +60,10 @@ def derive(seed: int, *path: int) -> int:
 class Bot:
     """What the arena asks of every bot (see the module docstring for the kinds)."""
 
-    label: str
+    label: str  # how the leaderboard names it (a registered shooter's full spec)
     kind: str
+    asked: str = ""  # the text it was named by (``best`` for the shooter best resolves to)
+    said_name: str | None = None  # the name a program gave itself
 
     def start(self, rules: Rules, limits: Limits) -> None:
         """Get ready to play ``rules``."""
@@ -132,7 +134,6 @@ class ProgramBot(Bot):
 
     def __init__(self, label: str, argv: list[str], kind: str = "program"):
         self.label, self.argv, self.kind = label, argv, kind
-        self.said_name: str | None = None
         self._process: Process | None = None
         self._failed_starts = 0
 
@@ -219,7 +220,12 @@ class ProgramBot(Bot):
 
 def parse_bot(text: str, rules: Rules) -> Bot:
     """The bot a command-line argument names (see the module docstring), checked against ``rules``."""
-    text = text.strip()
+    bot = _parse(text.strip(), rules)
+    bot.asked = text.strip()
+    return bot
+
+
+def _parse(text: str, rules: Rules) -> Bot:
     if text.startswith("exec:"):
         argv = shlex.split(text[5:])
         if not argv:

@@ -120,7 +120,7 @@ class Process:
             try:
                 data = data[os.write(fd, data) :]
             except BrokenPipeError:
-                raise BotFault("crash", self._exit_story("closed its input")) from None
+                raise self._ended("closed its input") from None
 
     def receive(self, deadline: float, waiting_for: str) -> str:
         """The next line the bot writes, without its newline."""
@@ -135,7 +135,7 @@ class Process:
                 raise BotFault("time", f"no answer to {waiting_for} within the limit")
             chunk = os.read(fd, 65536)
             if not chunk:
-                raise BotFault("crash", self._exit_story(f"closed its output while asked {waiting_for}"))
+                raise self._ended(f"closed its output while asked {waiting_for}")
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
@@ -143,22 +143,18 @@ class Process:
         except UnicodeDecodeError:
             raise BotFault("malformed", f"wrote bytes that are not UTF-8 while asked {waiting_for}") from None
 
-    def _exit_story(self, what: str) -> str:
-        """What happened, with the exit status and the end of the bot's stderr (a ``cpu`` fault, raised,
-        if the kernel stopped it for its CPU time)."""
+    def _ended(self, what: str) -> BotFault:
+        """The fault of a bot that has gone: ``cpu`` if the kernel stopped it for its CPU time, else
+        ``crash``, with the exit status and the end of its stderr."""
         try:
             code = self._popen.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
-            return what
-        if code < 0:
-            name = _signal_name(-code)
-            if name == "SIGXCPU":
-                raise BotFault("cpu", f"{what}: stopped by SIGXCPU, over its CPU time limit")
-            story = f"{what}: stopped by {name}"
-        else:
-            story = f"{what}: exit code {code}"
+            return BotFault("crash", what)
+        if code < 0 and _signal_name(-code) == "SIGXCPU":
+            return BotFault("cpu", f"{what}: stopped by SIGXCPU, over its CPU time limit")
+        story = f"{what}: stopped by {_signal_name(-code)}" if code < 0 else f"{what}: exit code {code}"
         tail = self.stderr_tail()
-        return f"{story}; stderr ends {tail!r}" if tail else story
+        return BotFault("crash", f"{story}; stderr ends {tail!r}" if tail else story)
 
     def stderr_tail(self, size: int = 240) -> str:
         """The last ``size`` characters the bot wrote to stderr."""

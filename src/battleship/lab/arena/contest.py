@@ -43,7 +43,7 @@ def run(
 ) -> ArenaResult:
     """Play the arena (see the module docstring); ``on_game`` hears each game played (a progress bar)."""
     limits = limits or Limits()
-    _check(bots, games, limits)
+    _check(rules, bots, games, limits)
     begin = time.perf_counter()
     rows = generators.draw(rules, generator, seed, games)
     tallies = [Tally() for _ in bots]
@@ -63,17 +63,20 @@ def run(
     )  # fmt: skip
 
 
-def _check(bots: list[Bot], games: int, limits: Limits) -> None:
+def _check(rules: Rules, bots: list[Bot], games: int, limits: Limits) -> None:
     if not bots:
         raise BattleshipError("name at least one bot")
     if games < 1:
         raise BattleshipError(f"--games must be at least 1, not {games}")
     if not limits.time > 0:
         raise BattleshipError(f"--time-limit must be above 0 seconds, not {limits.time}")
-    labels = [b.label for b in bots]
-    twice = {x for x in labels if labels.count(x) > 1}
-    if twice:
-        raise BattleshipError(f"bot {sorted(twice)[0]!r} is named twice")
+    seen: dict[str, str] = {}
+    for bot in bots:
+        asked = bot.asked or bot.label
+        if bot.label in seen:
+            same = f"{seen[bot.label]!r} and {asked!r} are" if seen[bot.label] != asked else f"{asked!r} is"
+            raise BattleshipError(f"{same} the same bot on {rules.name} ({bot.label}): name each bot once")
+        seen[bot.label] = asked
 
 
 def _tick(on_game: Callable[[], None] | None) -> None:

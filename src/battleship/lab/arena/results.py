@@ -94,7 +94,7 @@ def leaderboard(bots: list, tallies: list[Tally], ship_cells: int, forfeit_score
         diff, diff_ci = paired_difference(shots[i], leader)
         counts, examples = _forfeits(tallies[i])
         rows.append(
-            Row(rank, bots[i].label, bots[i].kind, getattr(bots[i], "said_name", None), s.mean, s.ci95,
+            Row(rank, bots[i].label, bots[i].kind, bots[i].said_name, s.mean, s.ci95,
                 s.sd, s.median, s.min, s.max, diff, diff_ci, counts, examples, _timing(tallies[i]))
         )  # fmt: skip
     return rows

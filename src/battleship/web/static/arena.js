@@ -1,7 +1,5 @@
 // The arena page: a saved run of `battleship arena` as a leaderboard, a chart and the head-to-head table.
 "use strict";
-const $ = (id) => document.getElementById(id);
-const AXIS = (text) => ({display: true, text, font: {size: 13}});
 let chart = null;
 
 function cell(row, text, left) {
@@ -107,15 +105,15 @@ function show(run, where) {
 }
 
 async function loadRun(id) {
-  const answer = await fetch(`/api/arena/${encodeURIComponent(id)}`);
-  const body = await answer.json();
-  if (!answer.ok) { $("about").textContent = body.detail; return; }
+  let body;
+  try { body = await api(`/api/arena/${encodeURIComponent(id)}`); }
+  catch (e) { $("about").textContent = e.message; return; }
   show(body, `Run ${id}`);
   history.replaceState(null, "", `/arena?run=${encodeURIComponent(id)}`);
 }
 
 async function start() {
-  const body = await (await fetch("/api/arena")).json();
+  const body = await api("/api/arena");
   const select = $("runs");
   for (const run of body.runs) {
     const option = document.createElement("option");

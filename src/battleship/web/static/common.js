@@ -1,5 +1,8 @@
-// Shared helpers of the three pages: requests, cell names, the viridis scale, boards.
+// Shared helpers of the pages: requests, cell names, the viridis scale, boards, chart axis titles.
 "use strict";
+
+const $ = (id) => document.getElementById(id);
+const AXIS = (text) => ({display: true, text, font: {size: 13}});  // a Chart.js axis title
 
 async function api(path, body) {
   const options = body === undefined ? {} : {

@@ -1,7 +1,6 @@
 // The game page: place ships, play the computer, "play for me", heat map; the replay has its own page.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
 let catalogue = null;   // /api/rules
 let rules = null;       // the chosen rules
 let placed = [];        // per ship: its cells, or null

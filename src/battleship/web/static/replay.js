@@ -2,7 +2,6 @@
 // notation, and beside the board the heat map the shooter saw before each shot (the DataGenetics walkthrough).
 "use strict";
 
-const $ = (id) => document.getElementById(id);
 let replay = null;    // /api/games/{id}/replay
 let move = 0;         // moves shown so far
 let timer = null;     // playing
