@@ -16,7 +16,8 @@ before any shot, the first mover's before the second's).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import combinations
 
 from battleship import generators
@@ -48,13 +49,10 @@ def run(
     rows = generators.draw(rules, generator, seed, games)
     tallies = [Tally() for _ in bots]
     for bot, tally in zip(bots, tallies, strict=True):
-
-        def battlefields(b: Bot, tally: Tally = tally) -> None:
+        with started(bot, rules, limits):
             for g in range(games):
-                tally.add(b.play(g, generators.to_layout(rules, rows[g]), rows[g], seed))
+                tally.add(bot.play(g, generators.to_layout(rules, rows[g]), rows[g], seed))
                 _tick(on_game)
-
-        _with_bot(bot, rules, limits, battlefields)
     board = leaderboard(bots, tallies, rules.ship_cells, rules.cells)
     pairings = play_matches(rules, bots, games, seed, generator, limits, on_game) if matches else None
     return ArenaResult(
@@ -84,11 +82,12 @@ def _tick(on_game: Callable[[], None] | None) -> None:
         on_game()
 
 
-def _with_bot(bot: Bot, rules: Rules, limits: Limits, work: Callable[[Bot], object]) -> None:
-    """Run ``work`` with the bot started, and stop its program however the work ends."""
+@contextmanager
+def started(bot: Bot, rules: Rules, limits: Limits) -> Iterator[Bot]:
+    """The bot, started; its program is stopped however the block ends."""
     bot.start(rules, limits)
     try:
-        work(bot)
+        yield bot
     finally:
         bot.close()
 
@@ -99,15 +98,12 @@ def hidden_fleets(
     """Bot ``k``'s fleet in each match game: a Layout, or the BotFault its answer to ``place`` was."""
     drawn = generators.draw(rules, generator, derive(seed, PLACE, k), games)
     fleets: list[Layout | BotFault] = []
-
-    def ask(b: Bot) -> None:
+    with started(bot, rules, limits):
         for g in range(games):
             try:
-                fleets.append(b.place(g, derive(seed, PLACE, k)) or generators.to_layout(rules, drawn[g]))
+                fleets.append(bot.place(g, derive(seed, PLACE, k)) or generators.to_layout(rules, drawn[g]))
             except BotFault as fault:
                 fleets.append(fault)
-
-    _with_bot(bot, rules, limits, ask)
     return fleets
 
 
@@ -132,14 +128,11 @@ def play_matches(
     fleets = [hidden_fleets(rules, b, k, games, seed, generator, limits) for k, b in enumerate(bots)]
     played: dict[tuple[int, int], list[GameResult | None]] = {}
     for a, bot in enumerate(bots):
-
-        def shoot(b: Bot, a: int = a) -> None:
+        with started(bot, rules, limits):
             for d in range(len(bots)):
                 if d != a:
-                    played[a, d] = [_fire_at(rules, b, g, fleets[d][g], derive(seed, SHOOT, a, d), on_game)
+                    played[a, d] = [_fire_at(rules, bot, g, fleets[d][g], derive(seed, SHOOT, a, d), on_game)
                                     for g in range(games)]  # fmt: skip
-
-        _with_bot(bot, rules, limits, shoot)
     return [_pairing(bots, fleets, played, a, b, games) for a, b in combinations(range(len(bots)), 2)]
 
 
