@@ -65,8 +65,11 @@ def test_place_ships_and_play_whole_games_in_every_mode(server, browser):
         page.wait_for_selector("#enemy .cell")
         assert page.text_content("#turn").startswith("Your turn")
         check_coordinates_and_names(page)
+        refused = refuse_the_next_shot_once(page) if mode == "random" else []
         page.click("#enemy .cell[data-cell='44']")
         page.wait_for_function("document.querySelector('#message').textContent.includes('fired at')")
+        assert refused == [] or refused == [429], refused  # refused once, asked again, then played
+        page.unroute("**/api/games/*/fire")
         said = page.get_attribute("#enemy .cell[data-cell='44']", "aria-label")
         assert said in ("E5, miss", "E5, hit") or said.startswith("E5, sunk"), said
         page.check("#playforme")
@@ -88,6 +91,21 @@ def test_place_ships_and_play_whole_games_in_every_mode(server, browser):
     assert titles == ["moves in the game (both sides' shots)", "share of the mode's games (%)"]
     hover_first_bar(page, "winrate")
     page.screenshot(path=str(SHOTS / "stats.png"), full_page=True)
+
+
+def refuse_the_next_shot_once(page) -> list[int]:
+    """Answer the next shot 429 with Retry-After 1, as the rate limiter would; returns what was refused."""
+    refused: list[int] = []
+
+    def handle(route):
+        if refused:
+            route.continue_()
+            return
+        refused.append(429)
+        route.fulfill(status=429, headers={"Retry-After": "1"}, json={"detail": "too many requests"})
+
+    page.route("**/api/games/*/fire", handle)
+    return refused
 
 
 def hover_first_bar(page, chart: str, horizontal: bool = False):

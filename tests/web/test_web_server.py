@@ -52,18 +52,21 @@ def play(base: str, mode: str, waits: list[float], limit: int = 2000) -> dict:
 def test_killing_the_server_loses_nothing_acknowledged(tmp_path):
     db = f"sqlite:///{tmp_path / 'games.db'}"
     port = free_port()
-    process = start(db, port)
+    # 21 quick requests could pass the default 20/second: the per-client rate limit is tested apart
+    process = start(db, port, "--rate-limit", "")
     base = f"http://127.0.0.1:{port}"
     try:
         with httpx.Client(base_url=base, timeout=30) as client:
             game_id = client.post("/api/games", json={"mode": "best"}).json()["id"]
             for _ in range(10):
                 client.post(f"/api/games/{game_id}/fire", json={"auto": True}).raise_for_status()
-                last = client.post(f"/api/games/{game_id}/computer").json()["state"]
+                answer = client.post(f"/api/games/{game_id}/computer")
+                answer.raise_for_status()
+                last = answer.json()["state"]
     finally:
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
-    process = start(db, port)
+    process = start(db, port, "--rate-limit", "")
     try:
         with httpx.Client(base_url=base, timeout=30) as client:
             assert client.get(f"/api/games/{game_id}").json() == last

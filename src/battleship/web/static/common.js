@@ -4,14 +4,23 @@
 const $ = (id) => document.getElementById(id);
 const AXIS = (text) => ({display: true, text, font: {size: 13}});  // a Chart.js axis title
 
+// 429 (too many requests) and 503 (saturated) are answered before any work is done, so asking again
+// after the server's Retry-After is safe even for a shot; a few tries, then the server's words are shown.
+const API_TRIES = 5;
+
 async function api(path, body) {
   const options = body === undefined ? {} : {
     method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body),
   };
-  const response = await fetch(path, options);
-  const data = await response.json().catch(() => ({detail: response.statusText}));
-  if (!response.ok) throw new Error(data.detail || response.statusText);
-  return data;
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(path, options);
+    const data = await response.json().catch(() => ({detail: response.statusText}));
+    if (response.ok) return data;
+    const busy = response.status === 429 || response.status === 503;
+    if (!busy || attempt === API_TRIES) throw new Error(data.detail || response.statusText);
+    const seconds = Math.min(10, Number(response.headers.get("Retry-After")) || 1);
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  }
 }
 
 function rowName(row) {
