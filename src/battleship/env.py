@@ -56,16 +56,8 @@ class BattleshipEnv(gymnasium.Env):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         self.generator, self.render_mode, self._first_seed = generator, render_mode, seed
-        r = self.rules
-        ships = len(r.fleet)
-        self.action_space = spaces.Discrete(r.cells)
-        self.observation_space = spaces.Dict(
-            {
-                "board": spaces.Box(UNKNOWN, SUNK, shape=(r.rows, r.cols), dtype=np.int8),
-                "afloat": spaces.MultiBinary(ships),
-                "sunk": spaces.Discrete(ships + 1),
-            }
-        )
+        self.action_space = spaces.Discrete(self.rules.cells)
+        self.observation_space = spaces.Dict(view_spaces(self.rules))
         self._game: Game | None = None
         self._steps = 0
 
@@ -114,25 +106,42 @@ class BattleshipEnv(gymnasium.Env):
         return self._game.observation
 
     def _observe(self) -> dict[str, np.ndarray]:
-        seen = self.observation
-        board = np.zeros(self.rules.cells, dtype=np.int8)
-        for shot in seen.shots:
-            board[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
-            if shot.outcome is Outcome.SUNK:
-                board[shot.cell] = SUNK
-                board[list(iter_cells(shot.cells))] = SUNK
-        afloat = np.ones(len(self.rules.fleet), dtype=np.int8)
-        afloat[list(seen.sunk_ships)] = 0
-        return {
-            "board": board.reshape(self.rules.rows, self.rules.cols),
-            "afloat": afloat,
-            "sunk": len(seen.sinks),
-        }
+        return view(self.observation)
 
     def _info(self, repeated: bool) -> dict[str, Any]:
-        mask = np.zeros(self.rules.cells, dtype=np.int8)
-        mask[list(iter_cells(self.observation.unknown_mask))] = 1
+        mask = open_cells(self.observation)
         return {"action_mask": mask, "repeated": repeated, "shots": len(self.observation.shots)}
+
+
+def view_spaces(rules: Rules) -> dict[str, spaces.Space]:
+    """The spaces of :func:`view` under ``rules``."""
+    ships = len(rules.fleet)
+    return {
+        "board": spaces.Box(UNKNOWN, SUNK, shape=(rules.rows, rules.cols), dtype=np.int8),
+        "afloat": spaces.MultiBinary(ships),
+        "sunk": spaces.Discrete(ships + 1),
+    }
+
+
+def view(seen: Observation) -> dict[str, np.ndarray]:
+    """A shooter's observation as arrays: ``board``, ``afloat`` and ``sunk`` (the module's docstring)."""
+    rules = seen.rules
+    board = np.zeros(rules.cells, dtype=np.int8)
+    for shot in seen.shots:
+        board[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
+        if shot.outcome is Outcome.SUNK:
+            board[shot.cell] = SUNK
+            board[list(iter_cells(shot.cells))] = SUNK
+    afloat = np.ones(len(rules.fleet), dtype=np.int8)
+    afloat[list(seen.sunk_ships)] = 0
+    return {"board": board.reshape(rules.rows, rules.cols), "afloat": afloat, "sunk": len(seen.sinks)}
+
+
+def open_cells(seen: Observation) -> np.ndarray:
+    """1 for each cell not yet fired at: the action mask."""
+    mask = np.zeros(seen.rules.cells, dtype=np.int8)
+    mask[list(iter_cells(seen.unknown_mask))] = 1
+    return mask
 
 
 if ENV_ID not in gymnasium.registry:

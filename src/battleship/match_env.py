@@ -1,0 +1,201 @@
+"""A two-player match as a PettingZoo AEC environment: each side hides a fleet and fires at the other's.
+
+    from battleship.match_env import env
+
+    match = env(rules="standard", generator="uniform", seed=7)
+    match.reset()
+    for agent in match.agent_iter():
+        observation, reward, termination, truncation, info = match.last()
+        if termination or truncation:
+            action = None
+        else:
+            action = pick(observation["action_mask"])  # a cell, row * cols + column
+        match.step(action)
+
+- **Agents** ``player_0`` and ``player_1`` take turns, one shot a turn; ``player_0`` moves first unless
+  ``reset(options={"first": "player_1"})`` says otherwise (a fair series alternates, as the arena's
+  matches do).
+- **Observations**, per agent, in the shape of PettingZoo's classic games: ``observation``, two planes
+  of ``rows x cols`` (codes as in ``battleship/Battleship-v0``: 0 unknown, 1 miss, 2 hit, 3 sunk): the
+  opponent's board as this agent has found it, then this agent's own board as the opponent has found it
+  (so an agent can tell whether it is ahead); ``action_mask``, 1 for each cell not yet fired at, all 0
+  when it is not this agent's turn; ``afloat`` and ``sunk``, the opponent's ships as announced (as in
+  Battleship-v0).
+- **Reward** +1 for sinking the other fleet first, -1 to the other side, 0 before; both are
+  **terminated** then. A shot at a cell already fired at spends the turn and changes nothing
+  (``info["repeated"]``); after ``2 * rows * cols`` turns each both are **truncated**.
+- **Fleets** come from the named generator, seeded from ``reset(seed=...)`` or, at the first reset, from
+  the ``seed`` keyword; ``reset(options={"layouts": {agent: layout}})`` hides a chosen
+  :class:`~battleship.layout.Layout` (or its text) instead, for layout research.
+
+The two boards share no information, so this is two Battleship-v0 games interleaved with a winner; what
+the AEC form adds is the race: a side that is behind may rather gamble than play for its mean.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import AgentSelector, wrappers
+
+from battleship import generators
+from battleship import rules as rules_mod
+from battleship.env import SUNK, UNKNOWN, open_cells, view, view_spaces
+from battleship.game import Game, Observation
+from battleship.layout import Layout
+from battleship.rules import Rules
+
+AGENTS = ("player_0", "player_1")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The match wrapped as PettingZoo's own environments are (order of calls enforced, actions checked)."""
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(MatchEnv(**kwargs)))
+
+
+class MatchEnv(AECEnv):
+    """Two sides under ``rules`` (a preset name, a TOML file, or :class:`Rules`), each hiding a fleet."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "battleship_match_v0",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        rules: str | Rules = "standard",
+        generator: str = "uniform",
+        seed: int | None = None,
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        self.rules = rules if isinstance(rules, Rules) else rules_mod.load(rules)
+        generators.plan(self.rules, generator)  # an unknown generator, or one these rules refuse, fails here
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.generator, self.render_mode, self._first_seed = generator, render_mode, seed
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        one = view_spaces(self.rules)
+        r = self.rules
+        space = spaces.Dict(
+            {
+                "observation": spaces.Box(UNKNOWN, SUNK, shape=(2, r.rows, r.cols), dtype=np.int8),
+                "action_mask": spaces.Box(0, 1, shape=(r.cells,), dtype=np.int8),
+                "afloat": one["afloat"],
+                "sunk": one["sunk"],
+            }
+        )
+        self.observation_spaces = dict.fromkeys(AGENTS, space)
+        self.action_spaces = dict.fromkeys(AGENTS, spaces.Discrete(self.rules.cells))
+        self._games: dict[str, Game] = {}  # each agent's game: the other side's fleet under its fire
+        self._np_random: np.random.Generator | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """New fleets for both sides; the first mover to play."""
+        options = options or {}
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(self._first_seed if seed is None else seed)
+        fleets = self._fleets(options.get("layouts") or {})
+        # player_0 fires at player_1's fleet and the other way round
+        self._games = {AGENTS[0]: Game(fleets[AGENTS[1]]), AGENTS[1]: Game(fleets[AGENTS[0]])}
+        first = options.get("first", AGENTS[0])
+        if first not in AGENTS:
+            raise ValueError(f"first must be one of {AGENTS}, not {first!r}")
+        self.agents = [first, *(a for a in AGENTS if a != first)]
+        self._selector = AgentSelector(self.agents)
+        self.agent_selection = self._selector.reset()
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {"repeated": False, "shots": 0} for a in self.agents}
+        self._turns = 0
+
+    def _fleets(self, chosen: dict[str, Layout | str]) -> dict[str, Layout]:
+        """Each side's fleet: the chosen layout (or its text), else the generator's, seeded in order."""
+        unknown = set(chosen) - set(AGENTS)
+        if unknown:
+            raise ValueError(f"layouts are for {AGENTS}, not {sorted(unknown)}")
+        fleets = {}
+        for agent in AGENTS:
+            seed = int(self._np_random.integers(2**63 - 1))  # drawn even when unused: same seeds either way
+            given = chosen.get(agent)
+            if isinstance(given, str):
+                given = Layout.from_text(given, self.rules)
+            if given is not None and given.rules != self.rules:
+                raise ValueError(f"{agent}'s layout is for other rules than this match's")
+            fleets[agent] = given or generators.generate(self.rules, self.generator, seed, 1)[0]
+        return fleets
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        found, incoming = view(self.observation(agent)), view(self.observation(self._other(agent)))
+        to_move = agent == self.agent_selection and not self._done(agent)
+        mask = open_cells(self.observation(agent)) if to_move else np.zeros(self.rules.cells, dtype=np.int8)
+        return {
+            "observation": np.stack([found["board"], incoming["board"]]),
+            "action_mask": mask,
+            "afloat": found["afloat"],
+            "sunk": found["sunk"],
+        }
+
+    def step(self, action: int | None) -> None:
+        """The agent to move fires at ``action``; a finished agent must pass None."""
+        agent = self.agent_selection
+        if self._done(agent):
+            self._was_dead_step(action)
+            return
+        game = self._games[agent]
+        cell = int(action)
+        repeated = game.observation.is_shot(cell)
+        if not repeated:
+            game.fire(cell)
+        self._turns += 1
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.infos[agent] = {"repeated": repeated, "shots": len(game.observation.shots)}
+        if game.over:
+            self.rewards = {a: (1.0 if a == agent else -1.0) for a in self.agents}
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif self._turns >= 2 * 2 * self.rules.cells:
+            self.truncations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+        self.agent_selection = self._selector.next()
+
+    def render(self) -> str | None:
+        """Both boards as each side has found the other's, in the board-state text (``ansi``)."""
+        if self.render_mode != "ansi" or not self._games:
+            return None
+        return "\n\n".join(f"{a} fires at:\n{self.observation(a).text(multiline=True)}" for a in AGENTS)
+
+    def observation(self, agent: str) -> Observation:
+        """What ``agent`` has found of the other fleet, for the project's shooters (which read nothing else)."""
+        if not self._games:
+            raise RuntimeError("call reset() first")
+        return self._games[agent].observation
+
+    def winner(self) -> str | None:
+        """The side that sank the other's fleet, or None while neither has."""
+        return next((a for a in AGENTS if self._games and self._games[a].over), None)
+
+    def _done(self, agent: str) -> bool:
+        return self.terminations.get(agent, False) or self.truncations.get(agent, False)
+
+    @staticmethod
+    def _other(agent: str) -> str:
+        return AGENTS[1 - AGENTS.index(agent)]
+
+
+raw_env = MatchEnv
