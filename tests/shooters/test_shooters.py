@@ -14,6 +14,7 @@ from battleship.shooters import kernels, make, names, spec
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, favoured, pattern_factor
 from battleship.shooters.density import fitting, forced_cell
 from battleship.shooters.flood import FloodShooter
+from battleship.shooters.learning import LearningShooter
 from battleship.shooters.options import Options, format_spec, parse_spec
 from battleship.shooters.trial_sink import trial_sink_shot
 from battleship.tables import geometry, tables
@@ -97,23 +98,29 @@ def test_readable_flood_fires_in_the_r_codes_order_and_stops_at_the_last_ship_ce
 
 
 @pytest.mark.slow
-def test_every_shooter_plays_every_preset_or_refuses_with_a_reason(tmp_path):
+def test_every_shooter_plays_every_preset_or_refuses_with_a_reason():
     presets = ["standard", "datagenetics", "pirates", "r-blog", "square-6", "square-15"]
     tromino = Rules(6, 6, (Ship("Ell", "L", ((0, 0), (1, 0), (1, 1))), Ship.line("Two", "T", 2)))
     for i, rules in enumerate([*(preset(n) for n in presets), tromino]):
         layout = generators.generate(rules, "uniform", 7, 1)[0]
-        model = tmp_path / f"model-{i}.json"
-        learning.save(learning.fit(rules, generators.draw(rules, "edge", 1, 200)), model)
+        # a prior given outright: fitting one takes up to 20 s a rule set (the fit is tested apart)
+        placements = len(tables(rules).masks)
+        prior = np.random.default_rng(i).uniform(0.5, 2.0, placements)
+        model = learning.PlacementModel(rules, np.zeros(placements, np.int64), 0, _prior=prior)
         for name in names():
-            text = f"learning:model={model}" if name == "learning" else name
             why = None if name == "best" else spec(name).refusal(rules)
             if why:
                 with pytest.raises(BattleshipError, match=name.split("-")[0]):
-                    play(make(text), layout, np.random.default_rng(1))
+                    play(_made(name, model), layout, np.random.default_rng(1))
                 continue
-            record = play(make(text), layout, np.random.default_rng(1))
+            record = play(_made(name, model), layout, np.random.default_rng(1))
             hit = sum(1 for s in record.shots if s.outcome is not Outcome.MISS)
             assert hit == rules.ship_cells, (name, rules.name)
+
+
+def _made(name: str, model: learning.PlacementModel):
+    """The shooter ``name``; learning with ``model`` (it needs one)."""
+    return LearningShooter(model=model) if name == "learning" else make(name)
 
 
 def _water_by_the_margin(rules: Rules, observation: Observation) -> set[int]:
