@@ -126,6 +126,14 @@ def test_the_readme_python_section_runs():
         exec(compile(block, "README.md", "exec"), {})
 
 
+def test_version_is_the_packages_own():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout == f"battleship {battleship.__version__}\n"
+    from importlib.metadata import version
+
+    assert version("battleship") == battleship.__version__  # pyproject reads it from the package
+
+
 def test_the_package_front_door():
     assert battleship.__version__
     for name in battleship.__all__:

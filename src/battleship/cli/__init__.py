@@ -42,6 +42,23 @@ for _name, _command in COMMANDS:
     app.command(_name)(_command)
 
 
+def _show_version(asked: bool) -> None:
+    if asked:
+        from battleship import __version__
+
+        typer.echo(f"battleship {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False, "--version", help="Print the version and exit.", callback=_show_version, is_eager=True
+    ),
+) -> None:
+    """Options before any command."""
+
+
 def main() -> None:
     """Console entry point."""
     app()
