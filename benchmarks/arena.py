@@ -1,0 +1,120 @@
+"""What the arena's referee costs: each kind of bot on the same battlefields, one core.
+
+Run: .venv/bin/python benchmarks/arena.py [--games 200] [--rules standard] [--seed 5]
+Plays the same hunt-target-with-parity idea as each kind of bot the arena takes: a registered
+shooter (in the arena's process, its Numba kernel), a Python class served through the host process,
+a standard-library Python program and a Node.js program (skipped without ``node``), the last three
+speaking protocol version 1. First the class is called straight, with no process or protocol between
+it and the referee: the floor for a Python bot. Prints, per bot: mean shots, games a second, wall
+milliseconds a shot over the whole run after a one-game warm-up (starts, the rules, every round
+trip), the median and worst answer times the referee recorded (a kernel's game is timed whole), and
+the wall time a shot as a ratio to the class called straight. Then the two
+environments: Gymnasium steps a second with a random masked agent, and the same games fired
+straight at the referee (battleship.game.Game) as the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+
+from battleship import generators
+from battleship.env import open_cells  # importing battleship.env registers Battleship-v0
+from battleship.game import Game, play
+from battleship.lab import arena
+from battleship.rules import load
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = {
+    "registered shooter": "hunt-target-parity",
+    "Python class (host)": f"{ROOT}/examples/bots/parity_hunter.py:ParityHunter",
+    "Python program": f"exec:{sys.executable} {ROOT}/examples/bots/hunt_target.py",
+    "Node.js program": f"exec:node {ROOT}/examples/bots/hunt_target.js",
+}
+
+
+def in_process(rules, games: int, seed: int) -> tuple[float, float]:
+    """The class bot called straight, no process or protocol: (mean shots, seconds a shot)."""
+    sys.path.insert(0, str(ROOT / "examples" / "bots"))
+    from parity_hunter import ParityHunter
+
+    rows = generators.draw(rules, "uniform", seed, games)
+    shots, begin = 0, time.perf_counter()
+    for g in range(games):
+        shots += len(
+            play(ParityHunter(), generators.to_layout(rules, rows[g]), np.random.default_rng(g)).shots
+        )
+    return shots / games, (time.perf_counter() - begin) / shots
+
+
+def bench_arena(rules, games: int, seed: int) -> None:
+    print(
+        f"arena on {rules.name}, {games} games a bot, seed {seed}; ratio: ms a shot over the class in-process"
+    )
+    print(
+        f"{'bot':22s} {'mean':>6s} {'games/s':>8s} {'ms/shot':>8s} {'median':>7s} {'worst':>7s} {'ratio':>6s}"
+    )
+    mean, base = in_process(rules, games, seed)
+    print(
+        f"{'class, in-process':22s} {mean:6.2f} {1 / (base * mean):8.1f} {base * 1000:8.3f} {'':7s} {'':7s} {1:6.2f}"
+    )
+    for kind, text in BOTS.items():
+        if text.startswith("exec:node") and shutil.which("node") is None:
+            print(f"{kind:22s} skipped: no node on PATH")
+            continue
+        bot = arena.parse_bot(text, rules)
+        arena.run(rules, [bot], 1, seed + 1)  # warm: Numba's compile or cache load, the OS's file cache
+        begin = time.perf_counter()
+        row = arena.run(rules, [bot], games, seed).leaderboard[0]
+        per_shot = (time.perf_counter() - begin) / (row.mean * games)
+        timing = row.time_per_shot_ms
+        print(
+            f"{kind:22s} {row.mean:6.2f} {1 / (per_shot * row.mean):8.1f} {per_shot * 1000:8.3f} "
+            f"{timing['median']:7.3f} {timing['worst']:7.2f} {per_shot / base:6.2f}"
+            + (f"  forfeits {row.forfeits}" if any(row.forfeits.values()) else "")
+        )
+
+
+def bench_env(rules, games: int, seed: int) -> None:
+    env = gymnasium.make("battleship/Battleship-v0", rules=rules.name)
+    rng, steps, begin = np.random.default_rng(seed), 0, time.perf_counter()
+    for g in range(games):
+        _, info = env.reset(seed=seed + g)
+        done = False
+        while not done:
+            _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            steps, done = steps + 1, terminated or truncated
+    env_rate = steps / (time.perf_counter() - begin)
+    layouts = generators.generate(rules, "uniform", seed, games)
+    rng, shots, begin = np.random.default_rng(seed), 0, time.perf_counter()
+    for layout in layouts:
+        game = Game(layout)
+        while not game.over:
+            game.fire(int(rng.choice(np.flatnonzero(open_cells(game.observation)))))
+            shots += 1
+    floor = shots / (time.perf_counter() - begin)
+    print(f"gymnasium Battleship-v0, random masked agent: {env_rate:,.0f} steps/s over {steps:,} steps")
+    print(
+        f"the referee alone (Game.fire, same agent): {floor:,.0f} shots/s; environment / referee {env_rate / floor:.2f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--rules", default="standard")
+    parser.add_argument("--seed", type=int, default=5)
+    args = parser.parse_args()
+    rules = load(args.rules)
+    bench_arena(rules, args.games, args.seed)
+    bench_env(rules, max(args.games // 4, 1), args.seed)
+
+
+if __name__ == "__main__":
+    main()
