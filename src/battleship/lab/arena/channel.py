@@ -55,6 +55,7 @@ class Process:
         self.limits = limits
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the process runs; closed by stop()
         self._buffer = b""
+        self._asked_at = time.monotonic()  # when the last message went out: a timeout says how long it waited
         self._cpu_start, self._cpu_allowed = 0.0, float("inf")
         memory = limits.memory_mb << 20
 
@@ -113,6 +114,7 @@ class Process:
     def send(self, lines: list[str], deadline: float) -> None:
         """Write lines; a bot that stops reading its input loses at the deadline."""
         data = "".join(line + "\n" for line in lines).encode()
+        self._asked_at = time.monotonic()
         fd = self._popen.stdin.fileno()
         while data:
             if not select.select([], [fd], [], max(0.0, deadline - time.monotonic()))[1]:
@@ -132,7 +134,10 @@ class Process:
                 )
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
-                raise BotFault("time", f"no answer to {waiting_for} within the limit")
+                waited = (time.monotonic() - self._asked_at) * 1000
+                raise BotFault(
+                    "time", f"no answer to {waiting_for} within the limit (waited {waited:.0f} ms)"
+                )
             chunk = os.read(fd, 65536)
             if not chunk:
                 raise self._ended(f"closed its output while asked {waiting_for}")
