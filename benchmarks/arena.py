@@ -8,9 +8,9 @@ speaking protocol version 1. First the class is called straight, with no process
 it and the referee: the floor for a Python bot. Prints, per bot: mean shots, games a second, wall
 milliseconds a shot over the whole run after a one-game warm-up (starts, the rules, every round
 trip), the median and worst answer times the referee recorded (a kernel's game is timed whole), and
-the wall time a shot as a ratio to the class called straight. Then the two
-environments: Gymnasium steps a second with a random masked agent, and the same games fired
-straight at the referee (battleship.game.Game) as the floor.
+the wall time a shot as a ratio to the class called straight. Then the Gymnasium environment's
+steps a second with a random masked agent, against the same agent firing straight at the referee
+(battleship.game.Game) on uniform layouts of the same seed (not the environment's own draws) as the floor.
 """
 
 from __future__ import annotations
