@@ -1,6 +1,6 @@
 """Exact uniform samples of the layouts consistent with an observation, fast, and Monte Carlo on them.
 
-Two exact samplers, used together:
+Exact samplers, used together:
 
 - Rejection (fast while the board is open): every ship takes a uniformly random placement among its
   *admissible* ones (placements that the misses and sink announcements allow, from
@@ -8,13 +8,17 @@ Two exact samplers, used together:
   covered. Each admissible combination is equally likely, so the kept layouts are exactly uniform
   over the consistent ones: admissibility plus "no clash" plus "every hit covered" is exactly
   consistency (see ``evidence``).
-- Numbered (when rejection's pilot keeps too few draws): count the consistent
-  layouts with the search engine, draw uniform numbers below the count, and walk the search once
-  more to pick out the layouts with those numbers
-  (:func:`battleship.inference.select_by_search`); on boards where the search is too slow (the
-  row engine's domain), ship by ship on exact counts (:func:`battleship.inference.sample`).
+- Paths of the state graph (when rejection's pilot keeps too few draws, straight ships): one sweep
+  counts every state's ways on to the end, then each sample walks from the start taking each edge
+  with probability (its ways / the state's ways), in exact integers
+  (:func:`battleship.inference.sweep.sample_by_sweep`).
+- Numbered (other fleets: polyominoes): count the consistent layouts with the search engine, draw
+  uniform numbers below the count, and walk the search once more to pick out the layouts with those
+  numbers (:func:`battleship.inference.select_by_search`); ship by ship on exact counts
+  (:func:`sample`) for a fleet of one ship.
 
-Both draw independent exact samples, so mixing them keeps the law exact.
+Each draws independent exact samples, so mixing them keeps the law exact. Every draw comes from one
+:mod:`battleship.rng` stream of the seed: the same seed gives the same layouts.
 """
 
 from __future__ import annotations
@@ -27,11 +31,14 @@ from numba import njit
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation
+from battleship.inference import sweep
 from battleship.inference.evidence import Contradiction, Evidence, evidence
-from battleship.inference.posterior import check_size, choose_engine, engine_counts
+from battleship.inference.graph import TooLarge
+from battleship.inference.posterior import check_size, engine_counts
 from battleship.inference.search import count_by_search, select_by_search
 from battleship.rng import below, seed_words, stream
 from battleship.rules import Rules
+from battleship.stop import Stop
 from battleship.tables import tables, to_words
 
 # Rejection runs a pilot; it carries on only if the pilot's rate promises the rest within
@@ -76,15 +83,20 @@ def _reject(state, cells, halos, ship_start, members, hits, tries, out):
 
 
 def draw(
-    rules: Rules, observation: Observation, count: int, seed: int = 0, deadline: float | None = None
+    rules: Rules,
+    observation: Observation,
+    count: int,
+    seed: int = 0,
+    deadline: float | None = None,
+    stop: Stop | None = None,
 ) -> np.ndarray:
     """``count`` layouts drawn exactly uniformly from those consistent with ``observation``.
 
     Rows of placement indices, one per ship in fleet order. Reproducible for a given seed.
-    Raises :class:`battleship.inference.Contradiction` when no layout fits. For fleets only the
-    profile engine counts (Sea Battle's ten ships), exact sampling ship by ship would cost a count
-    per ship per draw (minutes), so rejection carries on instead, until ``deadline``
-    (``time.perf_counter()``; else ``LARGE_ROUNDS`` rounds), and fewer rows may come back.
+    Raises :class:`battleship.inference.Contradiction` when no layout fits. With a ``deadline``
+    (``time.perf_counter()``) the state graph is used only if it is compiled already (compiling
+    may take longer than the budget); otherwise rejection carries on until then and fewer rows may
+    come back. ``stop`` interrupts the work (:class:`battleship.stop.Stopped`).
     """
     ev = evidence(rules, observation)
     t = tables(rules)
@@ -101,19 +113,40 @@ def draw(
     filled, used = _reject(state, *tables_, PILOT_TRIES, out)
     if 0 < filled < count and used * count / filled <= MAX_TRIES:
         filled += _reject(state, *tables_, MAX_TRIES, out[filled:])[0]
-    if filled < count and choose_engine(rules, ev) == "profile":
+    if filled == count:
+        return out
+    rest = _by_graph(rules, ev, count - filled, state, deadline, stop)
+    if rest is None and sweep.applies(rules):
         return _keep_rejecting(rules, state, tables_, out, filled, deadline)
-    if filled < count:
+    if rest is None:
         check_size(rules, ev)
-        out[filled:] = _exact_rest(rules, observation, ev, count - filled, seed)
+        rest = _exact_rest(rules, observation, ev, count - filled, seed)
+    if len(rest) == 0:
+        raise Contradiction("no layout fits these shots")
+    out[filled:] = rest
     return out
+
+
+def _by_graph(
+    rules: Rules, ev: Evidence, count: int, state: np.ndarray, deadline: float | None, stop: Stop | None
+) -> np.ndarray | None:
+    """Samples from the state graph, or None where it does not serve (other shapes, too large, or a
+    deadline and a graph not compiled yet)."""
+    if not sweep.applies(rules):
+        return None
+    if deadline is not None and not sweep.compiled_for(rules, ev):
+        return None
+    try:
+        return sweep.sample_by_sweep(rules, ev, count, state, stop)
+    except TooLarge:
+        return None
 
 
 LARGE_ROUNDS = 25  # rounds of MAX_TRIES draws (about ten seconds) when no deadline is given
 
 
 def _keep_rejecting(rules: Rules, state, tables_, out: np.ndarray, filled: int, deadline: float | None):
-    """Rejection past its usual budget, for fleets too large to sample exactly ship by ship."""
+    """Rejection past its usual budget, where the state graph does not serve now (see :func:`draw`)."""
     rounds = 0
     while filled < len(out):
         out_of_time = deadline is not None and time.perf_counter() > deadline
@@ -124,15 +157,16 @@ def _keep_rejecting(rules: Rules, state, tables_, out: np.ndarray, filled: int, 
     if filled == 0:
         raise BattleshipError(
             f"no layout of this {len(rules.fleet)}-ship fleet fitting these shots was found by rejection "
-            f"within {rounds * MAX_TRIES:,} draws, and exact sampling ship by ship is too slow for it: "
+            f"within {rounds * MAX_TRIES:,} draws, and the exact sampler's state graph is not ready for it: "
             "give more time, or use the exact calculator (no --time)"
         )
     return out[:filled]
 
 
 def _exact_rest(rules: Rules, observation: Observation, ev, count: int, seed: int) -> np.ndarray:
-    """``count`` exact samples when rejection keeps too few: numbered layouts, or ship by ship."""
-    if len(rules.fleet) < 2 or choose_engine(rules, ev) != "search":
+    """``count`` exact samples when rejection keeps too few and the graph does not serve: numbered
+    layouts (the search), or ship by ship for a one-ship fleet."""
+    if len(rules.fleet) < 2:
         return sample(rules, observation, count, seed=seed)
     total, _ = count_by_search(rules, ev, marginals=False)
     if total == 0:
