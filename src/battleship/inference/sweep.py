@@ -9,8 +9,8 @@ Two passes over arrays answer it:
 - backwards, ``B[s]``: the weighted paths from ``s`` to the end, and on the way each placement's
   layouts: the sum over its edges ``e = (s, t)`` of ``F[s] * w(e) * B[t]``.
 
-Only states some path reaches are visited (a list per layer, in state order), so a board late in a
-game costs little. Ships of one class are not told apart in the graph: the count of layouts with
+Only states some path reaches are visited (a bitmap marks them; each layer's are read off it in
+order), so a board late in a game costs little. Ships of one class are not told apart in the graph: the count of layouts with
 ships told apart is the graph's times the ways to assign the class's ships to its placements
 (:func:`classes`). Drawing a path backwards-weighted (:func:`sample`) gives exact uniform samples.
 
@@ -28,7 +28,9 @@ from functools import lru_cache
 from math import factorial, prod
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from battleship.cells import iter_cells
 from battleship.inference.evidence import Evidence
@@ -57,7 +59,6 @@ from battleship.tables import tables, to_words
 
 SPACING_CODE = {Spacing.TOUCH: TOUCH, Spacing.NO_EDGE: NO_EDGE, Spacing.NO_CONTACT: NO_CONTACT}
 EXACT_LIMIT = 2**62  # placement counts stay int64 below this total, float64 beyond
-DENSE = 16  # a layer with more than 1/DENSE of its states alive is scanned whole, not listed
 
 
 # ---- the two passes ----------------------------------------------------------------------------
@@ -71,92 +72,83 @@ def _weight(lab, i, weight, hit, one):
     return weight[lab]
 
 
-@njit(cache=True, nogil=True)
-def _layer_order(i, layer_first, head, link, seen, order, at):
-    """Write layer ``i``'s reached states into ``order`` from ``at``, ascending; returns the new end.
+@intrinsic
+def _trailing_zeros(typingctx, x):
+    """The number of trailing zero bits of a uint64 (one machine instruction)."""
+    if x != types.uint64:
+        return None
 
-    A layer reached in many states is scanned whole (``seen`` marks them), a sparse one gathered
-    from its list (``head``/``link``) and sorted.
-    """
-    lo, hi = layer_first[i], layer_first[i + 1]
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.uint64(types.uint64), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _low_bit(x):
+    """The index of the lowest set bit of a non-zero uint64."""
+    return np.int64(_trailing_zeros(x))
+
+
+@njit(cache=True, nogil=True)
+def _reached(reached, lo, hi, out):
+    """The reached states in ``[lo, hi)`` (set bits of ``reached``), ascending into ``out``; how many."""
     n = 0
-    s = head[i]
-    while s >= 0 and n * DENSE <= hi - lo:
-        n += 1
-        s = link[s]
-    if s >= 0:  # dense: scan
-        for s in range(lo, hi):
-            if seen[s]:
-                order[at] = s
-                at += 1
-        return at
-    s = head[i]
-    start = at
-    while s >= 0:
-        order[at] = s
-        at += 1
-        s = link[s]
-    order[start:at].sort()
-    return at
+    for w in range(lo >> 6, ((hi - 1) >> 6) + 1):
+        word = reached[w]
+        while word:
+            s = (w << 6) + _low_bit(word)
+            word &= word - np.uint64(1)
+            if lo <= s < hi:
+                out[n] = s
+                n += 1
+    return n
 
 
 @njit(cache=True, nogil=True)
-def _forward(graph, weight, hit, F, scratch, bounds, flag):
-    """``F[s]`` for every state the board lets a path reach; ``order``: those states, layer by layer.
+def _forward(graph, weight, hit, F, reached, order, flag):
+    """``F[s]`` for every state the board lets a path reach, marked in the bitmap ``reached``.
 
-    ``bounds[i]`` .. ``bounds[i + 1]`` is layer ``i``'s part of ``order``. Returns False if stopped.
-    ``F`` and ``seen`` come zeroed and ``order`` is filled (:func:`_clean` zeroes them after).
+    Each layer's reached states are read off the bitmap, in order (a board late in a game reaches
+    few, and costs little). Returns False if stopped.
     """
-    layer_first, edge_first, target, label, jump = graph
-    seen, link, order = scratch
+    layer_first, edge_first, target, label, _jump = graph
     ncell = layer_first.shape[0] - 2
     one = weight[0] * 0 + 1
-    head = np.full(ncell + 1, -1, np.int32)
     F[0] = one
-    seen[0] = 1
-    head[0] = 0
-    link[0] = -1
-    at = 0
+    reached[0] |= np.uint64(1)
     done = 0
-    for i in range(ncell + 1):
-        bounds[i] = at
-        at = _layer_order(i, layer_first, head, link, seen, order, at)
-        for q in range(bounds[i], at):
+    for i in range(ncell):
+        n = _reached(reached, layer_first[i], layer_first[i + 1], order)
+        for q in range(n):
             done += 1
             if done % CHECK_EVERY == 0 and flag[0]:
                 return False
             s = order[q]
             f = F[s]
             for e in range(edge_first[s], edge_first[s + 1]):
-                lab = label[e]
-                w = _weight(lab, i, weight, hit, one)
+                w = _weight(label[e], i, weight, hit, one)
                 if w == 0:
                     continue
                 t = target[e]
-                if not seen[t]:
-                    seen[t] = 1
-                    j = i + 1 if lab < 0 else i + jump[lab]
-                    link[t] = head[j]
-                    head[j] = t
                 F[t] += f * w
-    bounds[ncell + 1] = at
+                reached[t >> 6] |= np.uint64(1) << np.uint64(t & 63)
     return True
 
 
 @njit(cache=True, nogil=True)
-def _backward(graph, weight, hit, F, B, order, bounds, marginal, flag):
+def _backward(graph, weight, hit, F, B, reached, order, marginal, flag):
     """``B[s]`` for the reached states (paths on to the end) and, if ``marginal`` has room, each
     placement label's weighted layouts added to it. Returns False if stopped."""
     layer_first, edge_first, target, label, _jump = graph
     ncell = layer_first.shape[0] - 2
     one = weight[0] * 0 + 1
     want = marginal.shape[0] > 0
-    end = layer_first[ncell]
-    if bounds[ncell + 1] > bounds[ncell]:
-        B[end] = one
+    B[layer_first[ncell]] = one
     done = 0
     for i in range(ncell - 1, -1, -1):
-        for q in range(bounds[i + 1] - 1, bounds[i] - 1, -1):
+        n = _reached(reached, layer_first[i], layer_first[i + 1], order)
+        for q in range(n - 1, -1, -1):
             done += 1
             if done % CHECK_EVERY == 0 and flag[0]:
                 return False
@@ -180,29 +172,36 @@ def _backward(graph, weight, hit, F, B, order, bounds, marginal, flag):
 def _sweep(graph, weight, hit, want, values, scratch, flag):
     """Total (the end's ``F``) and per-label layouts; ``ok`` False if stopped.
 
-    ``values`` (``F``, ``B``) and ``scratch`` are zeroed buffers the size of the graph, left zeroed.
+    ``values`` (``F``, ``B``) and ``scratch`` (the reached bitmap, an order buffer) are zeroed
+    buffers the size of the graph, left zeroed.
     """
     F, B = values
+    reached, order = scratch
     ncell = graph[0].shape[0] - 2
-    bounds = np.zeros(ncell + 2, np.int64)
     marginal = np.zeros(weight.shape[0] if want else 0, weight.dtype)
-    ok = _forward(graph, weight, hit, F, scratch, bounds, flag)
-    total = F[graph[0][ncell]]
-    if ok and want and total != 0:
-        ok = _backward(graph, weight, hit, F, B, scratch[2], bounds, marginal, flag)
-    _clean(F, B, scratch, bounds)
+    ok = _forward(graph, weight, hit, F, reached, order, flag)
+    end = graph[0][ncell]
+    total = F[end]
+    found = (reached[end >> 6] >> np.uint64(end & 63)) & np.uint64(1)
+    if ok and want and found:
+        ok = _backward(graph, weight, hit, F, B, reached, order, marginal, flag)
+    if ok:
+        _clean(graph[0][ncell + 1], (F, B) if want else (F, F), reached)
     return ok, total, marginal
 
 
 @njit(cache=True, nogil=True)
-def _clean(F, B, scratch, bounds):
-    """Zero what a sweep wrote (the reached states only), so the buffers serve the next sweep."""
-    seen, _link, order = scratch
-    for q in range(bounds[bounds.shape[0] - 1]):
-        s = order[q]
-        F[s] = 0
-        B[s] = 0
-        seen[s] = 0
+def _clean(n, values, reached):
+    """Zero what a sweep wrote (the reached states' values, the bitmap): ready for the next sweep."""
+    F, B = values
+    for w in range((n + 63) >> 6):
+        word = reached[w]
+        while word:
+            s = (w << 6) + _low_bit(word)
+            word &= word - np.uint64(1)
+            F[s] = 0
+            B[s] = 0
+        reached[w] = np.uint64(0)
 
 
 # ---- from rules to the graph's frame ---------------------------------------------------------------
@@ -381,10 +380,10 @@ def _buffers(graph: Graph, dtype: np.dtype) -> tuple:
         if free:
             return free.pop()
     n = graph.states
+    widest = int(np.diff(graph.layer_first).max())
     return (np.zeros(n, dtype), np.zeros(n, dtype)), (
-        np.zeros(n, np.uint8),
-        np.empty(n, np.int32),
-        np.empty(n, np.int32),
+        np.zeros((n + 63) // 64 + 1, np.uint64),
+        np.empty(widest, np.int32),
     )
 
 
@@ -404,6 +403,7 @@ def _run(graph: Graph, weight: np.ndarray, hit: np.ndarray, want: bool, stop: St
     )
     if not ok:  # stopped midway: the buffers are not all zero again, let them go
         stop.check()
+        raise RuntimeError("a sweep stopped without a stop request")
     _give_back(graph, weight.dtype, (values, scratch))
     return total, marginal
 
@@ -507,9 +507,10 @@ def count_by_sweep(
         total = float(total) * board.factor
     else:
         top = max(1, int(board.v.max(initial=0)))
+        wraps = board.graph.open_total * top ** len(rules.fleet) >= 2**63  # int64 values may wrap
         total, marginal = _run(board.graph, board.weight.astype(np.int64), board.hit, marginals, stop)
         total = int(total)
-        if board.graph.open_total * top ** len(rules.fleet) >= 2**63:  # the int64 sweep may have wrapped
+        if wraps:
             approx, floats = _run(board.graph, board.weight.astype(np.float64), board.hit, marginals, stop)
             total = exact_total(total, float(approx))
             if total * board.factor >= EXACT_LIMIT:
@@ -589,22 +590,23 @@ def _walk(graph, weight, hit, B, state, row):
 def _draw(graph, weight, hit, values, scratch, state, out, flag):
     """Fill ``out`` (rows of placement labels) with paths drawn exactly in proportion to their weight.
 
-    Returns False if stopped (or if no path exists: then ``out`` is untouched).
+    Returns (not stopped, some path exists); with no path ``out`` is untouched.
     """
     F, B = values
+    reached, order = scratch
     ncell = graph[0].shape[0] - 2
-    bounds = np.zeros(ncell + 2, np.int64)
-    ok = _forward(graph, weight, hit, F, scratch, bounds, flag)
-    ok = ok and F[graph[0][ncell]] > 0
-    if ok:
-        ok = _backward(graph, weight, hit, F, B, scratch[2], bounds, np.zeros(0, weight.dtype), flag)
-    for k in range(out.shape[0] if ok else 0):
+    ok = _forward(graph, weight, hit, F, reached, order, flag)
+    found = ok and F[graph[0][ncell]] > 0
+    if found:
+        ok = _backward(graph, weight, hit, F, B, reached, order, np.zeros(0, weight.dtype), flag)
+    for k in range(out.shape[0] if ok and found else 0):
         if k % 256 == 0 and flag[0]:
             ok = False
             break
         _walk(graph, weight, hit, B, state, out[k])
-    _clean(F, B, scratch, bounds)
-    return ok
+    if ok:
+        _clean(graph[0][ncell + 1], values, reached)
+    return ok, found
 
 
 @njit(cache=True, nogil=True)
@@ -643,13 +645,13 @@ def sample_by_sweep(
     labels = np.full((count, len(rules.fleet)), -1, dtype=np.int64)
     weight = board.weight.astype(np.int64)
     values, scratch = _buffers(board.graph, weight.dtype)
-    ok = _call(
+    ok, found = _call(
         _draw, _arrays(board.graph), weight, board.hit, values, scratch, state, labels, _flag(stop), stop=stop
     )
-    if stop is not None:
+    if not ok:
         stop.check()
     _give_back(board.graph, weight.dtype, (values, scratch))
-    if not ok:
+    if not found:
         return np.zeros((0, len(rules.fleet)), dtype=np.int64)
     owner, local, members, first_member = _owners(rules, board)
     out = np.empty((count, len(rules.fleet)), dtype=np.int64)
