@@ -419,10 +419,12 @@ def _with_counts(geo, lengths, mult, class_length, template, limit, flag):
     """The geometry times the class counts, forwards from the empty board; None if stopped or too big.
 
     A state is (geometric id ``g``, count index ``u``, mixed radix over the classes), keyed
-    ``g * combos + u``; a dense index per layer in flight maps keys to state ids (first reached,
-    first numbered). ``class_length[k]`` is the index in ``lengths`` of class ``k``'s length.
-    Returns the number of states per layer, the last layer's keys, and per layer the states'
-    out-degrees and per edge its target's id within its layer and its label (``template``'s type).
+    ``g * combos + u``. A dense index per layer in flight maps the keys reached to ids in the order
+    first reached; a layer is then swept in key order (so that the states of one geometric state,
+    which share their targets' neighbourhood, come together), which numbers it. ``class_length[k]``
+    is the index in ``lengths`` of class ``k``'s length. Returns the number of states per layer, the
+    last layer's keys, per layer the states' out-degrees and per edge its target's first-reached id
+    and its label (``template``'s type), and per layer each first-reached id's final number (flat).
     """
     (degree_g, at_g), (forget_g, _), (target_g, at_e), (kind_g, _) = geo
     ncell = at_g.shape[0] - 2
@@ -431,92 +433,103 @@ def _with_counts(geo, lengths, mult, class_length, template, limit, flag):
     for k in range(1, nclass):
         stride[k] = stride[k - 1] * (mult[k - 1] + 1)
     combos = stride[nclass - 1] * (mult[nclass - 1] + 1)
-    full = 0
-    for k in range(nclass):
-        full += mult[k] * stride[k]
     window = int(lengths.max()) + 1
-    widest = 0
-    for i in range(ncell + 1):
-        widest = max(widest, at_g[i + 1] - at_g[i])
-    index = np.full((window, widest * combos), -1, np.int32)
-    keyrows = np.empty((window, 1024), np.int64)
+    index = np.full((window, int(np.diff(at_g).max()) * combos), -1, np.int32)
     sizes = np.zeros(window, np.int64)
     index[0, 0] = 0
-    keyrows[0, 0] = 0
     sizes[0] = 1
     count = np.zeros(ncell + 1, np.int64)
     degree = List([np.zeros(0, np.uint8) for _ in range(ncell + 1)])
     target = List([np.zeros(0, np.int32) for _ in range(ncell + 1)])
     label = List([np.zeros(0, template.dtype) for _ in range(ncell + 1)])
-    buf_t = np.empty(1024, np.int32)
-    buf_l = np.empty(1024, template.dtype)
-    total = 0
-    mine = keyrows[0, :1].copy()
+    rank = List([np.zeros(0, np.int32) for _ in range(ncell + 1)])
+    moves = (degree_g, at_g, forget_g, target_g, at_e, kind_g)
+    counts = (class_length, mult, stride, combos)
+    buffers = (np.empty(1024, np.int32), np.empty(1024, template.dtype))
+    keys = np.zeros(1, np.int64)
     for i in range(ncell + 1):
         w = i % window
-        n = sizes[w]
-        count[i] = n
-        total += n
-        if total > limit:
+        count[i] = sizes[w]
+        if count[: i + 1].sum() > limit:
             return None
-        mine = keyrows[w, :n].copy()
-        deg = np.zeros(n, np.uint8)
-        degree[i] = deg
+        rank[i] = np.empty(count[i], np.int32)
+        keys = _in_key_order(index, w, at_g[i + 1] - at_g[i], combos, rank[i])
+        sizes[w] = 0  # the row now serves layer i + window
+        degree[i] = np.zeros(count[i], np.uint8)
         if i == ncell:
             break
-        first = np.zeros(at_g[i + 1] - at_g[i] + 1, np.int64)
-        first[0] = at_e[i]
-        for g in range(first.shape[0] - 1):
-            first[g + 1] = first[g] + degree_g[at_g[i] + g]
-        ne = 0
-        for s in range(n):
-            if s % CHECK_EVERY == 0 and flag[0]:
-                return None
-            g, u = mine[s] // combos, mine[s] % combos
-            most = (nclass + 1) * (first[g + 1] - first[g])
-            buf_t = _grow(buf_t, ne + most)
-            buf_l = _grow(buf_l, ne + most)
-            if sizes.max() + most > keyrows.shape[1]:
-                grown = np.empty((window, 2 * keyrows.shape[1]), np.int64)
-                grown[:, : keyrows.shape[1]] = keyrows
-                keyrows = grown
-            start = ne
-            for e in range(first[g], first[g + 1]):
-                kd = kind_g[e]
-                if kd < 0:
-                    j = i + 1
-                    g2 = forget_g[at_g[j] + target_g[e]] if u == full else target_g[e]
-                    buf_t[ne] = _state(index, keyrows, sizes, j % window, g2 * combos + u)
-                    buf_l[ne] = kd
-                    ne += 1
+        out = _expand_layer(i, keys, moves, counts, lengths, index, sizes, window, degree[i], buffers, flag)
+        if out is None:
+            return None
+        target[i], label[i], buffers = out
+    return count, keys, degree, target, label, _flat(rank)
+
+
+@njit(cache=True, nogil=True)
+def _in_key_order(index, w, ngeo, combos, rank):
+    """Layer ``w``'s keys in order, ``rank[first-reached id]`` their position; the index row cleared."""
+    keys = np.empty(rank.shape[0], np.int64)
+    row = index[w]
+    at = 0
+    for key in range(ngeo * combos):
+        if row[key] >= 0:
+            keys[at] = key
+            rank[row[key]] = at
+            row[key] = -1
+            at += 1
+    return keys
+
+
+@njit(cache=True, nogil=True)
+def _expand_layer(i, keys, moves, counts, lengths, index, sizes, window, deg, buffers, flag):
+    """Every edge of layer ``i``'s states (in key order): targets' first-reached ids and labels."""
+    degree_g, at_g, forget_g, target_g, at_e, kind_g = moves
+    class_length, mult, stride, combos = counts
+    buf_t, buf_l = buffers
+    ncell = at_g.shape[0] - 2
+    nclass = mult.shape[0]
+    full = (mult * stride).sum()
+    first = np.zeros(at_g[i + 1] - at_g[i] + 1, np.int64)
+    first[0] = at_e[i]
+    for g in range(first.shape[0] - 1):
+        first[g + 1] = first[g] + degree_g[at_g[i] + g]
+    ne = 0
+    for s in range(keys.shape[0]):
+        if s % CHECK_EVERY == 0 and flag[0]:
+            return None
+        g, u = keys[s] // combos, keys[s] % combos
+        buf_t = _grow(buf_t, ne + (nclass + 1) * (first[g + 1] - first[g]))
+        buf_l = _grow(buf_l, buf_t.shape[0])
+        start = ne
+        for e in range(first[g], first[g + 1]):
+            kd = kind_g[e]
+            if kd < 0:
+                g2 = forget_g[at_g[i + 1] + target_g[e]] if u == full else target_g[e]
+                buf_t[ne] = _state(index, sizes, (i + 1) % window, g2 * combos + u)
+                buf_l[ne] = kd
+                ne += 1
+                continue
+            li, down = kd // 2, kd % 2
+            j = i + (1 if down or lengths[li] == 1 else lengths[li])
+            for k in range(nclass):
+                if class_length[k] != li or (u // stride[k]) % (mult[k] + 1) >= mult[k]:
                     continue
-                li, down = kd // 2, kd % 2
-                j = i + (1 if down or lengths[li] == 1 else lengths[li])
-                for k in range(nclass):
-                    if class_length[k] != li or (u // stride[k]) % (mult[k] + 1) >= mult[k]:
-                        continue
-                    u2 = u + stride[k]
-                    g2 = forget_g[at_g[j] + target_g[e]] if u2 == full else target_g[e]
-                    buf_t[ne] = _state(index, keyrows, sizes, j % window, g2 * combos + u2)
-                    buf_l[ne] = (2 * k + down) * ncell + i
-                    ne += 1
-            deg[s] = ne - start
-        target[i] = buf_t[:ne].copy()
-        label[i] = buf_l[:ne].copy()
-        for s in range(n):  # the row of the index now serves layer i + window
-            index[w, mine[s]] = -1
-        sizes[w] = 0
-    return count, mine, degree, target, label
+                u2 = u + stride[k]
+                g2 = forget_g[at_g[j] + target_g[e]] if u2 == full else target_g[e]
+                buf_t[ne] = _state(index, sizes, j % window, g2 * combos + u2)
+                buf_l[ne] = (2 * k + down) * ncell + i
+                ne += 1
+        deg[s] = ne - start
+    return buf_t[:ne].copy(), buf_l[:ne].copy(), (buf_t, buf_l)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _state(index, keyrows, sizes, w, key):
+def _state(index, sizes, w, key):
     """The id of the state keyed ``key`` in index row ``w``, numbered next if new."""
     at = index[w, key]
     if at < 0:
         at = sizes[w]
         index[w, key] = at
-        keyrows[w, at] = key
         sizes[w] = at + 1
     return at
 
@@ -534,7 +547,7 @@ def _alive(prod, jump, end_key, flag):
 
     Returns (new ids, where each layer starts in them, states kept per layer); None if stopped.
     """
-    count, last, degree, target, label = prod
+    count, last, degree, target, label, (rank, _) = prod
     ncell = count.shape[0] - 1
     first = np.zeros(ncell + 2, np.int64)
     for i in range(ncell + 1):
@@ -553,7 +566,8 @@ def _alive(prod, jump, end_key, flag):
                 return None
             hi = lo + deg[s]
             for e in range(lo, hi):
-                if newid[first[_step(lab[e], i, jump)] + tgt[e]] >= 0:
+                j = _step(lab[e], i, jump)
+                if newid[first[j] + rank[first[j] + tgt[e]]] >= 0:
                     newid[first[i] + s] = kept[i]
                     kept[i] += 1
                     break
@@ -565,7 +579,7 @@ def _alive(prod, jump, end_key, flag):
 def _compact(prod, alive, jump):
     """The graph's arrays with only the states that can reach the end: layer starts, edge starts,
     targets (global ids) and labels."""
-    count, _last, degree, target, label = prod
+    count, _last, degree, target, label, (rank, _) = prod
     newid, first, kept = alive
     ncell = count.shape[0] - 1
     layer_first = np.zeros(ncell + 2, np.int64)
@@ -573,12 +587,14 @@ def _compact(prod, alive, jump):
         layer_first[i + 1] = layer_first[i] + kept[i]
     nedges = 0
     for i in range(ncell + 1):
+        tgt, lab, deg = target[i], label[i], degree[i]
         lo = 0
         for s in range(count[i]):
-            hi = lo + degree[i][s]
+            hi = lo + deg[s]
             if newid[first[i] + s] >= 0:
                 for e in range(lo, hi):
-                    if newid[first[_step(label[i][e], i, jump)] + target[i][e]] >= 0:
+                    j = _step(lab[e], i, jump)
+                    if newid[first[j] + rank[first[j] + tgt[e]]] >= 0:
                         nedges += 1
             lo = hi
     edge_first = np.zeros(layer_first[ncell + 1] + 1, np.int64)
@@ -595,7 +611,7 @@ def _compact(prod, alive, jump):
                 edge_first[layer_first[i] + me] = out
                 for e in range(lo, hi):
                     j = _step(lab[e], i, jump)
-                    there = newid[first[j] + tgt[e]]
+                    there = newid[first[j] + rank[first[j] + tgt[e]]]
                     if there >= 0:
                         out_t[out] = layer_first[j] + there
                         out_l[out] = lab[e]
