@@ -287,3 +287,29 @@ def test_the_estimate_is_exact_once_compiled_and_says_when_a_graph_cannot_fit(mo
     far = estimate(other, evidence(other, Observation(other)))
     assert not far.fits and "too large" in far.why and far.seconds == 0
     assert posterior(other).engine == "search"  # the engines that still can answer it
+
+
+@pytest.mark.parametrize("engine", ["rows", "search", "sweep"])
+def test_every_engine_stops_when_asked(engine):
+    from battleship.inference.posterior import ENGINES
+
+    rules = Rules(6, 6, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)), Spacing.TOUCH)
+    ev = evidence(rules, Observation(rules))
+    stop = Stop()
+    stop.request()
+    with pytest.raises(Stopped):
+        ENGINES[engine](rules, ev, stop=stop)
+    assert ENGINES[engine](rules, ev, stop=Stop(60))[0] == ENGINES["search"](rules, ev)[0]
+
+
+def test_a_monte_carlo_budget_is_a_deadline_for_the_whole_answer():
+    from battleship.inference.sampling import monte_carlo
+
+    rules = _stopping_rules()
+    observation = Observation(rules, (Shot(24, Outcome.HIT),))
+    estimate_ = monte_carlo(rules, observation, seconds=0.2, seed=1)
+    assert estimate_.samples > 0 and estimate_.probability.shape == (7, 7)
+    with pytest.raises(Stopped):
+        stop = Stop()
+        stop.request()
+        monte_carlo(rules, observation, samples=100, stop=stop)

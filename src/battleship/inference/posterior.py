@@ -72,19 +72,14 @@ ENGINES = {"rows": count_by_rows, "search": count_by_search, "sweep": sweep.coun
 
 
 def _engine_counts(engine: str, rules: Rules, ev: Evidence, marginals: bool, weight, stop: Stop | None):
-    """Run ``engine``: the sweep reads the stop flag as it goes; the others are checked around."""
+    """Run ``engine`` (every engine reads the stop flag as it goes); returns (total, counts, engine)."""
     if engine == "sweep":
         try:
-            return sweep.count_by_sweep(rules, ev, marginals=marginals, weight=weight, stop=stop)
+            return (*sweep.count_by_sweep(rules, ev, marginals=marginals, weight=weight, stop=stop), engine)
         except TooLarge:  # found out while compiling: the search answers instead
             check_size(rules, ev, weight)
             engine = "search"
-    if stop is not None:
-        stop.check()
-    out = ENGINES[engine](rules, ev, marginals=marginals, weight=weight)
-    if stop is not None:
-        stop.check()
-    return out
+    return (*ENGINES[engine](rules, ev, marginals=marginals, weight=weight, stop=stop), engine)
 
 
 def count(rules: Rules, observation: Observation | None = None, stop: Stop | None = None) -> tuple[int, str]:
@@ -92,7 +87,8 @@ def count(rules: Rules, observation: Observation | None = None, stop: Stop | Non
     ev = evidence(rules, observation or Observation(rules))
     check_size(rules, ev)
     engine = choose_engine(rules, ev)
-    return _engine_counts(engine, rules, ev, False, None, stop)[0], engine
+    total, _, used = _engine_counts(engine, rules, ev, False, None, stop)
+    return total, used
 
 
 def posterior(
@@ -139,7 +135,7 @@ def _posterior(
     weight = None if prior is None else check_prior(rules, prior)
     check_size(rules, ev, weight)
     engine = choose_engine(rules, ev, weight)
-    total, counts = _engine_counts(engine, rules, ev, True, weight, stop)
+    total, counts, engine = _engine_counts(engine, rules, ev, True, weight, stop)
     if total == 0:
         if prior is not None:
             raise Contradiction("every layout that fits these shots has prior weight zero")
@@ -230,9 +226,10 @@ def identical_factor(rules: Rules) -> int:
     return prod(factorial(n) for n in seen.values())
 
 
-def engine_counts(rules: Rules, ev: Evidence) -> tuple[int, np.ndarray]:
+def engine_counts(rules: Rules, ev: Evidence, stop: Stop | None = None) -> tuple[int, np.ndarray]:
     """Layouts and per-placement counts by the fastest exact engine for ``rules``."""
-    return ENGINES[choose_engine(rules, ev)](rules, ev)
+    total, counts, _ = _engine_counts(choose_engine(rules, ev), rules, ev, True, None, stop)
+    return total, counts
 
 
 def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]:

@@ -36,9 +36,10 @@ from battleship.inference.evidence import Contradiction, Evidence, evidence
 from battleship.inference.graph import TooLarge
 from battleship.inference.posterior import check_size, engine_counts
 from battleship.inference.search import count_by_search, select_by_search
+from battleship.inference.watch import flag_of, watched
 from battleship.rng import below, seed_words, stream
 from battleship.rules import Rules
-from battleship.stop import Stop
+from battleship.stop import OutOfTime, Stop
 from battleship.tables import tables, to_words
 
 # Rejection runs a pilot; it carries on only if the pilot's rate promises the rest within
@@ -48,8 +49,11 @@ MAX_TRIES = 4_000_000
 
 
 @njit(cache=True, nogil=True)
-def _reject(state, cells, halos, ship_start, members, hits, tries, out):
-    """Fill rows of ``out`` by rejection within ``tries`` draws; returns (rows filled, draws used)."""
+def _reject(state, cells, halos, ship_start, members, hits, tries, out, flag):
+    """Fill rows of ``out`` by rejection within ``tries`` draws; returns (rows filled, draws used).
+
+    Returns early once ``flag[0]`` is set (the caller checks it).
+    """
     nships = ship_start.shape[0] - 1
     nwords = hits.shape[0]
     blocked = np.zeros(nwords, dtype=np.uint64)
@@ -58,6 +62,8 @@ def _reject(state, cells, halos, ship_start, members, hits, tries, out):
     used = 0
     while filled < out.shape[0] and used < tries:
         used += 1
+        if used % 4096 == 0 and flag[0]:
+            break
         blocked[:] = 0
         covered[:] = 0
         ok = True
@@ -109,18 +115,22 @@ def draw(
     out = np.empty((count, len(rules.fleet)), dtype=np.int64)
     state = stream(np.uint64(seed_words(seed)), np.uint64(0))
     hits = to_words(ev.hits, t.nwords)
-    tables_ = (t.cells, t.halos, ship_start, members, hits)
-    filled, used = _reject(state, *tables_, PILOT_TRIES, out)
+    tables_ = (t.cells, t.halos, ship_start, members, hits, flag_of(stop))
+    filled, used = _reject(state, *tables_[:5], PILOT_TRIES, out, tables_[5])
     if 0 < filled < count and used * count / filled <= MAX_TRIES:
-        filled += _reject(state, *tables_, MAX_TRIES, out[filled:])[0]
+        filled += watched(_reject, state, *tables_[:5], MAX_TRIES, out[filled:], tables_[5], stop=stop)[0]
+    if stop is not None:
+        stop.check()
     if filled == count:
         return out
     rest = _by_graph(rules, ev, count - filled, state, deadline, stop)
     if rest is None and sweep.applies(rules):
-        return _keep_rejecting(rules, state, tables_, out, filled, deadline)
+        return _keep_rejecting(rules, state, tables_, out, filled, deadline, stop)
     if rest is None:
         check_size(rules, ev)
-        rest = _exact_rest(rules, observation, ev, count - filled, seed)
+        rest = _exact_rest(rules, observation, ev, count - filled, seed, deadline, stop)
+        if rest is None:  # the search would pass the deadline
+            return _keep_rejecting(rules, state, tables_, out, filled, deadline, stop)
     if len(rest) == 0:
         raise Contradiction("no layout fits these shots")
     out[filled:] = rest
@@ -145,14 +155,18 @@ def _by_graph(
 LARGE_ROUNDS = 25  # rounds of MAX_TRIES draws (about ten seconds) when no deadline is given
 
 
-def _keep_rejecting(rules: Rules, state, tables_, out: np.ndarray, filled: int, deadline: float | None):
+def _keep_rejecting(
+    rules: Rules, state, tables_, out: np.ndarray, filled: int, deadline: float | None, stop: Stop | None
+):
     """Rejection past its usual budget, where the state graph does not serve now (see :func:`draw`)."""
     rounds = 0
     while filled < len(out):
         out_of_time = deadline is not None and time.perf_counter() > deadline
         if out_of_time or (deadline is None and rounds >= LARGE_ROUNDS):
             break
-        filled += _reject(state, *tables_, MAX_TRIES, out[filled:])[0]
+        filled += watched(_reject, state, *tables_[:5], MAX_TRIES, out[filled:], tables_[5], stop=stop)[0]
+        if stop is not None:
+            stop.check()
         rounds += 1
     if filled == 0:
         raise BattleshipError(
@@ -163,19 +177,48 @@ def _keep_rejecting(rules: Rules, state, tables_, out: np.ndarray, filled: int, 
     return out[:filled]
 
 
-def _exact_rest(rules: Rules, observation: Observation, ev, count: int, seed: int) -> np.ndarray:
+def _exact_rest(
+    rules: Rules,
+    observation: Observation,
+    ev,
+    count: int,
+    seed: int,
+    deadline: float | None,
+    stop: Stop | None,
+) -> np.ndarray | None:
     """``count`` exact samples when rejection keeps too few and the graph does not serve: numbered
-    layouts (the search), or ship by ship for a one-ship fleet."""
+    layouts (the search), or ship by ship for a one-ship fleet; None if the deadline came first."""
     if len(rules.fleet) < 2:
         return sample(rules, observation, count, seed=seed)
-    total, _ = count_by_search(rules, ev, marginals=False)
+    budget = stop if deadline is None else _until(deadline, stop)
+    try:
+        total, _ = count_by_search(rules, ev, marginals=False, stop=budget)
+        if deadline is not None:
+            budget.check()
+    except OutOfTime:
+        if stop is not None:
+            stop.check()  # the caller's own deadline
+        return None
     if total == 0:
         raise Contradiction("no layout fits these shots")
     targets = np.random.default_rng(seed).integers(0, total, size=count)
     order = np.argsort(targets, kind="stable")
     out = np.empty((count, len(rules.fleet)), dtype=np.int64)
-    out[order] = select_by_search(rules, ev, targets[order])
+    out[order] = select_by_search(rules, ev, targets[order], stop=stop)
     return out
+
+
+def _until(deadline: float, stop: Stop | None) -> Stop:
+    """A stop at ``deadline`` (``time.perf_counter()``), or at ``stop``'s own deadline if sooner.
+
+    (Ctrl-C reaches a kernel through whichever stop watches it.)
+    """
+    if stop is not None:
+        stop.check()
+    budget = Stop(max(0.0, deadline - time.perf_counter()))
+    if stop is not None and stop.deadline is not None:
+        budget.deadline = min(budget.deadline, stop.deadline)
+    return budget
 
 
 def hit_counts(rules: Rules, rows: np.ndarray) -> np.ndarray:
@@ -238,11 +281,14 @@ def monte_carlo(
     seed: int = 0,
     samples: int | None = None,
     batch: int = 256,
+    stop: Stop | None = None,
 ) -> Estimate:
     """Hit probabilities from exact samples: ``samples`` of them, or as many as ``seconds`` allow.
 
     With ``samples`` the estimate is reproducible; a time budget (C. Liam Brown's Probability mode) draws
-    batches until the time is up, so the count depends on the machine.
+    batches until the time is up, so the count depends on the machine. The budget is a deadline for
+    the whole answer (at least one batch is drawn): the state graph's exact sampler serves only if its
+    graph is compiled already. ``stop`` interrupts the work (:class:`battleship.stop.Stopped`).
     """
     if (seconds is None) == (samples is None):
         raise ValueError("give seconds or samples")
@@ -251,8 +297,8 @@ def monte_carlo(
     n = k = 0
     size = 16 if samples is None else samples  # a small first batch keeps short budgets short
     while True:
-        deadline = None if seconds is None else start + max(seconds, 1.0)
-        rows = draw(rules, observation, size, seed=seed * 1_000_003 + k, deadline=deadline)
+        deadline = None if seconds is None else start + seconds
+        rows = draw(rules, observation, size, seed=seed * 1_000_003 + k, deadline=deadline, stop=stop)
         hits += hit_counts(rules, rows)
         n += len(rows)
         k += 1

@@ -52,9 +52,10 @@ from battleship.inference.graph import (
     known_too_large,
     likely_states,
 )
+from battleship.inference.watch import flag_of, watched
 from battleship.rng import next_u64
 from battleship.rules import Rules, Spacing
-from battleship.stop import Stop, run
+from battleship.stop import Stop
 from battleship.tables import tables, to_words
 
 SPACING_CODE = {Spacing.TOUCH: TOUCH, Spacing.NO_EDGE: NO_EDGE, Spacing.NO_CONTACT: NO_CONTACT}
@@ -344,22 +345,9 @@ def _hits(rules: Rules, hits: int) -> np.ndarray:
 
 
 # ---- counting ------------------------------------------------------------------------------------
-def _flag(stop: Stop | None) -> np.ndarray:
-    """The flag kernels read: the stop's, or one nobody sets."""
-    return np.zeros(1, dtype=np.int64) if stop is None else stop.flag
-
-
-def _call(work, *args, stop: Stop | None):
-    """``work(*args)``, in a watched worker thread when there is a stop to honour."""
-    if stop is None:
-        return work(*args)
-    stop.check()
-    return run(work, *args, stop=stop)
-
-
 def graph_for(shape: Shape, stop: Stop | None = None) -> Graph:
     """The compiled graph of ``shape`` (compiled now if need be); :class:`Stopped` if asked to stop."""
-    graph = cached(shape) or _call(compiled, shape, _flag(stop), stop=stop)
+    graph = cached(shape) or watched(compiled, shape, flag_of(stop), stop=stop)
     if graph is None:  # stopped while compiling
         stop.check()
         raise RuntimeError("the graph's compilation stopped without a stop request")
@@ -398,8 +386,8 @@ def _give_back(graph: Graph, dtype: np.dtype, buffers: tuple) -> None:
 def _run(graph: Graph, weight: np.ndarray, hit: np.ndarray, want: bool, stop: Stop | None):
     """One sweep: (total, per-label layouts)."""
     values, scratch = _buffers(graph, weight.dtype)
-    ok, total, marginal = _call(
-        _sweep, _arrays(graph), weight, hit, want, values, scratch, _flag(stop), stop=stop
+    ok, total, marginal = watched(
+        _sweep, _arrays(graph), weight, hit, want, values, scratch, flag_of(stop), stop=stop
     )
     if not ok:  # stopped midway: the buffers are not all zero again, let them go
         stop.check()
@@ -645,8 +633,17 @@ def sample_by_sweep(
     labels = np.full((count, len(rules.fleet)), -1, dtype=np.int64)
     weight = board.weight.astype(np.int64)
     values, scratch = _buffers(board.graph, weight.dtype)
-    ok, found = _call(
-        _draw, _arrays(board.graph), weight, board.hit, values, scratch, state, labels, _flag(stop), stop=stop
+    ok, found = watched(
+        _draw,
+        _arrays(board.graph),
+        weight,
+        board.hit,
+        values,
+        scratch,
+        state,
+        labels,
+        flag_of(stop),
+        stop=stop,
     )
     if not ok:
         stop.check()
