@@ -14,9 +14,9 @@ plus, under ``no-contact``, whether (``r``, ``c - 2``) is a ship, and how many s
 placed (ships of a class are not told apart). Cells are thus remembered by what they forbid, not by
 how: two pasts that forbid the same cells are one state.
 
-From a state each way to decide the cell is an edge with a label: leave it empty (:data:`EMPTY`),
-a ship going on down through it (:data:`GOES_ON`), or a ship of class ``k`` starting there along
-the row or down the column (a placement label, :meth:`Shape.label`). A ship along the row covers
+From a state each way to decide the cell is an edge with a label: a ship of class ``k`` starting
+there along the row or down the column (a placement label, :meth:`Shape.label`), leaving it empty
+(:attr:`Shape.empty`), or a ship going on down through it (:attr:`Shape.goes_on`). A ship along the row covers
 its cells at once: its edge jumps to the cell after it. Every layout of the fleet is one path from
 the first state to the last, and every path one layout.
 
@@ -25,10 +25,13 @@ edge when the placement is admissible (weighed by its prior weight), an empty ed
 is a hit. So the graph is compiled once per board shape, spacing and class structure, kept, and a
 board is a sweep over its arrays (:mod:`battleship.inference.sweep`), without any hashing.
 
-Compiling takes three passes, layer by layer: the geometry alone (hash tables of profile keys);
-the states with counts, following the geometry's edges (a dense index per layer, no hashing); and
-backwards, dropping the states that cannot finish the fleet. Once every ship is placed, what the
-margins forbid no longer matters and is forgotten, which merges more states.
+Compiling takes four passes, layer by layer: the geometry alone (hash tables of profile keys);
+the states with counts, following the geometry's edges (a dense index per layer, no hashing);
+backwards, dropping the states that cannot finish the fleet; and backwards again, merging the
+states of a layer whose futures are the same (the same labelled edges to the same states: one path
+is still one layout). Once every ship is placed, what the margins forbid no longer matters and is
+forgotten, which merges states early and cheaply; the last pass finds the rest (pirates: 6.3
+million states to 5.5).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from numba.typed import List
 
 from battleship.rng import mix64
 
-EMPTY = -1  # the cell is left empty: not allowed on a hit
+EMPTY = -1  # (the geometry's moves) the cell is left empty: not allowed on a hit
 GOES_ON = -2  # a ship placed further up goes on through the cell: always allowed
 CHECK_EVERY = 4096  # states between looks at the stop flag
 TOUCH, NO_EDGE, NO_CONTACT = 0, 1, 2  # spacing codes
@@ -65,8 +68,18 @@ class Shape:
 
     @property
     def labels(self) -> int:
-        """Placement labels: (class, orientation, cell)."""
+        """Placement labels: (class, orientation, cell). Two more follow: :attr:`empty`, :attr:`goes_on`."""
         return 2 * len(self.lengths) * self.cells
+
+    @property
+    def empty(self) -> int:
+        """The label of an edge leaving its cell empty (closed on a hit)."""
+        return self.labels
+
+    @property
+    def goes_on(self) -> int:
+        """The label of an edge where a ship placed further up fills the cell (always open)."""
+        return self.labels + 1
 
     @property
     def bits(self) -> int:
@@ -90,8 +103,8 @@ class Shape:
         return (2 * k + int(down)) * self.cells + cell
 
     def jumps(self) -> np.ndarray:
-        """Per placement label, how many cells its edge advances (a ship along the row: its length)."""
-        out = np.ones(self.labels, dtype=np.int64)
+        """Per label, how many cells its edge advances (a ship along the row: its length; else 1)."""
+        out = np.ones(self.labels + 2, dtype=np.int64)
         for k, length in enumerate(self.lengths):
             if length > 1:
                 out[2 * k * self.cells : (2 * k + 1) * self.cells] = length
@@ -110,8 +123,8 @@ class Graph:
     layer_first: np.ndarray  # (cells + 2,) int64
     edge_first: np.ndarray  # (states + 1,) int64: state s's edges are edge_first[s] .. edge_first[s+1]-1
     target: np.ndarray  # (edges,) int32: the state an edge leads to
-    label: np.ndarray  # (edges,) int16 or int32: EMPTY, GOES_ON or a placement label
-    jump: np.ndarray  # (labels,) int64: cells a placement edge advances
+    label: np.ndarray  # (edges,) int16 or int32: a placement label, shape.empty or shape.goes_on
+    jump: np.ndarray  # (labels + 2,) int64: cells an edge with each label advances
     open_total: int  # paths with every edge allowed: the open board's layouts (classes not told apart)
     spare: dict = field(default_factory=dict, repr=False, compare=False)  # sweep buffers, by value type
 
@@ -488,6 +501,7 @@ def _expand_layer(i, keys, moves, counts, lengths, index, sizes, window, deg, bu
     buf_t, buf_l = buffers
     ncell = at_g.shape[0] - 2
     nclass = mult.shape[0]
+    nlab = 2 * nclass * ncell  # the empty label; nlab + 1: goes on
     full = (mult * stride).sum()
     first = np.zeros(at_g[i + 1] - at_g[i] + 1, np.int64)
     first[0] = at_e[i]
@@ -506,7 +520,7 @@ def _expand_layer(i, keys, moves, counts, lengths, index, sizes, window, deg, bu
             if kd < 0:
                 g2 = forget_g[at_g[i + 1] + target_g[e]] if u == full else target_g[e]
                 buf_t[ne] = _state(index, sizes, (i + 1) % window, g2 * combos + u)
-                buf_l[ne] = kd
+                buf_l[ne] = nlab if kd == EMPTY else nlab + 1
                 ne += 1
                 continue
             li, down = kd // 2, kd % 2
@@ -538,7 +552,7 @@ def _state(index, sizes, w, key):
 @njit(cache=True, nogil=True, inline="always")
 def _step(lab, i, jump):
     """The layer an edge from layer ``i`` with label ``lab`` leads to."""
-    return i + 1 if lab < 0 else i + jump[lab]
+    return i + jump[lab]
 
 
 @njit(cache=True, nogil=True)
@@ -622,6 +636,94 @@ def _compact(prod, alive, jump):
         label[i] = np.zeros(0, label[i].dtype)
     edge_first[layer_first[ncell + 1]] = out
     return layer_first, edge_first, out_t, out_l
+
+
+# ---- pass 4: states with the same future merged ------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def _same(a, b, edge_first, target, label, local):
+    """True when states ``a`` and ``b`` have the same labelled edges to the same classes."""
+    if edge_first[a + 1] - edge_first[a] != edge_first[b + 1] - edge_first[b]:
+        return False
+    for k in range(edge_first[a + 1] - edge_first[a]):
+        ea, eb = edge_first[a] + k, edge_first[b] + k
+        if label[ea] != label[eb] or local[target[ea]] != local[target[eb]]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _futures(layer_first, edge_first, target, label, flag):
+    """Backwards, each state's class among its layer's states with the same future (local ids, in
+    order of first appearance), each layer's number of classes, and each class's first state.
+
+    A state's future is its labelled edges and the classes they lead to; states whose futures are
+    equal lead to the same paths, so one can stand for all (edges are in a fixed label order).
+    """
+    n = edge_first.shape[0] - 1
+    ncell = layer_first.shape[0] - 2
+    local = np.zeros(n, np.int32)
+    rep = np.zeros(n, np.int32)  # rep[layer_first[i] + c]: the first state of class c of layer i
+    nclass = np.zeros(ncell + 1, np.int64)
+    rep[layer_first[ncell]] = layer_first[ncell]
+    nclass[ncell] = 1
+    for i in range(ncell - 1, -1, -1):
+        lo, hi = layer_first[i], layer_first[i + 1]
+        size = 64
+        while size < 2 * (hi - lo):
+            size *= 2
+        slots = np.full(size, -1, np.int64)
+        ids = np.zeros(size, np.int32)
+        for s in range(lo, hi):
+            if (s - lo) % CHECK_EVERY == 0 and flag[0]:
+                return None
+            h = np.uint64(0x9E3779B97F4A7C15)
+            for e in range(edge_first[s], edge_first[s + 1]):
+                h = mix64(h ^ (np.uint64(label[e]) << np.uint64(32)) ^ np.uint64(local[target[e]]))
+            at = np.int64(h & np.uint64(size - 1))
+            key = np.int64(h >> np.uint64(1))
+            while slots[at] != -1:
+                if slots[at] == key and _same(s, rep[lo + ids[at]], edge_first, target, label, local):
+                    break
+                at = (at + 1) & (size - 1)
+            if slots[at] == -1:
+                slots[at] = key
+                ids[at] = nclass[i]
+                rep[lo + nclass[i]] = s
+                nclass[i] += 1
+            local[s] = ids[at]
+    return local, nclass, rep
+
+
+@njit(cache=True, nogil=True)
+def _merged(layer_first, edge_first, target, label, futures):
+    """The graph with one state per class of :func:`_futures` (its first state's edges)."""
+    local, nclass, rep = futures
+    ncell = layer_first.shape[0] - 2
+    first = np.zeros(ncell + 2, np.int64)
+    for i in range(ncell + 1):
+        first[i + 1] = first[i] + nclass[i]
+    layer_of = np.zeros(edge_first.shape[0] - 1, np.int32)
+    nedges = 0
+    for i in range(ncell + 1):
+        layer_of[layer_first[i] : layer_first[i + 1]] = i
+        for c in range(nclass[i]):
+            s = rep[layer_first[i] + c]
+            nedges += edge_first[s + 1] - edge_first[s]
+    out_first = np.zeros(first[ncell + 1] + 1, edge_first.dtype)
+    out_t = np.empty(nedges, np.int32)
+    out_l = np.empty(nedges, label.dtype)
+    out = 0
+    for i in range(ncell + 1):
+        for c in range(nclass[i]):
+            s = rep[layer_first[i] + c]
+            out_first[first[i] + c] = out
+            for e in range(edge_first[s], edge_first[s + 1]):
+                t = target[e]
+                out_t[out] = first[layer_of[t]] + local[t]
+                out_l[out] = label[e]
+                out += 1
+    out_first[first[ncell + 1]] = out
+    return first, out_first, out_t, out_l
 
 
 @njit(cache=True, nogil=True)
@@ -719,7 +821,7 @@ def build(shape: Shape, flag: np.ndarray | None = None) -> Graph | None:
         _refuse(shape, f"{widest:,} profiles in a layer times {shape.combinations} count vectors")
     lengths, class_length, _ = _arrays(shape)
     mult = np.array(shape.mult, dtype=np.int64)
-    template = np.zeros(0, np.int16 if shape.labels < 2**15 else np.int32)
+    template = np.zeros(0, np.int16 if shape.labels + 2 < 2**15 else np.int32)
     prod = _with_counts(geo, lengths, mult, class_length, template, MAX_STATES, flag)
     if prod is None:
         if flag[0]:
@@ -736,6 +838,11 @@ def build(shape: Shape, flag: np.ndarray | None = None) -> Graph | None:
     del prod, alive
     if len(target) < 2**31:
         edge_first = edge_first.astype(np.int32)
+    futures = _futures(layer_first, edge_first, target, label, flag)
+    if futures is None:
+        return None
+    layer_first, edge_first, target, label = _merged(layer_first, edge_first, target, label, futures)
+    del futures
     residue, approx = _open_count(edge_first, target)
     return Graph(
         shape, layer_first, edge_first, target, label, jump, exact_total(int(residue), float(approx))

@@ -36,8 +36,6 @@ from battleship.cells import iter_cells
 from battleship.inference.evidence import Evidence
 from battleship.inference.graph import (
     CHECK_EVERY,
-    EMPTY,
-    GOES_ON,
     MAX_STATES,
     NO_CONTACT,
     NO_EDGE,
@@ -64,13 +62,9 @@ EXACT_LIMIT = 2**62  # placement counts stay int64 below this total, float64 bey
 
 # ---- the two passes ----------------------------------------------------------------------------
 @njit(cache=True, nogil=True, inline="always")
-def _weight(lab, i, weight, hit, one):
-    """The weight of an edge from layer ``i`` with label ``lab`` (zero: the board closes it)."""
-    if lab == GOES_ON:
-        return one
-    if lab == EMPTY:
-        return one * 0 if hit[i] else one
-    return weight[lab]
+def _open_empty(weight, i, hit):
+    """Set the weight of the empty label for cell ``i``: closed on a hit (the label before last)."""
+    weight[weight.shape[0] - 2] = 0 if hit[i] else 1
 
 
 @intrinsic
@@ -115,11 +109,11 @@ def _forward(graph, weight, hit, F, reached, order, flag):
     """
     layer_first, edge_first, target, label, _jump = graph
     ncell = layer_first.shape[0] - 2
-    one = weight[0] * 0 + 1
-    F[0] = one
+    F[0] = 1
     reached[0] |= np.uint64(1)
     done = 0
     for i in range(ncell):
+        _open_empty(weight, i, hit)
         n = _reached(reached, layer_first[i], layer_first[i + 1], order)
         for q in range(n):
             done += 1
@@ -128,7 +122,7 @@ def _forward(graph, weight, hit, F, reached, order, flag):
             s = order[q]
             f = F[s]
             for e in range(edge_first[s], edge_first[s + 1]):
-                w = _weight(label[e], i, weight, hit, one)
+                w = weight[label[e]]
                 if w == 0:
                     continue
                 t = target[e]
@@ -143,11 +137,12 @@ def _backward(graph, weight, hit, F, B, reached, order, marginal, flag):
     placement label's weighted layouts added to it. Returns False if stopped."""
     layer_first, edge_first, target, label, _jump = graph
     ncell = layer_first.shape[0] - 2
-    one = weight[0] * 0 + 1
+    placements = weight.shape[0] - 2  # labels from here on are the empty and goes-on labels
     want = marginal.shape[0] > 0
-    B[layer_first[ncell]] = one
+    B[layer_first[ncell]] = 1
     done = 0
     for i in range(ncell - 1, -1, -1):
+        _open_empty(weight, i, hit)
         n = _reached(reached, layer_first[i], layer_first[i + 1], order)
         for q in range(n - 1, -1, -1):
             done += 1
@@ -155,15 +150,15 @@ def _backward(graph, weight, hit, F, B, reached, order, marginal, flag):
                 return False
             s = order[q]
             f = F[s]
-            b = one * 0
+            b = weight[0] * 0
             for e in range(edge_first[s], edge_first[s + 1]):
                 lab = label[e]
-                w = _weight(lab, i, weight, hit, one)
+                w = weight[lab]
                 if w == 0:
                     continue
                 x = w * B[target[e]]
                 b += x
-                if want and lab >= 0:
+                if want and lab < placements:
                     marginal[lab] += f * x
             B[s] = b
     return True
@@ -179,7 +174,7 @@ def _sweep(graph, weight, hit, want, values, scratch, flag):
     F, B = values
     reached, order = scratch
     ncell = graph[0].shape[0] - 2
-    marginal = np.zeros(weight.shape[0] if want else 0, weight.dtype)
+    marginal = np.zeros(weight.shape[0] - 2 if want else 0, weight.dtype)
     ok = _forward(graph, weight, hit, F, reached, order, flag)
     end = graph[0][ncell]
     total = F[end]
@@ -322,10 +317,12 @@ def shape_of(rules: Rules, ship_classes: list[ShipClass]) -> Shape:
 
 
 def _label_weights(rules: Rules, shape: Shape, ship_classes: list[ShipClass], v: np.ndarray) -> np.ndarray:
-    """Each placement label's weight: the class's ships' weights there (their supports do not meet)."""
+    """Each placement label's weight: the class's ships' weights there (their supports do not meet);
+    then the empty label's (set per cell by the sweep: closed on a hit) and the goes-on label's, 1."""
     t = tables(rules)
     f = frame(rules)
-    out = np.zeros(shape.labels, dtype=v.dtype)
+    out = np.ones(shape.labels + 2, dtype=v.dtype)
+    out[: shape.labels] = 0
     for k, ship_class in enumerate(ship_classes):
         ships = list(ship_class.own) + list(ship_class.common[:1])
         for s in ships:
@@ -555,22 +552,24 @@ def _walk(graph, weight, hit, B, state, row):
     its placement labels written to ``row``."""
     layer_first, edge_first, target, label, jump = graph
     ncell = layer_first.shape[0] - 2
+    placements = weight.shape[0] - 2
     s, i, k = 0, 0, 0
     while i < ncell:
+        _open_empty(weight, i, hit)
         r = _below(state, B[s])
         for e in range(edge_first[s], edge_first[s + 1]):
             lab = label[e]
-            w = _weight(lab, i, weight, hit, 1)
+            w = weight[lab]
             if w == 0:
                 continue
             x = w * B[target[e]]
             if r < x:
                 break
             r -= x
-        if lab >= 0:
+        if lab < placements:
             row[k] = lab
             k += 1
-        i = i + 1 if lab < 0 else i + jump[lab]
+        i = i + jump[lab]
         s = target[e]
 
 
