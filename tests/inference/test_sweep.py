@@ -285,7 +285,7 @@ def test_the_estimate_is_exact_once_compiled_and_says_when_a_graph_cannot_fit(mo
     other = Rules(7, 8, rules.fleet, Spacing.NO_CONTACT)
     monkeypatch.setattr(graph_module, "MAX_GEOMETRY", 1000)
     far = estimate(other, evidence(other, Observation(other)))
-    assert not far.fits and "too large" in far.why and far.seconds == 0
+    assert not far.fits and "would not fit" in far.why and far.seconds == 0
     assert posterior(other).engine == "search"  # the engines that still can answer it
 
 
@@ -313,3 +313,13 @@ def test_a_monte_carlo_budget_is_a_deadline_for_the_whole_answer():
         stop = Stop()
         stop.request()
         monte_carlo(rules, observation, samples=100, stop=stop)
+
+
+def test_the_work_ahead_is_told_before_starting():
+    from battleship.inference import work
+
+    small = work(_stopping_rules())
+    assert small.engine == "sweep" and not small.beyond(60)
+    fleet = tuple(Ship.line(f"S{i}", "ABCDEF"[i], n) for i, n in enumerate((5, 4, 4, 3, 3, 2)))
+    big = work(Rules(12, 12, fleet, Spacing.NO_EDGE, Sinks.SUNK))  # issue 26's slow board
+    assert big.engine == "search" and big.beyond(2) and "would not fit" in big.detail

@@ -22,6 +22,7 @@ from battleship.inference.posterior import (
     identical_factor,
     occupancy,
     posterior,
+    work,
 )
 from battleship.inference.rows import count_by_rows, fast_path
 from battleship.inference.sampling import sample
@@ -51,4 +52,5 @@ __all__ = [
     "sample_by_sweep",
     "select_by_search",
     "why_nowhere",
+    "work",
 ]

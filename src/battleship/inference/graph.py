@@ -378,7 +378,7 @@ def _geometry(height, width, spacing, bits, lengths, need, limit, flag):
             s += 1
         n = sizes[w]
         total += n
-        if total > limit:
+        if total + n * (ncell - i) > limit:  # layers rarely shrink: the rest would pass the limit
             return None
         keys = keyrows[w, :n].copy()
         forget[i] = forget_i[:n].copy()
@@ -463,7 +463,7 @@ def _with_counts(geo, lengths, mult, class_length, template, limit, flag):
     for i in range(ncell + 1):
         w = i % window
         count[i] = sizes[w]
-        if count[: i + 1].sum() > limit:
+        if count[: i + 1].sum() + count[i] * (ncell - i) > limit:  # layers rarely shrink
             return None
         rank[i] = np.empty(count[i], np.int32)
         keys = _in_key_order(index, w, at_g[i + 1] - at_g[i], combos, rank[i])
@@ -755,7 +755,7 @@ class TooLarge(ValueError):
 
 
 MAX_STATES = 50_000_000  # past this a graph and its sweeps would need more than about 2 GB
-MAX_GEOMETRY = 30_000_000  # geometric states of pass 1 (beyond, the graph could not fit either)
+MAX_GEOMETRY = 20_000_000  # geometric states of pass 1 (beyond, the graph could not fit either)
 MAX_INDEX = 150_000_000  # entries of the dense index of pass 2 (4 bytes each)
 FILL = 0.2  # about this share of (geometric states x count vectors) are states (measured: 0.06-0.16)
 
@@ -795,7 +795,7 @@ def geometry(shape: Shape, flag: np.ndarray | None = None) -> tuple | None:
         if geo is None:
             if flag[0]:
                 return None
-            _refuse(shape, f"its geometry alone passes {MAX_GEOMETRY:,} states")
+            _refuse(shape, f"the board's profiles alone would pass {MAX_GEOMETRY:,} states")
         _geometries[shape] = geo
     return _geometries[shape]
 
@@ -826,7 +826,7 @@ def build(shape: Shape, flag: np.ndarray | None = None) -> Graph | None:
     if prod is None:
         if flag[0]:
             return None
-        _refuse(shape, f"more than {MAX_STATES:,} states")
+        _refuse(shape, f"it would pass {MAX_STATES:,} states")
     _geometries.pop(shape, None)
     stride = np.cumprod([1, *[m + 1 for m in shape.mult[:-1]]])
     end_key = int(sum(m * s for m, s in zip(shape.mult, stride, strict=True)))  # geometry 0, all placed

@@ -204,6 +204,47 @@ def _bound(rules: Rules, ev: Evidence, weight: np.ndarray | None) -> int:
     return bound
 
 
+@dataclass(frozen=True)
+class Work:
+    """What an exact answer will take, known (roughly) before starting it."""
+
+    engine: str  # the engine that would answer: "rows", "sweep" or "search"
+    seconds: float  # rough one-core seconds (compiling the sweep's graph included if not done yet)
+    detail: str  # what the figure rests on, for a message
+
+    def beyond(self, seconds: float) -> bool:
+        """True when the answer would take far longer (ten times) than ``seconds``."""
+        return self.seconds > 10 * seconds
+
+
+SEARCH_RATE = 1e10  # candidate combinations the search gets through a second, at best
+ROWS_SECONDS = 0.05  # the row engine on the open standard board
+
+
+def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray | None = None) -> Work:
+    """A rough up-front figure for :func:`posterior` on this board, so a command can say before it
+    starts that a problem is far beyond what it can finish (and suggest sampling instead).
+
+    The sweep's figure comes from its graph (exact once compiled; otherwise the compiler's first
+    pass runs, which takes up to a few seconds on a large board and is reused by the compiler).
+    """
+    ev = evidence(rules, observation or Observation(rules))
+    weight = None if prior is None else check_prior(rules, prior)
+    engine = choose_engine(rules, ev, weight)
+    if engine == "sweep":
+        est = sweep.estimate(rules, ev, weight)
+        done = "compiled" if est.compiled else "to compile"
+        return Work(engine, est.seconds, f"a state graph of about {est.states:,} states ({done})")
+    if engine == "rows":
+        scale = (rules.cells / 100) ** 2 * 2 ** max(0, len(rules.fleet) - 5)
+        return Work(engine, ROWS_SECONDS * scale, f"{len(rules.fleet)} ships on {rules.cells} cells")
+    combos = choices(rules, ev)
+    why = "" if sweep.applies(rules) else "ships that are not straight; "
+    if sweep.applies(rules):
+        why = sweep.estimate(rules, ev, weight).why + "; "
+    return Work(engine, combos / SEARCH_RATE, f"{why}the search faces up to {combos:.2e} combinations")
+
+
 def check_size(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> None:
     """Refuse problems whose counts could overflow 64-bit integers in an engine that cannot go past them."""
     if weight is not None and weight.dtype == np.float64:

@@ -470,7 +470,7 @@ def estimate(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> Es
         except TooLarge as error:
             why = str(error)
     if why:
-        return Estimate(0, 0, False, False, f"the sweep engine's state graph would be too large: {why}")
+        return Estimate(0, 0, False, False, f"the sweep engine's state graph would not fit in 2 GB: {why}")
     return Estimate(likely, 0, False, True)
 
 
