@@ -3,10 +3,12 @@
 Run: .venv/bin/python benchmarks/engine.py [--games 20] [--boards standard pirates ...] [--play pirates ...]
 
 Part 1, the boards: for each rules (standard; `pirates`; `seabattle`; the standard fleet under a
-`no-edge` rules file; 12x12 with ships 5,4,4,3,3,2, `no-edge`, anonymous sinks) the open board's
-count alone and its count with every placement's count (`posterior`, not the cached answer), then
-boards with one, two and three misses (E5; E5 C3; E5 C3 H8), one call each after a warm-up call of
-the same board. Each figure is printed with its ratio to standard's.
+`no-edge` rules file; 12x12 with ships 5,4,4,3,3,2, `no-edge`, anonymous sinks) the work foreseen
+(`inference.work`), the time to compile the sweep engine's state graph and its size (rules with a
+spacing margin), the open board's count alone and its count with every placement's count
+(`posterior`, not the cached answer), then boards with one, two and three misses (E5; E5 C3;
+E5 C3 H8), one call each after a warm-up call of the same board. Each figure is printed with its
+ratio to standard's. A board the engines would take far longer than --limit seconds on is skipped.
 
 Part 2, the games: whole games of exact greedy play (a loop calling `posterior` and firing the most
 likely unshot cell, as the `optimal` shooter does) on uniform layouts, every turn timed: median,
@@ -20,14 +22,18 @@ from __future__ import annotations
 
 import argparse
 import resource
+import threading
 import time
 
 import numpy as np
 
 from battleship import generators
 from battleship.game import Game, Observation
-from battleship.inference import count, posterior
+from battleship.inference import count, evidence, posterior, work
+from battleship.inference import graph as graphs
+from battleship.inference.sweep import classes, shape_of
 from battleship.rules import Rules, Ship, Sinks, Spacing, from_toml, preset
+from battleship.stop import Stop
 
 NO_EDGE_TOML = """\
 name = "no-edge"
@@ -100,8 +106,29 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def boards(name: str, rules: Rules, base: dict[str, float]) -> None:
-    """Part 1 for one rules: open-board count, open-board posterior, 1-3 misses."""
+def compile_graph(name: str, rules: Rules) -> None:
+    """The sweep engine's graph for the open board of ``rules``: compile time (fresh) and size."""
+    ev = evidence(rules, Observation(rules))
+    shape = shape_of(rules, classes(rules, ev.admissible.astype(np.int64), ev.hits))
+    if graphs.cached(shape) is not None:
+        return
+    seconds, graph = timed(graphs.compiled, shape)
+    print(
+        f"  compile graph    {1000 * seconds:10.1f} ms: {graph.states:,} states, {graph.edges:,} edges, "
+        f"{graph.nbytes / 1e6:.0f} MB",
+        flush=True,
+    )
+
+
+def boards(name: str, rules: Rules, base: dict[str, float], limit: float) -> None:
+    """Part 1 for one rules: work foreseen, graph, open-board count, open-board posterior, 1-3 misses."""
+    ahead = work(rules)
+    print(f"{name}: foreseen {ahead.engine}, about {ahead.seconds:.2f} s ({ahead.detail})", flush=True)
+    if ahead.beyond(limit):
+        print(f"  skipped: far beyond {limit} s", flush=True)
+        return
+    if ahead.engine == "sweep":
+        compile_graph(name, rules)
     posterior(rules, misses(rules, 1), cached=False)  # compile and warm up
     seconds, (layouts, engine) = timed(count, rules)
     rows = [("open count", seconds)]
@@ -150,6 +177,20 @@ def greedy(name: str, rules: Rules, games: int, seed: int) -> None:
     )
 
 
+def stopping(rules: Rules) -> None:
+    """How soon a stop requested mid-compile is obeyed (the graph with every ship its own class)."""
+    shape = graphs.Shape(
+        rules.rows, rules.cols, graphs.NO_CONTACT, tuple(s.size for s in rules.fleet), (1,) * len(rules.fleet)
+    )
+    stop = Stop()
+    threading.Timer(0.5, stop.request).start()
+    start = time.perf_counter()
+    built = graphs.compiled(shape, stop.flag)
+    late = time.perf_counter() - start - 0.5
+    what = "compiled before the request" if built is not None else f"obeyed {1000 * late:.0f} ms after it"
+    print(f"a stop requested 0.5 s into compiling {rules.name}'s graph with single-ship classes: {what}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", nargs="*", default=list(RULES), choices=list(RULES))
@@ -158,14 +199,16 @@ def main() -> None:
     )
     parser.add_argument("--games", type=int, default=20, help="games of greedy play per rules")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--limit", type=float, default=30, help="skip boards foreseen far beyond this")
     args = parser.parse_args()
     base: dict[str, float] = {}
     if "standard" not in args.boards:
         args.boards.insert(0, "standard")  # the ratios need it
     for name in args.boards:
-        boards(name, RULES[name](), base)
+        boards(name, RULES[name](), base, args.limit)
     for name in args.play:
         greedy(name, RULES[name](), args.games, args.seed)
+    stopping(RULES["pirates"]())
     print(f"peak memory {peak_mb():.0f} MB")
 
 

@@ -140,8 +140,12 @@ class Graph:
 
     @property
     def nbytes(self) -> int:
-        """Memory the graph holds."""
-        return self.layer_first.nbytes + self.edge_first.nbytes + self.target.nbytes + self.label.nbytes
+        """Memory the graph holds, its spare sweep buffers included."""
+        arrays = [self.layer_first, self.edge_first, self.target, self.label]
+        for sets in list(self.spare.values()):
+            for values, scratch in sets:
+                arrays += [*values, *scratch]
+        return sum(a.nbytes for a in arrays)
 
 
 # ---- the geometry's moves ----------------------------------------------------------------------
@@ -849,7 +853,7 @@ def build(shape: Shape, flag: np.ndarray | None = None) -> Graph | None:
     )
 
 
-BUDGET = 1_500_000_000  # bytes of compiled graphs kept at once (least recently used dropped first)
+BUDGET = 1_200_000_000  # bytes of compiled graphs and their sweep buffers kept (least recently used go first)
 _cache: dict[Shape, Graph] = {}
 _lock = threading.Lock()
 
@@ -869,8 +873,12 @@ def compiled(shape: Shape, flag: np.ndarray | None = None) -> Graph | None:
 
 
 def cached(shape: Shape) -> Graph | None:
-    """The graph of ``shape`` if it is compiled already."""
-    return _cache.get(shape)
+    """The graph of ``shape`` if it is compiled already (now the most recently used)."""
+    with _lock:
+        graph = _cache.pop(shape, None)
+        if graph is not None:
+            _cache[shape] = graph
+        return graph
 
 
 def known_too_large(shape: Shape) -> str | None:
