@@ -31,9 +31,13 @@ def misbehaving(mode: str, game: int = 2) -> str:
     return f"exec:{sys.executable} {MISBEHAVE} {mode} {game}"
 
 
+KEY = arena.Key.from_seed(5)
+JAIL = arena.choose()  # the sandbox (make test installs bubblewrap)
+
+
 def run(bots: list[str], games: int = 3, rules=SMALL, **limits) -> arena.ArenaResult:
     limits = arena.Limits(**{"time": 0.5, "start": 5.0, "memory_mb": 256, **limits})
-    return arena.run(rules, [arena.parse_bot(b, rules) for b in bots], games, seed=5, limits=limits)
+    return arena.run(rules, [arena.parse_bot(b, rules) for b in bots], games, KEY, limits=limits, jail=JAIL)
 
 
 def row_of(result: arena.ArenaResult, bot: str):
@@ -60,10 +64,11 @@ LIMITS = arena.Limits(time=0.5, start=5.0, memory_mb=256)
 def games_of(bot_text: str, games: int = 3) -> list[GameResult]:
     """The bot's games on the arena's first battlefields, one by one."""
     bot = arena.parse_bot(bot_text, SMALL)
-    rows = generators.draw(SMALL, "uniform", 5, games)
-    bot.start(SMALL, LIMITS)
+    rows = KEY.battlefields(SMALL, "uniform", games)
+    bot.start(SMALL, LIMITS, JAIL)
     try:
-        return [bot.play(g, generators.to_layout(SMALL, rows[g]), rows[g], 5) for g in range(games)]
+        seed = KEY.bot_seed("battlefields")
+        return [bot.play(g, generators.to_layout(SMALL, rows[g]), rows[g], seed) for g in range(games)]
     finally:
         bot.close()
 
@@ -110,18 +115,14 @@ def test_a_command_that_does_not_exist_is_a_start_forfeit():
     assert row.forfeits["start"] == 2 and "cannot run" in row.forfeit_examples[0]["detail"]
 
 
-@pytest.mark.parametrize(
-    ("mode", "says"),
-    [
-        ("spin", "stopped by SIGXCPU"),  # spins instead of answering: the kernel stops it
-        ("burn-deaf", "s of CPU time in a game"),  # ignores SIGXCPU: the referee notices
-    ],
-)
-def test_a_program_spinning_is_stopped_by_its_cpu_limit(mode, says):
-    result = run([misbehaving(mode, 1)], games=2, cpu=1.0, time=6.0)
+@pytest.mark.parametrize("mode", ["spin", "burn-deaf"])
+def test_a_program_spinning_is_stopped_by_its_cpu_limit(mode):
+    """spin: spins instead of answering (the referee looks at its CPU time while it waits); burn-deaf:
+    burns CPU in a thread between its turns, ignoring SIGXCPU (the referee reads it after each answer)."""
+    result = run([misbehaving(mode, 1)], games=2, cpu=0.5, time=6.0)
     row = result.leaderboard[0]
     assert row.forfeits["cpu"] == (1 if mode == "spin" else 2), row.forfeit_examples
-    assert says in row.forfeit_examples[0]["detail"]
+    assert "s of CPU time in a game; the limit is 0.5 s" in row.forfeit_examples[0]["detail"]
 
 
 # ---- the protocol ------------------------------------------------------------------------------------
@@ -183,7 +184,7 @@ def test_matches_pair_every_bot_and_a_bad_layout_loses_that_game():
     result = arena.run(
         SMALL,
         [arena.parse_bot(t, SMALL) for t in ("hunt-target", misbehaving("badlayout", 3), "random")],
-        6, seed=2, limits=LIMITS, matches=True,
+        6, arena.Key.from_seed(2), limits=LIMITS, matches=True,
     )  # fmt: skip
     pairs = {(p.a, p.b): p for p in result.matches}
     assert len(pairs) == 3
@@ -198,7 +199,12 @@ def test_matches_are_reproducible():
 
     def once():
         return arena.run(
-            SMALL, [arena.parse_bot(t, SMALL) for t in bots], 4, seed=9, limits=LIMITS, matches=True
+            SMALL,
+            [arena.parse_bot(t, SMALL) for t in bots],
+            4,
+            arena.Key.from_seed(9),
+            limits=LIMITS,
+            matches=True,
         )
 
     assert once().matches == once().matches
@@ -230,12 +236,18 @@ def test_the_example_bots_play_every_game_and_repeat_with_the_seed(monkeypatch):
 
 
 def test_the_leaderboard_of_registered_shooters_is_their_compare_figures(tmp_path):
+    """On the battlefields the run writes, with the bots' seed it reports, compare gives the same figures."""
     shooters = ["density:skew=20", "hunt-target", "random"]
-    args = ["--games", "300", "--seed", "11", "--generator", "edge", "--json"]
-    arena_out = runner.invoke(app, ["arena", *shooters, *args])
-    compare_out = runner.invoke(app, ["compare", *shooters, *args])
-    assert arena_out.exit_code == 0 and compare_out.exit_code == 0, arena_out.output
-    board = {row["bot"]: row for row in json.loads(arena_out.stdout)["leaderboard"]}
+    fields = tmp_path / "battlefields.txt"
+    args = ["--games", "300", "--generator", "edge", "--json"]
+    arena_out = runner.invoke(app, ["arena", *shooters, *args, "--seed", "11", "--battlefields", str(fields)])
+    assert arena_out.exit_code == 0, arena_out.output
+    saved = json.loads(arena_out.stdout)
+    compare_out = runner.invoke(
+        app, ["compare", *shooters, *args, "--layouts", str(fields), "--seed", str(saved["bot_seed"])]
+    )
+    assert compare_out.exit_code == 0, compare_out.output
+    board = {row["bot"]: row for row in saved["leaderboard"]}
     figures = json.loads(compare_out.stdout)["shooters"]
     for name in shooters:
         assert board[name]["mean"] == figures[name]["mean"]
@@ -247,10 +259,12 @@ def test_a_shooter_played_in_python_is_played_as_compare_plays_it(tmp_path):
     tiny = tmp_path / "tiny.toml"
     tiny.write_text('name = "tiny"\nrows = 4\ncols = 4\n[[ship]]\nname = "Cruiser"\nsymbol = "C"\nlength = 3\n'
                     '[[ship]]\nname = "Destroyer"\nsymbol = "D"\nlength = 2\n')  # fmt: skip
-    args = ["optimal", "--rules", str(tiny), "--games", "40", "--seed", "3", "--json"]
-    arena_out = runner.invoke(app, ["arena", *args])
-    compare_out = runner.invoke(app, ["compare", *args])
+    fields = tmp_path / "battlefields.txt"
+    args = ["optimal", "--rules", str(tiny), "--games", "40", "--json"]  # a cold first shot may take a while:
+    arena_out = runner.invoke(app, ["arena", *args, "--seed", "3", "--battlefields", str(fields), "--time-limit", "60"])
     row = json.loads(arena_out.stdout)["leaderboard"][0]
+    seed = str(json.loads(arena_out.stdout)["bot_seed"])
+    compare_out = runner.invoke(app, ["compare", *args, "--layouts", str(fields), "--seed", seed])
     assert row["mean"] == json.loads(compare_out.stdout)["shooters"]["optimal"]["mean"]
     assert row["time_per_shot_ms"]["timed"] == "shot"
 

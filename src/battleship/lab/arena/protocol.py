@@ -65,10 +65,14 @@ def result_line(shot: Shot, rules: Rules) -> str:
     return " ".join(words)
 
 
+CHATTER = ("info", "name", "author", "debug")  # first words of lines the referee skips
+
+
 def is_chatter(line: str) -> bool:
-    """Lines a bot may send at any time and the referee skips: ``info ...``, ``name ...``, ``author ...``."""
+    """Lines a bot may send at any time and the referee skips: ``info``, ``name``, ``author``, ``debug``,
+    alone or followed by a space and any text. Every other line answers what the referee asked."""
     word = line.split(" ", 1)[0]
-    return word in ("info", "name", "author")
+    return word in CHATTER
 
 
 def read_shot(line: str, rules: Rules) -> int:
