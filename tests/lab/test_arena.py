@@ -261,7 +261,9 @@ def test_a_shooter_played_in_python_is_played_as_compare_plays_it(tmp_path):
                     '[[ship]]\nname = "Destroyer"\nsymbol = "D"\nlength = 2\n')  # fmt: skip
     fields = tmp_path / "battlefields.txt"
     args = ["optimal", "--rules", str(tiny), "--games", "40", "--json"]  # a cold first shot may take a while:
-    arena_out = runner.invoke(app, ["arena", *args, "--seed", "3", "--battlefields", str(fields), "--time-limit", "60"])
+    arena_out = runner.invoke(
+        app, ["arena", *args, "--seed", "3", "--battlefields", str(fields), "--time-limit", "60"]
+    )
     row = json.loads(arena_out.stdout)["leaderboard"][0]
     seed = str(json.loads(arena_out.stdout)["bot_seed"])
     compare_out = runner.invoke(app, ["compare", *args, "--layouts", str(fields), "--seed", seed])

@@ -155,7 +155,11 @@ class ProgramBot(Bot):
             raise BotFault("start", f"did not start {START_TRIES} times in a row; not tried again")
         try:
             left = None if self.games is None else max(self.games - game, 1)
-            total = None if left is None else self.limits.start + left * self.limits.cpu_per_game(self.rules.cells)
+            total = (
+                None
+                if left is None
+                else self.limits.start + left * self.limits.cpu_per_game(self.rules.cells)
+            )
             self._process = Process(self.program, self.limits, self.jail, total)
             deadline = time.monotonic() + self.limits.start
             self._process.send([protocol.GREETING, *protocol.rules_lines(self.rules), "isready"], deadline)

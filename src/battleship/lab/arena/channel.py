@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import resource
 import select
 import signal
 import subprocess
