@@ -267,7 +267,8 @@ def program_of(argv: list[str], cwd: str | None = None) -> Program:
         for i, word in enumerate(argv)
         if (i or "/" in word) and word and os.path.exists(os.path.join(base, word))
     ]
-    return Program(tuple(argv), tuple(reads), cwd)
+    ours = "/" in argv[0] and os.path.realpath(os.path.join(base, argv[0])) == os.path.realpath(sys.executable)
+    return Program(tuple(argv), tuple(reads), cwd, python=ours)
 
 
 def class_program(target: str, cwd: str | None = None) -> Program:
@@ -279,11 +280,11 @@ def class_program(target: str, cwd: str | None = None) -> Program:
         path = os.path.abspath(os.path.join(base, where))
         if not os.path.isfile(path):
             raise BattleshipError(f"bot {target!r}: no file {where}")
-        return Program((*host, f"{path}:{attr}"), (path,), cwd)
+        return Program((*host, f"{path}:{attr}"), (path,), cwd, python=True)
     top = where.split(".")[0]
     for folder in [base, *sys.path]:
         for found in (os.path.join(folder or base, top), os.path.join(folder or base, top + ".py")):
             if os.path.exists(found):
                 env = (("PYTHONPATH", os.path.abspath(folder or base)),)
-                return Program((*host, target), (os.path.abspath(found),), cwd, env)
-    return Program((*host, target), (), cwd)  # not found here: the host says so when it starts
+                return Program((*host, target), (os.path.abspath(found),), cwd, env, python=True)
+    return Program((*host, target), (), cwd, python=True)  # not found here: the host says so when it starts

@@ -307,6 +307,8 @@ class Process:
         self._popen.wait()
         if self._sandbox_pid is not None:
             _wait_gone(self._sandbox_pid)
+        elif not self.confined:
+            _wait_group_gone(self._popen.pid)
         for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
             with contextlib.suppress(OSError):
                 stream.close()
@@ -334,6 +336,17 @@ def _wait_gone(pid: int) -> None:
     while time.monotonic() < end:
         fields = _stat(pid)
         if fields is None or fields[0] in (b"Z", b"X"):
+            return
+        time.sleep(0.001)
+
+
+def _wait_group_gone(group: int) -> None:
+    """Wait until every process of a killed session's group has died (they take a moment each)."""
+    end = time.monotonic() + GONE_WAIT
+    while time.monotonic() < end:
+        try:
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
             return
         time.sleep(0.001)
 

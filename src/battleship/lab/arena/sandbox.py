@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import hashlib
 import os
 import resource
 import secrets
@@ -50,6 +51,14 @@ SCRATCH = "/tmp"  # the bot's only writable directory, and its HOME
 SYSTEM = ("/usr", "/etc", "/opt")  # read-only for every bot: programs, libraries, interpreters
 TOP = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # links into /usr on merged-/usr systems
 UNCONFINED_OPTION = "--unconfined-bots-i-trust"
+# Numba loads compiled kernels only from a cache directory it can write to: a bot running the arena's
+# Python gets a private copy of the referee's caches in its scratch (staged read-only, copied at start)
+NUMBA_CACHE = SCRATCH + "/.numba-cache"
+NUMBA_STAGED = "/run/battleship-numba"
+COPY_CACHES = (
+    'for d in /run/battleship-numba/*/; do n=${d%/}; n=${n##*/}; mkdir -p "$NUMBA_CACHE_DIR/$n" && '
+    'cp "$d"*.nbi "$d"*.nbc "$NUMBA_CACHE_DIR/$n/" 2>/dev/null; done; exec "$@"'
+)
 # bots should be one thread each: a library sizing a thread pool by the machine's cores would meet
 # the process limit, and the CPU limit counts every thread anyway
 QUIET_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
@@ -65,12 +74,13 @@ class Program:
 
     ``reads`` are absolute paths (files or directories) the bot may read in the sandbox; ``cwd`` is
     where it starts (default: the arena's working directory, in which the sandbox shows only those
-    files)."""
+    files); ``python`` says it runs the arena's own interpreter (so may use the package's kernels)."""
 
     argv: tuple[str, ...]
     reads: tuple[str, ...] = ()
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
+    python: bool = False
 
 
 @dataclass
@@ -186,10 +196,13 @@ class Sandbox:
         argv = [_tool(BWRAP), *self._namespaces(), "--die-with-parent", "--new-session", "--clearenv"]
         for name, value in env.items():
             argv += ["--setenv", name, value]
-        argv += self._file_system(program, limits)
+        caches = _numba_caches() if program.python else {}
+        if caches:
+            argv += ["--setenv", "NUMBA_CACHE_DIR", NUMBA_CACHE]
+        argv += self._file_system(program, limits, caches)
         argv += ["--info-fd", str(write)]
         argv += [*self._drop(), _tool("prlimit"), f"--nproc={limits.processes}:{limits.processes}", "--"]
-        argv += program.argv
+        argv += [_tool("sh"), "-c", COPY_CACHES, "sh", *program.argv] if caches else program.argv
         return Launch(
             argv, _limits_in_child(limits, cpu_total), None, None, (write,), read, _close_after_start=[write]
         )  # fmt: skip
@@ -231,7 +244,7 @@ class Sandbox:
         env.update(dict.fromkeys(QUIET_THREADS, "1"))
         return {**env, **dict(program.env)}
 
-    def _file_system(self, program: Program, limits: Limits) -> list[str]:
+    def _file_system(self, program: Program, limits: Limits, caches: dict[str, str]) -> list[str]:
         args: list[str] = []
         for top in TOP:
             if os.path.islink(top):
@@ -252,7 +265,23 @@ class Sandbox:
             args += ["--perms", "0755", "--dir", path]  # bwrap would make them 0700
         for path in visible:
             args += ["--ro-bind", path, path]
+        if caches:
+            args += ["--perms", "0755", "--dir", "/run", "--perms", "0755", "--dir", NUMBA_STAGED]
+            for name, folder in caches.items():
+                args += ["--ro-bind", folder, f"{NUMBA_STAGED}/{name}"]
         return [*args, "--remount-ro", "/", "--chdir", cwd]
+
+
+def _numba_caches() -> dict[str, str]:
+    """The referee's Numba caches in the package: {their folder's name under NUMBA_CACHE_DIR: the folder}.
+
+    Numba names a source folder's cache ``<folder>_<sha1 of its path>`` under NUMBA_CACHE_DIR."""
+    caches = {}
+    for folder in Path(battleship.__file__).parent.rglob("__pycache__"):
+        if next(folder.glob("*.nbi"), None) is not None:
+            source = str(folder.parent)
+            caches[f"{folder.parent.name}_{hashlib.sha1(source.encode()).hexdigest()}"] = str(folder)
+    return caches
 
 
 def _inside(path: str, root: str) -> bool:
