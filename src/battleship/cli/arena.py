@@ -149,6 +149,9 @@ def arena_cmd(
         parsed += arena.load_entries(entries)
     limits = arena.Limits(time_limit, start_limit, cpu_limit, memory_limit, process_limit)
     key = arena.Key.new() if seed is None else arena.Key.from_seed(seed)
+    from battleship.lab.arena.contest import check
+
+    check(r, parsed, games, limits, jail)  # refused now, before the commitment is printed
     if ratings is not None:
         _ratings_mod().read(ratings)  # a bad file is refused now, not after the run
     err.print(

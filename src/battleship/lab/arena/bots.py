@@ -267,8 +267,8 @@ def program_of(argv: list[str], cwd: str | None = None) -> Program:
         for i, word in enumerate(argv)
         if (i or "/" in word) and word and os.path.exists(os.path.join(base, word))
     ]
-    ours = "/" in argv[0] and os.path.realpath(os.path.join(base, argv[0])) == os.path.realpath(sys.executable)
-    return Program(tuple(argv), tuple(reads), cwd, python=ours)
+    command = os.path.realpath(os.path.join(base, argv[0]))
+    return Program(tuple(argv), tuple(reads), cwd, python=command == os.path.realpath(sys.executable))
 
 
 def class_program(target: str, cwd: str | None = None) -> Program:

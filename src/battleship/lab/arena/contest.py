@@ -60,7 +60,7 @@ def run(
     if isinstance(key, int) or (key is None and seed is not None):
         key = Key.from_seed(key if isinstance(key, int) else seed)
     limits, key, jail = limits or Limits(), key or Key.new(), jail or sandbox.choose()
-    _check(rules, bots, games, limits, jail)
+    check(rules, bots, games, limits, jail)
     begin = time.perf_counter()
     rows = key.battlefields(rules, generator, games)
     tallies = [Tally() for _ in bots]
@@ -86,7 +86,8 @@ def run(
     )  # fmt: skip
 
 
-def _check(rules: Rules, bots: list[Bot], games: int, limits: Limits, jail: Jail) -> None:
+def check(rules: Rules, bots: list[Bot], games: int, limits: Limits, jail: Jail) -> None:
+    """Refuse, before anything is played, a run that cannot be fair (a clear error saying why)."""
     if not bots:
         raise BattleshipError("name at least one bot")
     if games < 1:
