@@ -52,13 +52,10 @@ SYSTEM = ("/usr", "/etc", "/opt")  # read-only for every bot: programs, librarie
 TOP = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # links into /usr on merged-/usr systems
 UNCONFINED_OPTION = "--unconfined-bots-i-trust"
 # Numba loads compiled kernels only from a cache directory it can write to: a bot running the arena's
-# Python gets a private copy of the referee's caches in its scratch (staged read-only, copied at start)
+# Python gets one in its scratch, holding links to the referee's caches (bound read-only; Numba
+# replaces an index it rewrites, so a link is replaced, never written through)
 NUMBA_CACHE = SCRATCH + "/.numba-cache"
 NUMBA_STAGED = "/run/battleship-numba"
-COPY_CACHES = (
-    'for d in /run/battleship-numba/*/; do n=${d%/}; n=${n##*/}; mkdir -p "$NUMBA_CACHE_DIR/$n" && '
-    'cp "$d"*.nbi "$d"*.nbc "$NUMBA_CACHE_DIR/$n/" 2>/dev/null; done; exec "$@"'
-)
 # bots should be one thread each: a library sizing a thread pool by the machine's cores would meet
 # the process limit, and the CPU limit counts every thread anyway
 QUIET_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
@@ -202,7 +199,7 @@ class Sandbox:
         argv += self._file_system(program, limits, caches)
         argv += ["--info-fd", str(write)]
         argv += [*self._drop(), _tool("prlimit"), f"--nproc={limits.processes}:{limits.processes}", "--"]
-        argv += [_tool("sh"), "-c", COPY_CACHES, "sh", *program.argv] if caches else program.argv
+        argv += program.argv
         return Launch(
             argv, _limits_in_child(limits, cpu_total), None, None, (write,), read, _close_after_start=[write]
         )  # fmt: skip
@@ -267,8 +264,20 @@ class Sandbox:
             args += ["--ro-bind", path, path]
         if caches:
             args += ["--perms", "0755", "--dir", "/run", "--perms", "0755", "--dir", NUMBA_STAGED]
+            args += ["--perms", "0777", "--dir", NUMBA_CACHE]
             for name, folder in caches.items():
-                args += ["--ro-bind", folder, f"{NUMBA_STAGED}/{name}"]
+                args += [
+                    "--ro-bind",
+                    folder,
+                    f"{NUMBA_STAGED}/{name}",
+                    "--perms",
+                    "0777",
+                    "--dir",
+                    f"{NUMBA_CACHE}/{name}",
+                ]
+                for file in sorted(os.listdir(folder)):
+                    if file.endswith((".nbi", ".nbc")):
+                        args += ["--symlink", f"{NUMBA_STAGED}/{name}/{file}", f"{NUMBA_CACHE}/{name}/{file}"]
         return [*args, "--remount-ro", "/", "--chdir", cwd]
 
 
