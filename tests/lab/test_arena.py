@@ -50,6 +50,7 @@ CAUSE_OF = {
     "late": "time",
     "deaf": "time",
     "nonsense": "malformed",
+    "blank": "malformed",
     "flood": "malformed",
     "offboard": "off-board",
     "double": "repeat",
@@ -154,8 +155,8 @@ def test_a_result_line_reads_back_as_the_same_shot():
 
 @pytest.mark.parametrize(
     ("answer", "cause"),
-    [("E5", None), ("e5", None), ("K1", "off-board"), ("A11", "off-board"), ("E 5", "malformed"), ("", "malformed"),
-     ("fire", "malformed"), ("5E", "malformed")],
+    [("E5", None), ("e5", None), (" E5 ", None), ("K1", "off-board"), ("A11", "off-board"), ("E 5", "malformed"),
+     ("", "malformed"), ("fire", "malformed"), ("5E", "malformed"), ("E05", "malformed")],
 )  # fmt: skip
 def test_answers_to_shoot(answer, cause):
     rules = rules_mod.preset("standard")
@@ -318,4 +319,22 @@ def test_the_protocol_documents_little_bot_plays(tmp_path):
     bot = tmp_path / "mybot.py"
     bot.write_text(text[start : text.index("```", start)])
     row = run([f"exec:{sys.executable} {bot}"], games=3).leaderboard[0]
+    assert sum(row.forfeits.values()) == 0 and row.max <= SMALL.cells
+
+
+def test_chatter_is_skipped_wherever_it_comes():
+    chatty = games_of(misbehaving("chatty"))
+    assert [g.shots for g in chatty] == [g.shots for g in games_of(misbehaving("fine"))]
+    assert all(g.fault is None for g in chatty)
+
+
+@pytest.mark.skipif(
+    shutil.which("mawk") is None, reason="Debian's awk is mawk; the document's awk bot is for it"
+)
+def test_the_protocol_documents_awk_bot_plays(tmp_path):
+    text = (ROOT / "docs" / "arena-protocol.md").read_text()
+    start = text.index("```awk") + len("```awk")
+    bot = tmp_path / "bot.awk"
+    bot.write_text(text[start : text.index("```", start)])
+    row = run([f"exec:mawk -W interactive -f {bot}"], games=3).leaderboard[0]
     assert sum(row.forfeits.values()) == 0 and row.max <= SMALL.cells

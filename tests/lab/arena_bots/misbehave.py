@@ -2,7 +2,8 @@
 
 Usage: misbehave.py MODE [GAME]  -- MODE misbehaves in game GAME (default 1, counted from 1), and
 only there, so the games before and after show the arena recovering:
-crash, hang, spin, late, nonsense, offboard, double, flood, deaf, memory, nostart, badstart, badlayout, fine;
+crash, hang, spin, late, nonsense, blank, offboard, double, flood, deaf, memory, nostart, badstart, badlayout, fine;
+chatty, which says debug, info and author lines before every answer (the referee skips them);
 and burn, which from the start spins a thread between its turns (only a CPU-time limit stops it),
 and burn-deaf, which does so ignoring SIGXCPU (the referee's own reading of its CPU time stops it).
 """
@@ -61,6 +62,12 @@ for line in sys.stdin:
         if bad and mode == "nonsense":
             say("hello there")
             continue
+        if bad and mode == "blank":
+            say("")
+            continue
+        if mode == "chatty":
+            for chatter in ("debug thinking hard", "debug", "info depth 3", "author a tester"):
+                say(chatter)
         if bad and mode == "offboard":
             say("Z99")
             continue

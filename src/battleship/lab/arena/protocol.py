@@ -20,7 +20,7 @@ from battleship.rules import Rules, Ship
 
 VERSION = 1
 GREETING = f"battleship {VERSION}"
-CELL_NAME = re.compile(r"[A-Za-z]{1,2}[0-9]{1,3}")  # looks like a cell name, on the board or not
+CELL_NAME = re.compile(r"[A-Za-z]{1,2}[1-9][0-9]{0,2}")  # a cell name as parse_cell reads one
 MAX_LINE = 4096  # longest line a bot may send, in bytes: a longer one is nonsense, not a shot
 
 
