@@ -208,7 +208,7 @@ class Sandbox:
         if self.root:  # no user namespace: the bot is made an unprivileged user instead (_drop)
             return ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                     "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]  # fmt: skip
-        return ["--unshare-all", "--disable-userns"]
+        return ["--unshare-all", "--unshare-user", "--disable-userns"]
 
     def _drop(self) -> list[str]:
         """As root: run the bot as a user id no other process has, so RLIMIT_NPROC counts only its own."""
