@@ -35,101 +35,129 @@ BOT_HELP = (
 )
 
 
+# ---- the command's own options (the shared ones are in cli/common.py) ----
+BotsArg = Annotated[list[str] | None, typer.Argument(help=BOT_HELP, metavar="BOT...")]
+
+EntriesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--entries",
+        help="A folder of entries, one file or folder per bot (language from the extension, or a "
+        "bot.toml in the folder): each becomes a bot named after its entry.",
+    ),
+]
+
+ArenaSeedOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--seed",
+        "-s",
+        help="Make the run reproducible from this seed. Anyone who knows it can draw every battlefield: "
+        "a contest leaves it out (the key then comes from the operating system and is revealed in the "
+        "results) or picks it after the entries are in.",
+    ),
+]
+
+TimeLimitOpt = Annotated[
+    float,
+    typer.Option("--time-limit", help="Seconds a bot may take for a shot (the C# Pirates contest's 0.5)."),
+]
+
+StartLimitOpt = Annotated[
+    float, typer.Option("--start-limit", help="Seconds a program may take to start and read the rules.")
+]
+
+CpuLimitOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--cpu-limit",
+        help="CPU seconds a program may use in one game (default: the time limit "
+        "for every cell, plus the start limit).",
+    ),
+]
+
+MemoryLimitOpt = Annotated[
+    int, typer.Option("--memory-limit", help="Megabytes of data memory a program may allocate.")
+]
+
+ProcessLimitOpt = Annotated[
+    int,
+    typer.Option("--process-limit", help="Processes and threads a program may run at once (in the sandbox)."),
+]
+
+MatchesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--matches", help="Also play every pair head to head (each hides a fleet, turns alternate)."
+    ),
+]
+
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Save the run as JSON (the web app's arena page shows it).")
+]
+
+RatingsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--ratings",
+        help="Ratings that carry across runs (OpenSkill): read from this file, updated with this run, "
+        "written back, and saved with the results.",
+    ),
+]
+
+BattlefieldsOpt = Annotated[
+    Path | None,
+    typer.Option("--battlefields", help="Also write the battlefields played, one layout a line, here."),
+]
+
+VerifyOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--verify",
+        help="Check a saved run instead: its key against its commitment, its battlefields against the "
+        "key, and its registered shooters (and any BOT named) replayed game by game.",
+    ),
+]
+
+ReadableOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--bot-can-read",
+        help="A file or folder every program bot may read in the sandbox (an interpreter installed "
+        "outside /usr, say); repeat for more.",
+    ),
+]
+
+UnconfinedOpt = Annotated[
+    bool,
+    typer.Option(
+        UNCONFINED_OPTION,
+        help="Run program and class bots without the sandbox: they can then read and write your files, "
+        "use the network and leave processes behind. Only for bots you trust.",
+    ),
+]
+
+
 @friendly
 def arena_cmd(
-    bots: Annotated[list[str] | None, typer.Argument(help=BOT_HELP, metavar="BOT...")] = None,
-    entries: Annotated[
-        Path | None,
-        typer.Option(
-            "--entries",
-            help="A folder of entries, one file or folder per bot (language from the extension, or a "
-            "bot.toml in the folder): each becomes a bot named after its entry.",
-        ),
-    ] = None,
+    bots: BotsArg = None,
+    entries: EntriesOpt = None,
     rules: RulesOpt = "standard",
     generator: GeneratorOpt = "uniform",
     games: GamesOpt = 1000,
-    seed: Annotated[
-        int | None,
-        typer.Option(
-            "--seed",
-            "-s",
-            help="Make the run reproducible from this seed. Anyone who knows it can draw every battlefield: "
-            "a contest leaves it out (the key then comes from the operating system and is revealed in the "
-            "results) or picks it after the entries are in.",
-        ),
-    ] = None,
-    time_limit: Annotated[
-        float,
-        typer.Option(
-            "--time-limit", help="Seconds a bot may take for a shot (the C# Pirates contest's 0.5)."
-        ),
-    ] = 0.5,
-    start_limit: Annotated[
-        float, typer.Option("--start-limit", help="Seconds a program may take to start and read the rules.")
-    ] = 10.0,
-    cpu_limit: Annotated[
-        float | None,
-        typer.Option(
-            "--cpu-limit",
-            help="CPU seconds a program may use in one game (default: the time limit "
-            "for every cell, plus the start limit).",
-        ),
-    ] = None,
-    memory_limit: Annotated[
-        int, typer.Option("--memory-limit", help="Megabytes of data memory a program may allocate.")
-    ] = 1024,
-    process_limit: Annotated[
-        int,
-        typer.Option(
-            "--process-limit", help="Processes and threads a program may run at once (in the sandbox)."
-        ),
-    ] = 64,
-    matches: Annotated[
-        bool,
-        typer.Option(
-            "--matches", help="Also play every pair head to head (each hides a fleet, turns alternate)."
-        ),
-    ] = False,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Save the run as JSON (the web app's arena page shows it).")
-    ] = None,
-    ratings: Annotated[
-        Path | None,
-        typer.Option(
-            "--ratings",
-            help="Ratings that carry across runs (OpenSkill): read from this file, updated with this run, "
-            "written back, and saved with the results.",
-        ),
-    ] = None,
-    battlefields: Annotated[
-        Path | None,
-        typer.Option("--battlefields", help="Also write the battlefields played, one layout a line, here."),
-    ] = None,
-    verify: Annotated[
-        Path | None,
-        typer.Option(
-            "--verify",
-            help="Check a saved run instead: its key against its commitment, its battlefields against the "
-            "key, and its registered shooters (and any BOT named) replayed game by game.",
-        ),
-    ] = None,
-    readable: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--bot-can-read",
-            help="A file or folder every program bot may read in the sandbox (an interpreter installed "
-            "outside /usr, say); repeat for more.",
-        ),
-    ] = None,
-    unconfined: Annotated[
-        bool,
-        typer.Option(
-            UNCONFINED_OPTION,
-            help="Run program and class bots without the sandbox: they can then read and write your files, "
-            "use the network and leave processes behind. Only for bots you trust.",
-        ),
-    ] = False,
+    seed: ArenaSeedOpt = None,
+    time_limit: TimeLimitOpt = 0.5,
+    start_limit: StartLimitOpt = 10.0,
+    cpu_limit: CpuLimitOpt = None,
+    memory_limit: MemoryLimitOpt = 1024,
+    process_limit: ProcessLimitOpt = 64,
+    matches: MatchesOpt = False,
+    out: OutOpt = None,
+    ratings: RatingsOpt = None,
+    battlefields: BattlefieldsOpt = None,
+    verify: VerifyOpt = None,
+    readable: ReadableOpt = None,
+    unconfined: UnconfinedOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Every bot on the same battlefields: a leaderboard with 95% intervals, paired differences from the
