@@ -245,7 +245,7 @@ def test_a_bot_left_behind_cannot_prey_on_the_next_bot():
         assert_gains_nothing(result, predator)
         # unconfined, the predator's child survives, finds the victim and feeds it moves: it forfeits
         slow_prey = attacker("honest", victim, "slow")
-        exposed = play([predator, slow_prey], games=8, jail=UNCONFINED)
+        exposed = play([predator, slow_prey], games=4, jail=UNCONFINED)
         assert sum(row_of(exposed, slow_prey).forfeits.values()) > 0
 
 

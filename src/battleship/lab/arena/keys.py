@@ -89,20 +89,19 @@ class Key:
 
     def battlefields(self, rules: Rules, generator: str, games: int, first: int = 0) -> np.ndarray:
         """Battlefields ``first`` .. ``first + games - 1`` as rows of placement indices; each from its own seed."""
-        rows = np.empty((games, len(rules.fleet)), dtype=np.int64)
-        for g in range(games):
-            seed = self.layout_seed("battlefield", first + g)
-            rows[g] = generators.draw(rules, generator, seed, 1, threads=False)[0]
-        return rows
+        return _draw(rules, generator, [self.layout_seed("battlefield", first + g) for g in range(games)])
 
     def fleets(self, rules: Rules, generator: str, bot: int, games: int) -> np.ndarray:
         """The fleets the generator hides for bot ``bot`` in its match games (when it lets the arena draw)."""
-        rows = np.empty((games, len(rules.fleet)), dtype=np.int64)
-        for g in range(games):
-            rows[g] = generators.draw(rules, generator, self.layout_seed("fleet", bot, g), 1, threads=False)[
-                0
-            ]
-        return rows
+        return _draw(rules, generator, [self.layout_seed("fleet", bot, g) for g in range(games)])
+
+
+def _draw(rules: Rules, generator: str, seeds: list[int]) -> np.ndarray:
+    """One layout from each seed (stream 0 of it), as rows of placement indices."""
+    rows = np.empty((len(seeds), len(rules.fleet)), dtype=np.int64)
+    for i, seed in enumerate(seeds):
+        rows[i] = generators.draw(rules, generator, seed, 1, threads=False)[0]
+    return rows
 
 
 def fingerprint(rules: Rules, rows: np.ndarray) -> str:

@@ -169,8 +169,15 @@ class Sandbox:
         return kept
 
     def check(self, program: Program, label: str) -> None:
-        """Refuse, before the run, a bot whose own files the sandbox could not show it."""
+        """Refuse, before the run, a bot whose own files the sandbox could not show it, or a run whose
+        working directory every bot could read."""
         cwd = os.getcwd()
+        shared = next((p for p in self.visible(Program(())) if _inside(cwd, p)), None)
+        if shared is not None:
+            raise BattleshipError(
+                f"the arena's working directory {cwd} lies in {shared}, which every bot may read: "
+                "run the arena from a folder of its own"
+            )
         for path in program.reads:
             if _inside(cwd, path):
                 raise BattleshipError(
