@@ -200,6 +200,14 @@ def test_a_bot_naming_the_working_directory_is_refused(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "holds the arena's working directory" in result.output
 
 
+def test_a_run_from_a_folder_every_bot_can_read_is_refused(monkeypatch):
+    import battleship
+
+    monkeypatch.chdir(Path(battleship.__file__).parent)  # the package: every sandbox shows it
+    result = runner.invoke(app, ["arena", f"exec:{sys.executable} {ATTACK} honest", "--rules", "square-6"])
+    assert result.exit_code == 2 and "which every bot may read" in result.output
+
+
 # ---- a folder of entries ------------------------------------------------------------------------------
 def test_a_contest_from_a_folder_of_entries(tmp_path):
     entries = tmp_path / "entries"
