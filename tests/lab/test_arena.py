@@ -46,6 +46,7 @@ def row_of(result: arena.ArenaResult, bot: str):
 
 CAUSE_OF = {
     "crash": "crash",
+    "orphan": "crash",
     "hang": "time",
     "late": "time",
     "deaf": "time",
@@ -338,3 +339,12 @@ def test_the_protocol_documents_awk_bot_plays(tmp_path):
     bot.write_text(text[start : text.index("```", start)])
     row = run([f"exec:mawk -W interactive -f {bot}"], games=3).leaderboard[0]
     assert sum(row.forfeits.values()) == 0 and row.max <= SMALL.cells
+
+
+def test_an_unconfined_bot_that_exits_is_seen_at_once_though_a_child_holds_its_output():
+    bot = arena.parse_bot(misbehaving("orphan", 1), SMALL)
+    result = arena.run(SMALL, [bot], 1, KEY, limits=LIMITS, jail=arena.choose(unconfined=True))
+    detail = result.leaderboard[0].forfeit_examples[0]
+    assert detail["cause"] == "crash" and "exited while asked 'shoot': exit code 4" in detail["detail"], (
+        detail
+    )
