@@ -14,8 +14,8 @@ one, every :data:`CPU_LOOK` seconds, so a bot that spins, in its turn or between
 (the referee cannot move a kernel limit on a bot running as another user without a privilege it
 may lack; the kernel's ``RLIMIT_CPU`` is only a backstop for the whole run).
 
-Every process started is tracked until it is stopped, and :func:`stop_all` ends whatever is left
-(the arena calls it however a run ends, Ctrl-C included).
+Every process started is tracked until it is stopped, and :func:`stop_all` ends whatever the
+calling thread left (the arena calls it however a run ends, Ctrl-C included).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import os
 import select
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from battleship.lab.arena.sandbox import Jail, Program
 STDERR_KEPT = 16 << 10  # bytes of a bot's stderr the referee keeps (the end): the rest is read and dropped
 GONE_WAIT = 2.0  # seconds the referee waits for a killed sandbox's processes to be gone
 CPU_LOOK = 0.25  # seconds between looks at a bot's CPU time while the referee waits for its answer
-_LIVE: set[Process] = set()
+_LIVE: dict[Process, int] = {}  # every process not yet stopped, with the thread that started it
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ class Process:
                 raise BotFault("start", f"cannot run {program.argv[0]!r}: {exc.strerror or exc}") from None
             finally:
                 launch.started()
-            _LIVE.add(self)
+            _LIVE[self] = threading.get_ident()
             self._pidfd = os.pidfd_open(self._popen.pid)
             for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
                 os.set_blocking(stream.fileno(), False)
@@ -315,7 +316,7 @@ class Process:
         with contextlib.suppress(OSError):
             os.close(self._pidfd)
         self._close_info()
-        _LIVE.discard(self)
+        _LIVE.pop(self, None)
 
 
 def _first_child(pid: int) -> int | None:
@@ -352,6 +353,8 @@ def _wait_group_gone(group: int) -> None:
 
 
 def stop_all() -> None:
-    """Stop every bot process still running (a run interrupted, or a bot left open by mistake)."""
-    for process in list(_LIVE):
+    """Stop every bot process this thread started that still runs (a run interrupted, or a bot left
+    open by mistake); another thread's run is left alone."""
+    me = threading.get_ident()
+    for process in [p for p, thread in list(_LIVE.items()) if thread == me]:
         process.stop(polite=False)
