@@ -213,6 +213,7 @@ def test_the_arena_page_shows_a_saved_run(server, browser):
     assert "density" in first and "(95% CI)" not in first
     assert page.inner_text("#forfeits").count("crash") >= 1  # the crashing bot's game, and why
     assert len(page.query_selector_all("#matches tbody tr")) == 3
+    assert len(page.query_selector_all("#ratings tbody tr")) == 3 and "Key " in page.inner_text("#key")
     page.wait_for_function("window.Chart && Chart.getChart('means')")
     hover_first_bar(page, "means", horizontal=True)
     page.screenshot(path=str(SHOTS / "arena.png"), full_page=True)
