@@ -229,7 +229,7 @@ def _finish(result: ArenaResult, r, key, out: Path | None, battlefields: Path | 
     if out is not None:
         arena.save(result, out)
     if battlefields is not None:
-        from battleship.lab.arena.results import write_atomically
+        from battleship.files import write_atomically
 
         rows = key.battlefields(r, result.generator, result.games)
         write_atomically(battlefields, generators.format_lines(r, rows).decode())

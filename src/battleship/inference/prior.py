@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from battleship.errors import BattleshipError
+from battleship.files import write_atomically
 from battleship.rules import Rules, Spacing, from_toml
 from battleship.tables import tables
 
@@ -207,10 +208,7 @@ def from_json(text: str, source: str = "model") -> PlacementModel:
 
 def save(model: PlacementModel, path: Path) -> None:
     """Write the model, replacing the file only once it is complete."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(model.to_json(), encoding="utf-8")
-    partial.replace(path)
+    write_atomically(path, model.to_json())
 
 
 def load(path: str | Path) -> PlacementModel:

@@ -19,7 +19,8 @@ import json
 from pathlib import Path
 
 from battleship.errors import BattleshipError
-from battleship.lab.arena.results import ArenaResult, write_atomically
+from battleship.files import write_atomically
+from battleship.lab.arena.results import ArenaResult
 
 MODEL = "openskill plackett-luce"
 

@@ -9,10 +9,7 @@ games that finished: each row says how many it played, and pairs with the leader
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from battleship.errors import BattleshipError
+from battleship.files import write_atomically
 from battleship.lab.arena.bots import GameResult
 from battleship.lab.arena.protocol import CAUSES, VERSION
 from battleship.lab.match import wilson
@@ -163,25 +161,6 @@ def save(result: ArenaResult, path: Path) -> None:
     (created exclusively, so no link planted there is followed), then renamed over ``path`` (the
     name itself is replaced, never written through), so a file is whole or untouched."""
     write_atomically(path, json.dumps(result.as_dict(), indent=1) + "\n")
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` all at once, following no link (see :func:`save`)."""
-    try:
-        fd, part = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or Path("."))
-    except OSError as exc:
-        raise BattleshipError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        umask = os.umask(0o022)
-        os.umask(umask)
-        os.chmod(part, 0o666 & ~umask)  # as an ordinary new file would be (mkstemp makes it private)
-        os.replace(part, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(part)
-        raise BattleshipError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 REQUIRED = ("rules", "games", "seed", "leaderboard")
