@@ -206,6 +206,15 @@ def _handlers(app: FastAPI, missing_page: str) -> None:
         return problem(exc.status_code, detail)
 
 
+def _stopped(_request: Request, exc: Stopped) -> JSONResponse:
+    """Work stopped: the client went away (499, as nginx logs it: nobody reads the answer) or the server is stopping."""
+    if str(exc) == "cancelled":
+        return problem(499, "the client went away")
+    if str(exc) == "interrupted":
+        return problem(503, "the server is shutting down", 5)
+    return problem(503, f"the computation was stopped ({exc})", 5)
+
+
 def _say(error: dict) -> str:
     """One validation error as "where: what" (``cell: ...``, ``query.move: ...``, ``body: not valid JSON ...``)."""
     loc = [str(p) for p in error.get("loc", ())]

@@ -21,7 +21,7 @@ from battleship.stop import CANCELLED, INTERRUPT, Stop
 from battleship.web import stats
 from battleship.web.computer import MODES
 from battleship.web.guard import MAX_BODY, Problem
-from battleship.web.records import MAX_RULES_TOML, MAX_SIDE, RULES, rules_json
+from battleship.web.records import MAX_RULES_TOML, MAX_SIDE, RULES, custom_rules, rules_json
 from battleship.web.service import MAX_LOOKUP, calculate, random_layout
 
 RuleName = Literal[(*RULES, "custom")]  # type: ignore[valid-type]
@@ -126,6 +126,13 @@ class Calc(BaseModel):
     rules_toml: RulesToml = None
     board: Annotated[str, Field(min_length=1, max_length=480, pattern=BOARD)]
     skew: StrictBool = False
+
+
+class CustomRules(BaseModel):
+    """Custom rules to read."""
+
+    model_config = ConfigDict(extra="forbid")
+    rules_toml: Annotated[str, Field(max_length=MAX_RULES_TOML, description="A TOML document of rules")]
 
 
 class History(BaseModel):
@@ -304,6 +311,11 @@ def _other_routes(app: FastAPI) -> None:
             },
             "move_seconds": settings.move_seconds,
         }
+
+    @app.post("/api/rules", operation_id="readRules", responses=responses())
+    def read_rules(body: CustomRules) -> dict[str, Any]:
+        """Read custom rules (TOML) as the pages draw them: the board, the fleet and each ship's shape."""
+        return rules_json(custom_rules(body.rules_toml))
 
     @app.get("/api/layout", operation_id="randomLayout", responses=responses())
     async def random(rules: Annotated[Literal[RULES], Query()] = "standard") -> dict[str, Any]:  # type: ignore[valid-type]

@@ -47,6 +47,8 @@ def summary(service) -> dict[str, Any]:
             "key": key,
             "name": rules.name,
             "label": label(rules),
+            "rows": rules.rows,
+            "cols": rules.cols,
             "games": len(group["games"]),
             "modes": _modes(group["games"]),
             "placement": _placement(rules, group["layouts"]),
