@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from battleship.game import Observation, Outcome, Shot
+from battleship.game import Observation, Outcome
 from battleship.inference import posterior
 from battleship.inference.prior import PlacementModel
 from battleship.rules import Rules
@@ -123,17 +123,19 @@ def estimate(rules: Rules, observation: Observation, skew: bool = False) -> dict
 
 
 def positions(rules: Rules) -> list[Observation]:
-    """The positions a mode is timed on: the open board, and one hit on the first cell a ship can cover (A1).
+    """The positions a mode is timed on: the open board, and one hit on the biggest ship of a layout.
 
-    A lone hit is where exact inference works hardest (every ship might be the one hit).
+    A lone hit is where exact inference works hardest (every ship might be the one hit). The hit is
+    fired at a real layout (drawn with a fixed seed), so its answer is one the referee could give.
     """
-    open_board = Observation(rules, ())
-    covered = 0
-    for masks in rules.placements:
-        for mask in masks:
-            covered |= mask
-    corner = min(c for c in range(rules.cells) if covered >> c & 1)
-    return [open_board, open_board.after(Shot(corner, Outcome.HIT))]
+    from battleship.game import Game
+    from battleship.generators import draw, to_layout
+
+    layout = to_layout(rules, draw(rules, "uniform", 0, 1, threads=False)[0])
+    biggest = max(range(len(rules.fleet)), key=lambda k: rules.fleet[k].size)
+    game = Game(layout)
+    game.fire((layout.masks[biggest] & -layout.masks[biggest]).bit_length() - 1)  # its first cell
+    return [Observation(rules, ()), game.observation]
 
 
 def probe(rules: Rules, spec: str, model: PlacementModel | None = None, *, stop: Stop) -> float:
