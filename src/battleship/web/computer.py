@@ -1,10 +1,11 @@
 """How the computer plays: its modes as difficulty levels, every move within a deadline (falling back to a
 bounded shooter, and saying so), and which rules each level answers in time.
 
-A move runs in a worker process (:mod:`battleship.web.workers`) behind the gate's move lane; the
-calculator and the replay's heat maps behind its analysis lane. When a move's deadline passes, or
-every slot is taken, the DataGenetics density shooter answers instead in the request's own thread (a
-few milliseconds on any rules); a heat map that cannot be exact in time is estimated the same way.
+A move runs in a worker process (:mod:`battleship.web.workers`); the request holds a slot of the
+gate's move lane meanwhile (the calculator's and the replay's heat maps hold analysis slots), which
+bounds how much the server works on at once. When a move's deadline passes, the DataGenetics density
+shooter answers instead in the request's own thread (a few milliseconds on any rules); a heat map
+that cannot be exact in time is estimated the same way.
 
 Before a game starts under rules and a level that think (Hard, Expert, Adaptive), the level is timed
 on :func:`battleship.web.jobs.positions` in a worker: rules it cannot answer within the move's
@@ -26,7 +27,7 @@ from battleship.inference.prior import PlacementModel
 from battleship.rules import Rules, preset
 from battleship.stop import OutOfTime, Stop
 from battleship.web import jobs
-from battleship.web.gate import ANALYSIS, MOVE, Gate, Saturated
+from battleship.web.gate import ANALYSIS, Gate
 from battleship.web.workers import Workers
 
 PROBABILITY_BUDGET_MS = (
@@ -103,8 +104,9 @@ class Computer:
         self.probe_seconds = 4 * move_seconds  # the wall-clock bound on timing a level (judged on CPU time)
         self._verdicts: dict[tuple[str, str], tuple[str | None, float]] = {}
 
-    def _heavy(self, lane: str, job, *args: Any, stop: Stop) -> Any:
-        return self.gate.run(partial(self.workers.run, job, *args, stop=stop), lane=lane, stop=stop)
+    def _heavy(self, job, *args: Any, stop: Stop) -> Any:
+        """A job in a worker (the caller holds a gate slot)."""
+        return self.workers.run(job, *args, stop=stop)
 
     def move(
         self,
@@ -115,24 +117,27 @@ class Computer:
         stop: Stop,
         model: PlacementModel | None = None,
     ) -> Move:
-        """The cell ``name``'s shooter fires at; the density shooter's when it is out of time or every slot is busy."""
+        """The cell ``name``'s shooter fires at; the density shooter's when it is out of time."""
         chosen = mode(name)
         shooter = jobs.named(chosen.spec, rules)
         if not chosen.thinks:  # a few microseconds: no worker needed
             return Move(jobs.shot(rules, observation, chosen.spec, seed, stop=Stop()), shooter)
         try:
-            cell = self._heavy(MOVE, jobs.shot, rules, observation, chosen.spec, seed, model, stop=stop)
-            return Move(cell, shooter)
+            if stop.requested:  # the deadline passed while the request waited for a slot
+                stop.check()
+            return Move(
+                self._heavy(jobs.shot, rules, observation, chosen.spec, seed, model, stop=stop), shooter
+            )
         except OutOfTime:
             why = f"{chosen.level} ({shooter}) did not answer within {self.move_seconds:g} s"
-        except Saturated:
-            why = f"every worker was busy, so {chosen.level} ({shooter}) could not think"
         return Move(jobs.quick_shot(rules, observation, seed), jobs.FALLBACK, why)
 
     def heat(self, rules: Rules, observation: Observation, stop: Stop, skew: bool = False) -> dict[str, Any]:
         """Exact hit probabilities, or the estimate (``exact: false``, with ``note``) when out of time."""
         try:
-            return self._heavy(ANALYSIS, jobs.probabilities, rules, observation, skew, stop=stop)
+            if stop.requested:  # the deadline passed while the request waited for a slot
+                stop.check()
+            return self._heavy(jobs.probabilities, rules, observation, skew, stop=stop)
         except OutOfTime:
             answer = jobs.estimate(rules, observation, skew)
             answer["note"] = (
@@ -144,7 +149,8 @@ class Computer:
     def admit(self, rules: Rules, name: str, stop: Stop, model: PlacementModel | None = None) -> None:
         """Refuse, saying why, a level that cannot answer within the move's deadline under ``rules``.
 
-        ``stop`` bounds the timing (give it :attr:`probe_seconds`); verdicts are remembered.
+        ``stop`` is the request's (its going away ends the timing); the timing itself has
+        :attr:`probe_seconds` from when it gets a worker. Verdicts are remembered.
         """
         chosen = mode(name)
         if not chosen.thinks:
@@ -157,12 +163,20 @@ class Computer:
         if why:
             raise BattleshipError(why)
 
+    def _probe(self, rules: Rules, chosen: Mode, model: PlacementModel | None, request: Stop) -> float:
+        """Time ``chosen`` in a worker, within :attr:`probe_seconds` from now (sharing the request's flag)."""
+        stop = Stop(self.probe_seconds)
+        stop.flag = request.flag  # the request going away stops the timing too
+        return self._heavy(jobs.probe, rules, chosen.spec, model, stop=stop)
+
     def _time(self, rules: Rules, chosen: Mode, stop: Stop, model: PlacementModel | None) -> str | None:
         """Why ``chosen`` is too slow under ``rules``, or None: one move timed on each probe position."""
         limit = self.move_seconds
         shooter = jobs.named(chosen.spec, rules)
         try:
-            seconds = self._heavy(ANALYSIS, jobs.probe, rules, chosen.spec, model, stop=stop)
+            seconds = self.gate.run(
+                partial(self._probe, rules, chosen, model, stop), lane=ANALYSIS, stop=stop
+            )
         except OutOfTime:
             seconds = None
         if seconds is not None and seconds <= limit:

@@ -6,10 +6,12 @@ calculator, the replay's heat maps, the check of new custom rules), which may ru
 deadline. Analysis may hold at most ``analysis`` of the ``workers`` slots at once, so two slow
 calculations never leave a game without a slot for its next move.
 
-At most ``queue`` requests wait for a slot, each for at most ``wait_seconds`` (or until its stop
-is asked for, deadline included); past either bound the request is refused at once with
-:class:`Saturated`, which the app answers as 503 with a ``Retry-After``. A request whose deadline
-passes while it waits gets :class:`~battleship.stop.OutOfTime` instead, so a move can fall back.
+A request holds its slot for all its work (reading the game, thinking, storing the move), so the
+slots also bound how much the server's own process works on at once. At most ``queue`` requests wait
+for a slot, each for at most ``wait_seconds``; past either bound the request is refused at once with
+:class:`Saturated`, which the app answers as 503 with a ``Retry-After``. A request that goes away, or
+a server shutting down, stops the wait; a deadline passing does not (the work then answers at
+once: a move falls back, a heat map is estimated).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from battleship.stop import SLICE, Stop
+from battleship.stop import DEADLINE, SLICE, Stop
 
 T = TypeVar("T")
 MOVE, ANALYSIS = "move", "analysis"
@@ -81,7 +83,8 @@ class Gate:
         try:
             until = time.monotonic() + self.wait_seconds
             while time.monotonic() < until:
-                stop.check()  # the request went away, or its deadline passed: OutOfTime lets a move fall back
+                if stop.requested and int(stop.flag[0]) != DEADLINE:
+                    stop.check()  # the request went away, or the server is stopping
                 if semaphore.acquire(timeout=min(SLICE, max(0.0, until - time.monotonic()))):
                     return
         finally:

@@ -147,7 +147,7 @@ class BoundBodies:
             return
         headers = dict(scope["headers"])
         size = headers.get(b"content-length")
-        too_big = problem(413, f"request bodies are limited to {MAX_BODY} bytes")
+        too_big = _TooBig()
         if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
             await too_big(scope, receive, send)
             return
@@ -164,6 +164,13 @@ class BoundBodies:
                     return
             receive = _replay(body, receive)
         await self.app(scope, receive, send)
+
+
+class _TooBig:
+    """The 413 answer, made only when it is sent."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await problem(413, f"request bodies are limited to {MAX_BODY} bytes")(scope, receive, send)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
@@ -185,10 +192,7 @@ def _handlers(app: FastAPI, missing_page: str) -> None:
     for kind, status in ((NotFound, 404), (Conflict, 409), (BattleshipError, 400)):
         app.add_exception_handler(kind, lambda _r, exc, status=status: problem(status, str(exc)))
     app.add_exception_handler(Saturated, lambda _r, exc: problem(503, str(exc), exc.retry_after))
-    app.add_exception_handler(
-        Stopped,
-        lambda _r, exc: problem(503, f"the server is shutting down or the request was cancelled ({exc})", 5),
-    )
+    app.add_exception_handler(Stopped, _stopped)
     app.add_exception_handler(Closed, lambda _r, exc: problem(503, str(exc), 5))
     app.add_exception_handler(WorkerDied, lambda _r, exc: problem(500, f"{exc}; please try again"))
 

@@ -20,6 +20,7 @@ from battleship.rules import preset
 from battleship.stop import CANCELLED, INTERRUPT, Stop
 from battleship.web import stats
 from battleship.web.computer import MODES
+from battleship.web.gate import ANALYSIS, MOVE
 from battleship.web.guard import MAX_BODY, Problem
 from battleship.web.records import MAX_RULES_TOML, MAX_SIDE, RULES, custom_rules, rules_json
 from battleship.web.service import MAX_LOOKUP, calculate, random_layout
@@ -175,7 +176,12 @@ GAME_LINKS = {
 }
 
 
-async def stoppable(request: Request, seconds: float, work: Callable[..., Any], *args: Any) -> Any:
+def gated(app: FastAPI, lane: str, work: Callable[..., Any]) -> Callable[..., Any]:
+    """``work(*args, stop)`` once a slot of ``lane`` is free, the slot held for all its work."""
+    return lambda *args: app.state.gate.run(work, *args, lane=lane, stop=args[-1])
+
+
+async def stoppable(request: Request, seconds: float | None, work: Callable[..., Any], *args: Any) -> Any:
     """``work(*args, stop)`` on the thread pool with a :class:`Stop` of ``seconds``, asked to stop when the
     client goes away or the server shuts down."""
     stop = Stop(seconds)
@@ -223,10 +229,8 @@ def _game_routes(app: FastAPI) -> None:
         A level that thinks (probability, best, learning) is timed once under new rules; one that cannot
         answer within a move's deadline is refused (400) with the reason.
         """
-        seconds = app.state.computer.probe_seconds
-        return await stoppable(
-            request, seconds, service.new_game, body.rules, body.mode, body.layout, body.rules_toml
-        )
+        args = (body.rules, body.mode, body.layout, body.rules_toml)
+        return await stoppable(request, None, service.new_game, *args)  # timing a level has its own bound
 
     @app.get("/api/games/{game_id}", operation_id="getGame", responses={200: game, **responses(404)})
     async def game_state(game_id: GameId) -> dict[str, Any]:
@@ -244,9 +248,11 @@ def _game_routes(app: FastAPI) -> None:
         "Play for me" thinks within the move's deadline; past it the density shooter answers, and
         ``auto.fallback`` says why.
         """
-        auto = body.auto or body.cell == "auto"
-        cell = None if auto else body.cell
-        return await stoppable(request, settings.move_seconds, service.fire, game_id, cell, auto)
+        if body.auto or body.cell == "auto":
+            return await stoppable(
+                request, settings.move_seconds, gated(app, MOVE, service.fire), game_id, None, True
+            )
+        return await run_in_threadpool(service.fire, game_id, body.cell, False)
 
     @app.post(
         "/api/games/{game_id}/computer",
@@ -259,7 +265,9 @@ def _game_routes(app: FastAPI) -> None:
         ``computer.shooter`` names the shooter that chose it; when the level could not answer in time
         (or every worker was busy) the density shooter did, and ``computer.fallback`` says why.
         """
-        return await stoppable(request, settings.move_seconds, service.computer_turn, game_id)
+        return await stoppable(
+            request, settings.move_seconds, gated(app, MOVE, service.computer_turn), game_id
+        )
 
     @app.post("/api/games/{game_id}/resign", operation_id="resign", responses=responses(404, 409))
     async def resign(game_id: GameId) -> dict[str, Any]:
@@ -284,7 +292,8 @@ def _game_routes(app: FastAPI) -> None:
         ] = "computer",
     ) -> dict[str, Any]:
         """Hit probabilities as one side saw them after ``move`` moves of a finished game (exact, or an estimate in time)."""
-        return await stoppable(request, settings.analysis_seconds, service.heat, game_id, move, side)
+        seconds = settings.analysis_seconds
+        return await stoppable(request, seconds, gated(app, ANALYSIS, service.heat), game_id, move, side)
 
 
 def _other_routes(app: FastAPI) -> None:
@@ -332,7 +341,7 @@ def _other_routes(app: FastAPI) -> None:
         false and a ``note`` saying so.
         """
         args = (computer, body.rules, body.board, body.skew, body.rules_toml)
-        return await stoppable(request, settings.analysis_seconds, calculate, *args)
+        return await stoppable(request, settings.analysis_seconds, gated(app, ANALYSIS, calculate), *args)
 
     @app.get("/api/stats", operation_id="getStats", responses=responses())
     async def statistics() -> dict[str, Any]:

@@ -162,7 +162,7 @@ class Service(Games):
             raise BattleshipError(f"the Adaptive level cannot play these rules: {why}")
         player = notation.parse_layout(layout, rules) if layout is not None else random_layout(rules)
         model = self.models.model(rules) if chosen.name == "learning" else None
-        self.computer.admit(rules, chosen.name, stop or Stop(self.computer.probe_seconds), model)
+        self.computer.admit(rules, chosen.name, stop or Stop(), model)
         computer = random_layout(rules)
         game_id = secrets.token_hex(16)
         now = store.now()
