@@ -124,6 +124,7 @@ function animate(cell, outcome) {
   cell.classList.remove(name);
   void cell.offsetWidth;  // restart the animation
   cell.classList.add(name);
+  setTimeout(() => cell.classList.remove(name), 1200);  // longer than any of the animations
 }
 
 // Sounds made on the spot with the Web Audio API (nothing fetched); a switch in the header mutes them.

@@ -50,6 +50,9 @@ function apart(rules, a, b) {
 class Placement {
   // A placement board in ``board`` with its ship buttons in ``fleet``; ``say`` shows a sentence.
   constructor(board, fleet, rules, say) {
+    if (board.placement) board.placement.controller.abort();  // an earlier editor on this board stops listening
+    board.placement = this;
+    this.controller = new AbortController();
     this.board = board; this.fleetElement = fleet; this.rules = rules; this.say = say;
     this.shapes = rules.fleet.map((s) => orientations(s.cells, rules.reflections));
     this.turn = rules.fleet.map(() => 0);
@@ -88,7 +91,8 @@ class Placement {
       });
       b.addEventListener("focus", () => { this.hover = i; this.draw(); });
     });
-    this.board.addEventListener("pointerleave", () => { this.hover = null; this.draw(); });
+    this.board.addEventListener("pointerleave", () => { this.hover = null; this.draw(); }, {signal: this.controller.signal});
+    this.buildFleet();
     this.draw();
   }
 
@@ -124,14 +128,21 @@ class Placement {
       if (preview && preview.includes(i)) b.classList.add(ok ? "preview" : "bad");
     });
     labelCells(this.cells, this.rules.cols);
+    this.buttons.forEach((b, j) => {
+      b.className = (this.placed[j] ? "placed " : "") + (j === this.active && !this.placed[j] ? "active" : "");
+      b.setAttribute("aria-pressed", String(j === this.active && !this.placed[j]));
+    });
+  }
+
+  buildFleet() {  // one button a ship, made once (redrawing them under the pointer would lose clicks)
     this.fleetElement.innerHTML = "";
-    this.rules.fleet.forEach((ship, j) => {
+    this.buttons = this.rules.fleet.map((ship, j) => {
       const b = document.createElement("button");
       b.type = "button";
       b.textContent = `${ship.name} (${ship.size})`;
-      b.className = (this.placed[j] ? "placed " : "") + (j === this.active && !this.placed[j] ? "active" : "");
       b.addEventListener("click", () => { this.placed[j] = null; this.active = j; this.draw(); });
       this.fleetElement.appendChild(b);
+      return b;
     });
   }
 
@@ -155,7 +166,12 @@ class Placement {
 // ``shots`` fired at it (sunk ships whole where their cells are known), the last shot marked.
 function drawSide(cells, rules, shots, layout, show) {
   const symbol = Object.fromEntries(rules.fleet.map((s) => [s.name, s.symbol]));
-  cells.forEach((b) => { b.className = "cell"; b.textContent = ""; b.style.background = ""; b.style.color = ""; b.removeAttribute("aria-disabled"); });
+  cells.forEach((b) => {
+    const moving = [...b.classList].filter((c) => c.startsWith("anim-"));  // let a running animation finish
+    b.className = "cell";
+    b.classList.add(...moving);
+    b.textContent = ""; b.style.background = ""; b.style.color = ""; b.removeAttribute("aria-disabled");
+  });
   const shot = new Set(shots.map((s) => s.cell));
   if (layout && show) {
     for (const ship of layout.ships) {

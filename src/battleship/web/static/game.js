@@ -31,14 +31,20 @@ function showMode() {  // the shooter each level plays under the chosen rules
   localStorage.setItem("battleship-mode", selectedMode());
 }
 
+let rulesAsked = 0;  // the latest rules asked for (an older answer arriving late is dropped)
+
 async function setRules(preset, toml) {
   $("setup-message").textContent = "";
+  const ticket = ++rulesAsked;
   if (preset) {
     rules = preset;
     $("about-rules").textContent = preset.about || "";
   } else {
-    try { rules = await api("/api/rules", {rules_toml: toml}); chooser.say(""); }
-    catch (err) { chooser.say(err.message); return; }
+    let read;
+    try { read = await api("/api/rules", {rules_toml: toml}); chooser.say(""); }
+    catch (err) { if (ticket === rulesAsked) chooser.say(err.message); return; }
+    if (ticket !== rulesAsked) return;
+    rules = read;
     $("about-rules").textContent = `Custom rules: ${rules.rows}x${rules.cols}, ${rules.fleet.length} ships.`;
   }
   placement = new Placement($("placement"), $("fleet"), rules, (text) => { $("setup-message").textContent = text; });

@@ -5,9 +5,9 @@
 const LEVELS = {random: "Easy", "hunt-target": "Medium", probability: "Hard", best: "Expert", learning: "Adaptive"};
 
 function result(entry, game, seat) {
-  if (game.status !== "over") return game.mode === "friend" && game.status === "placing" ? "placing fleets" : "under way";
+  if (game.status !== "over") return game.mode === "friend" && game.status === "placing" ? "placing fleets" : "under way: go on";
   const how = {resigned: " (resigned)", time: " (on time)"}[game.ended_by] || "";
-  if (game.mode !== "friend") return (game.winner === "player" ? "you won" : "the computer won") + how;
+  if (game.mode !== "friend") return (game.winner === "player" ? "you won" : "you lost") + how;
   if (seat === null) return `player ${game.winner === "player1" ? 1 : 2} won${how}`;
   return (game.winner === `player${seat}` ? "you won" : "they won") + how;
 }
@@ -29,27 +29,34 @@ async function load() {
     seen.add(key);
     const row = document.createElement("tr");
     const when = new Date((game && game.created) || entry.started);
-    const cells = [when.toLocaleString(), "", "", "", "", ""];
-    if (!game) {
-      cells[1] = entry.kind === "friend" ? "a friend" : "the computer";
-      cells[3] = "deleted (unfinished for a day)";
-    } else {
-      cells[1] = game.mode === "friend" ? "a friend" : `the computer (${LEVELS[game.mode] || game.mode})`;
-      cells[2] = game.rules;
-      cells[3] = result(entry, game, entry.side || null);
-      cells[4] = game.moves;
-    }
-    cells.forEach((text) => { const td = document.createElement("td"); td.textContent = text; row.appendChild(td); });
-    const links = row.lastChild;
-    if (game && game.status === "over") links.insertAdjacentHTML("beforeend", `<a href="/replay?game=${game.id}">replay</a>`);
-    else if (game && entry.kind === "friend") links.insertAdjacentHTML("beforeend", `<a href="/friend#seat=${entry.seat}">go on</a>`);
-    else if (game) links.insertAdjacentHTML("beforeend", `<a href="/?game=${game.id}">go on</a>`);
+    const date = when.toLocaleString(undefined, {dateStyle: "short", timeStyle: "short"});
+    const against = !game ? (entry.kind === "friend" ? "a friend" : "computer")
+      : game.mode === "friend" ? "a friend" : `computer, ${LEVELS[game.mode] || game.mode}`;
+    const cells = [date, against, game ? game.rules : "", game ? result(entry, game, entry.side || null) : "deleted unfinished", game ? game.moves : ""];
+    cells.forEach((text, k) => {
+      const td = document.createElement("td");
+      let link = null;
+      if (k === 0 && game) {
+        link = game.status === "over" ? `/replay?game=${game.id}` : entry.kind === "friend" ? `/friend#seat=${entry.seat}` : `/?game=${game.id}`;
+      }
+      if (link) {
+        const a = document.createElement("a");
+        a.href = link;
+        a.textContent = text;
+        a.title = game.status === "over" ? "the replay" : "go on playing";
+        td.appendChild(a);
+      } else td.textContent = text;
+      row.appendChild(td);
+    });
     const forget = document.createElement("button");
     forget.type = "button";
-    forget.textContent = "forget";
-    forget.setAttribute("aria-label", `Forget the game started ${cells[0]}`);
+    forget.textContent = "\u00d7";
+    forget.title = "forget this game";
+    forget.setAttribute("aria-label", `Forget the game of ${date}`);
     forget.addEventListener("click", () => { myGames.remove(entry.id, entry.seat); load(); });
-    links.append(" ", forget);
+    const last = document.createElement("td");
+    last.appendChild(forget);
+    row.appendChild(last);
     body.appendChild(row);
   }
 }

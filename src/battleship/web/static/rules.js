@@ -37,6 +37,7 @@ class RulesChooser {
     select.value = catalogue.rules.some((r) => r.name === saved.rules) || saved.rules === "custom" ? saved.rules : "standard";
     $("custom-box").classList.toggle("hidden", select.value !== "custom");
     $("custom-box").open = select.value === "custom";
+    this.last = JSON.stringify([select.value, this.toml]);  // the page draws these rules first
     select.addEventListener("change", () => this.changed());
     for (const id of ["c-rows", "c-cols", "c-spacing", "c-sinks", "c-reflections", "c-ships"]) {
       $(id).addEventListener("change", () => { $("c-toml").value = this.fromForm(); this.changed(); });
@@ -58,6 +59,9 @@ class RulesChooser {
     for (const id of ["c-rows", "c-cols", "c-spacing", "c-sinks", "c-ships"]) form[id] = $(id).value;
     form["c-reflections"] = $("c-reflections").checked;
     localStorage.setItem(this.key, JSON.stringify({rules: this.select.value, toml: $("c-toml").value, form}));
+    const now = JSON.stringify([this.select.value, this.toml]);
+    if (now === this.last) return;  // a field left without a change: nothing to redo
+    this.last = now;
     this.onChange(this.preset, this.toml);
   }
 

@@ -25,7 +25,7 @@ const whiskers = {
       ctx.moveTo(bar.x - 6, top); ctx.lineTo(bar.x + 6, top);
       ctx.moveTo(bar.x - 6, bottom); ctx.lineTo(bar.x + 6, bottom);
       ctx.stroke();
-      ctx.fillText(options.labels[i], bar.x + 22, Math.min(bar.y, bottom) - 4);
+      ctx.fillText(options.labels[i], bar.x + 22, Math.max(chart.chartArea.top + 12, Math.min(bar.y, bottom) - 4));
     });
     ctx.restore();
   },
@@ -44,6 +44,7 @@ function bars(canvas, modes) {
     options: {
       maintainAspectRatio: false,
       animation: false,
+      interaction: {mode: "index", intersect: false},  // a bar of zero has its tooltip too
       scales: {y: {min: 0, max: 100, title: AXIS("wins (% of games)")}, x: {title: AXIS("level")}},
       plugins: {
         legend: {display: false},
