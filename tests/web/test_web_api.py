@@ -546,7 +546,7 @@ def test_every_preset_is_on_offer_with_its_levels(client):
         assert (
             client.post(f"/api/games/{game.json()['id']}/fire", json={"cell": f"A{cols}"}).status_code == 200
         )
-    tee = client.post("/api/rules", json={"rules_toml": T_SHAPES}).json()
+    tee = client.post("/api/rules/custom", json={"rules_toml": T_SHAPES}).json()
     assert tee["reflections"] is True and tee["fleet"][0]["cells"] == [[0, 0], [0, 1], [0, 2], [1, 1]]
 
 

@@ -207,7 +207,9 @@ def _handlers(app: FastAPI, missing_page: str) -> None:
         detail = exc.detail if isinstance(exc.detail, str) else "not allowed"
         if exc.status_code == 404:
             detail = f"no such address: {request.url.path} (the API's operations are listed at /docs)"
-        return problem(exc.status_code, detail)
+        answer = problem(exc.status_code, detail)
+        answer.headers.update(exc.headers or {})  # a 405's Allow, say
+        return answer
 
 
 def _stopped(_request: Request, exc: Stopped) -> JSONResponse:

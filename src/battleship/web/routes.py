@@ -321,7 +321,7 @@ def _other_routes(app: FastAPI) -> None:
             "move_seconds": settings.move_seconds,
         }
 
-    @app.post("/api/rules", operation_id="readRules", responses=responses())
+    @app.post("/api/rules/custom", operation_id="readRules", responses=responses())
     def read_rules(body: CustomRules) -> dict[str, Any]:
         """Read custom rules (TOML) as the pages draw them: the board, the fleet and each ship's shape."""
         return rules_json(custom_rules(body.rules_toml))

@@ -82,7 +82,7 @@ async function update() {
 async function choose(preset, toml) {
   if (preset) rules = preset;
   else {
-    try { rules = await api("/api/rules", {rules_toml: toml}); chooser.say(""); }
+    try { rules = await api("/api/rules/custom", {rules_toml: toml}); chooser.say(""); }
     catch (err) { chooser.say(err.message); return; }
   }
   marks = Array(rules.rows * rules.cols).fill(".");

@@ -259,7 +259,7 @@ async function load() {
   catalogue = await api("/api/rules");
   chooser = new RulesChooser($("rules"), $("rules-holder"), catalogue, async (preset, toml) => {
     if (preset) return;
-    try { await api("/api/rules", {rules_toml: toml}); chooser.say(""); } catch (err) { chooser.say(err.message); }
+    try { await api("/api/rules/custom", {rules_toml: toml}); chooser.say(""); } catch (err) { chooser.say(err.message); }
   }, "battleship-friend-rules");
   $("create-game").addEventListener("click", create);
   $("copy-invite").addEventListener("click", () => copyText($("invite-link").value, $("copy-state")));

@@ -41,7 +41,7 @@ async function setRules(preset, toml) {
     $("about-rules").textContent = preset.about || "";
   } else {
     let read;
-    try { read = await api("/api/rules", {rules_toml: toml}); chooser.say(""); }
+    try { read = await api("/api/rules/custom", {rules_toml: toml}); chooser.say(""); }
     catch (err) { if (ticket === rulesAsked) chooser.say(err.message); return; }
     if (ticket !== rulesAsked) return;
     rules = read;
