@@ -17,6 +17,7 @@ from battleship.rules import preset
 from battleship.web import store
 from battleship.web.app import Settings, create_app
 from tests.web.postgres import postgres_server
+from tests.web.slow_rules import ONE_HIT, T_SHAPES
 
 
 @pytest.fixture(scope="module")
@@ -394,45 +395,6 @@ def test_saved_arena_runs_are_served(tmp_path):
 
 # ---- the computer within its time ---------------------------------------------------------------
 
-# the issue's stall: a T-shaped ship that may be mirrored, no shared edges; one hit at A1 took minutes
-T_SHAPES = """
-rows = 10
-cols = 10
-spacing = "no-edge"
-sinks = "named"
-reflections = true
-
-[[ship]]
-name = "Tee"
-symbol = "T"
-shape = "###/.#."
-
-[[ship]]
-name = "Carrier"
-symbol = "C"
-length = 5
-
-[[ship]]
-name = "Battleship"
-symbol = "B"
-length = 4
-
-[[ship]]
-name = "Cruiser"
-symbol = "R"
-length = 3
-
-[[ship]]
-name = "Submarine"
-symbol = "S"
-length = 3
-
-[[ship]]
-name = "Destroyer"
-symbol = "D"
-length = 2
-"""
-ONE_HIT = "x........./" + "/".join(["." * 10] * 9)
 QUICK = Settings(rate_limit="", move_seconds=0.5, analysis_seconds=0.5)
 
 

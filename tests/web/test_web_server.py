@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.web.server import every_core_busy, free_port, output_of, serving, start
-from tests.web.test_web_api import ONE_HIT, T_SHAPES
+from tests.web.slow_rules import ONE_HIT, T_SHAPES
 
 MODES = ["random", "best", "learning", "hunt-target", "probability"]
 
