@@ -35,7 +35,7 @@ from battleship.web.records import (
     shots_json,
     write_record,
 )
-from battleship.web.service import TURNS, Games, random_layout, read_cell, ships_left
+from battleship.web.service import TURNS, Games, new_row, random_layout, read_cell, ships_left
 
 PLACING = "placing"  # the status while a fleet is still to be placed
 MIN_CLOCK, MAX_CLOCK = 30, 3600  # seconds a side, when the game has a clock
@@ -66,28 +66,19 @@ class Friends(Games):
     def _create(
         self, rules, clock: float | None, tokens: tuple[str, str], names: tuple[str | None, str | None]
     ) -> str:
-        game_id = secrets.token_hex(16)
-        now = store.now()
-        store.create(
-            self.engine,
-            {
-                "id": game_id,
-                "created": now,
-                "updated": now,
-                "rules": rules.name,
-                "rules_toml": rules.to_toml() if rules.name == "custom" else None,
-                "mode": FRIEND,
-                "play_for_me": False,
-                "status": PLACING,
-                "moves": 0,
-                "seed": "0",
-                "player_layout": "",
-                "computer_layout": "",
-                "record": "",
-                "clock": float(clock) if clock else None,
-                "clock_used": json.dumps([0.0, 0.0]),
-            },
+        row = new_row(
+            rules,
+            FRIEND,
+            status=PLACING,
+            seed="0",
+            player_layout="",  # each fleet is placed by its player
+            computer_layout="",
+            record="",
+            clock=float(clock) if clock else None,
+            clock_used=json.dumps([0.0, 0.0]),
         )
+        store.create(self.engine, row)
+        game_id = row["id"]
         store.create_seats(self.engine, game_id, tokens, names)
         return game_id
 

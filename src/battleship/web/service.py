@@ -63,6 +63,22 @@ def read_cell(cell: int | str | None, rules: Rules) -> int:
     return parse_cell(str(cell), rules.rows, rules.cols)
 
 
+def new_row(rules: Rules, mode_name: str, **fields: Any) -> dict[str, Any]:
+    """A new game's row: a fresh 128-bit id, the times, the rules (custom ones as TOML), no move yet."""
+    now = store.now()
+    return {
+        "id": secrets.token_hex(16),
+        "created": now,
+        "updated": now,
+        "rules": rules.name,
+        "rules_toml": rules.to_toml() if rules.name == "custom" else None,
+        "mode": mode_name,
+        "play_for_me": False,
+        "moves": 0,
+        **fields,
+    }
+
+
 class Games:
     """What every kind of game shares: rows by id, one move at a time, the commit that ends a game."""
 
@@ -164,28 +180,17 @@ class Service(Games):
         model = self.models.model(rules) if chosen.name == "learning" else None
         self.computer.admit(rules, chosen.name, stop or Stop(), model)
         computer = random_layout(rules)
-        game_id = secrets.token_hex(16)
-        now = store.now()
-        names = ("Player", "Computer")
-        store.create(
-            self.engine,
-            {
-                "id": game_id,
-                "created": now,
-                "updated": now,
-                "rules": rules.name,
-                "rules_toml": rules.to_toml() if rules.name == "custom" else None,
-                "mode": chosen.name,
-                "play_for_me": False,
-                "status": TURNS[PLAYER],
-                "moves": 0,
-                "seed": str(secrets.randbits(63)),
-                "player_layout": notation.format_layout(player),
-                "computer_layout": notation.format_layout(computer),
-                "record": write_record(rules, names, (player, computer), []),
-            },
+        row = new_row(
+            rules,
+            chosen.name,
+            status=TURNS[PLAYER],
+            seed=str(secrets.randbits(63)),
+            player_layout=notation.format_layout(player),
+            computer_layout=notation.format_layout(computer),
+            record=write_record(rules, ("Player", "Computer"), (player, computer), []),
         )
-        return self.state(game_id)
+        store.create(self.engine, row)
+        return self.state(row["id"])
 
     def state(self, game_id: str) -> dict[str, Any]:
         """The player's view: never the computer's layout before the game is over."""
