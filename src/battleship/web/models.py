@@ -17,6 +17,7 @@ import numpy as np
 from sqlalchemy.engine import Engine
 
 from battleship import generators, notation
+from battleship.errors import BattleshipError
 from battleship.inference import prior
 from battleship.rules import Rules
 from battleship.web import store
@@ -48,6 +49,7 @@ class Models:
         self._lock = threading.Lock()
         self._fitted: dict[str, Fitted] = {}
         self._fitting: dict[str, threading.Lock] = {}
+        self._cannot: dict[str, str] = {}  # rules whose model cannot be fitted, and why
 
     @staticmethod
     def key(rules: Rules) -> str:
@@ -55,6 +57,8 @@ class Models:
 
     def get(self, rules: Rules) -> Fitted | None:
         """The newest fitted model (None while the first is being fitted); starts a refit when stale."""
+        if self.key(rules) in self._cannot:
+            return None
         played = store.count_played(self.engine, rules.name, self._toml(rules))
         with self._lock:
             fitted = self._fitted.get(self.key(rules))
@@ -82,19 +86,29 @@ class Models:
             layouts = store.human_layouts(self.engine, rules.name, self._toml(rules))
             texts = sorted({text for _game, text in layouts}) if enough(layouts) >= MIN_LAYOUTS else []
             rows = generators.to_indices(rules, [notation.parse_layout(t, rules) for t in texts])
-            model = prior.fit(rules, rows.reshape(-1, len(rules.fleet)))
-            model.prior()  # computed here, once: the worker processes receive it with the model
-            fitted = Fitted(played, model, len(texts), prior.open_board_shift(model))
+            try:
+                model = prior.fit(rules, rows.reshape(-1, len(rules.fleet)))
+                model.prior()  # computed here, once: the worker processes receive it with the model
+                fitted = Fitted(played, model, len(texts), prior.open_board_shift(model))
+            except BattleshipError as exc:  # beyond what the prior's exact counts reach
+                self._cannot[self.key(rules)] = str(exc)
+                return None
             with self._lock:
                 self._fitted[self.key(rules)] = fitted
             return fitted
         finally:
             lock.release()
 
+    def cannot(self, rules: Rules) -> str | None:
+        """Why no model can be fitted under ``rules`` (known once a fit was tried), or None."""
+        return self._cannot.get(self.key(rules))
+
     def model(self, rules: Rules) -> prior.PlacementModel:
-        """The model to play with now (fitted at once only if none exists yet)."""
-        fitted = self.get(rules)
-        return fitted.model if fitted is not None else self.fit(rules).model
+        """The model to play with now (fitted at once only if none exists yet); a clear error if none can be."""
+        fitted = self.get(rules) or self.fit(rules)
+        if fitted is None:
+            raise BattleshipError(f"the Adaptive level cannot play these rules: {self.cannot(rules)}")
+        return fitted.model
 
     @staticmethod
     def _toml(rules: Rules) -> str | None:

@@ -54,19 +54,23 @@ def summary(service) -> dict[str, Any]:
             "placement": _placement(rules, group["layouts"]),
             "learning": None,
         }
-        if not learning_refusal(rules):
-            fitted = service.models.get(rules)
-            if fitted is None:
-                pending.append(key)
-            else:
-                entry["learning"] = {
-                    "layouts": fitted.learned_from,
-                    "minimum": MIN_LAYOUTS,
-                    "minus_uniform": fitted.shift.ravel().round(4).tolist() if fitted.learned_from else None,
-                }
+        entry["learning"], waiting = _learning(service.models, rules)
+        if waiting:
+            pending.append(key)
         out.append(entry)
     out.sort(key=lambda e: (-e["games"], e["key"] != "standard", e["key"]))
     return {"games": len(played), "rules": out, "learning_pending": pending}
+
+
+def _learning(models, rules: Rules) -> tuple[dict[str, Any] | None, bool]:
+    """The Adaptive level's map under ``rules`` (None where it cannot play them), and whether it is being fitted."""
+    if learning_refusal(rules) or models.cannot(rules):
+        return None, False
+    fitted = models.get(rules)
+    if fitted is None:
+        return None, not models.cannot(rules)
+    shift = fitted.shift.ravel().round(4).tolist() if fitted.learned_from else None
+    return {"layouts": fitted.learned_from, "minimum": MIN_LAYOUTS, "minus_uniform": shift}, False
 
 
 def label(rules: Rules) -> str:

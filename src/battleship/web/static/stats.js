@@ -120,7 +120,7 @@ function showLearning(entry, r) {
   $("learning-scale").textContent = "";
   if (!l) {
     box.textContent = stats.learning_pending.includes(entry.key) ? "The Adaptive level's model is being fitted; reload in a moment."
-      : "The Adaptive level does not play these rules (it needs straight ships).";
+      : "The Adaptive level does not play these rules (its model cannot be counted exactly under them).";
     return;
   }
   if (!l.minus_uniform) {
