@@ -547,3 +547,19 @@ def test_forwarded_addresses_are_believed_only_from_configured_proxies(tmp_path)
     with TestClient(create_app(url, settings=trusted)) as client:
         answers = [client.get("/api/rules", headers=h).status_code for h in rotating]
     assert answers == [200] * 40  # forty clients behind a proxy the server was told to believe
+
+
+def test_the_adaptive_level_is_refused_where_its_model_cannot_be_fitted(client, monkeypatch):
+    from battleship.inference import prior
+
+    def too_many(*_args, **_kwargs):
+        raise BattleshipError("up to 1e21 layouts: too many for exact counting")
+
+    monkeypatch.setattr(prior, "fit", too_many)
+    refused = client.post("/api/games", json={"rules": "r-blog", "mode": "learning"})
+    assert refused.status_code == 400
+    assert (
+        refused.json()["detail"]
+        == "the Adaptive level cannot play these rules: up to 1e21 layouts: too many for exact counting"
+    )
+    assert client.post("/api/games", json={"rules": "r-blog", "mode": "best"}).status_code == 201

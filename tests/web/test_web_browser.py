@@ -616,3 +616,27 @@ def test_the_arena_page_shows_a_saved_run(server, open_page):
     page.wait_for_function("window.Chart && Chart.getChart('means')")
     hover_first_bar(page, "means", horizontal=True)
     page.screenshot(path=str(SHOTS / "arena.png"), full_page=True)
+
+
+def test_a_failed_computer_move_can_be_asked_again(server, open_page):
+    page = open_page("phone")
+    setup(page, server, "best")
+    start(page)
+    failed = {"once": False}
+
+    def fail_once(route):
+        if failed["once"]:
+            route.continue_()
+            return
+        failed["once"] = True
+        route.fulfill(
+            status=500, json={"detail": "the computation's process ended unexpectedly; please try again"}
+        )
+
+    page.route("**/api/games/*/computer", fail_once)
+    page.click("#enemy .cell[data-cell='44']")
+    page.wait_for_selector("#retry:not(.hidden)")
+    assert "try again" in page.text_content("#message")
+    page.click("#retry")
+    page.wait_for_function("game.status === 'player-turn' && game.computer_shots.length === 1")
+    assert page.is_hidden("#retry")

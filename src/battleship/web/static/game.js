@@ -175,22 +175,38 @@ async function fire(cell, auto) {
     render();
     announce(enemy, mine.shot);
     $("message").textContent = text;
-    if (game.status === "computer-turn") {
-      const theirs = await api(`/api/games/${game.id}/computer`, {});
-      game = theirs.state;
-      text += " " + describeShot(theirs.shot, "The computer", rules.cols);
-      fallbackNotice(theirs.computer, "The computer");
-      render();
-      setTimeout(() => announce(own, theirs.shot), 250);
-    }
+    if (game.status === "computer-turn") text += " " + await computerMove();
     $("message").textContent = text;
     if (game.status === "over") sound.play(game.winner === "player" ? "win" : "lose");
   } catch (err) {
     $("message").textContent = err.message;
   } finally {
     busy = false;
+    $("retry").classList.toggle("hidden", !game || game.status !== "computer-turn");  // never stuck "aiming"
   }
   if ($("playforme").checked && game.status === "player-turn") setTimeout(() => fire(null, true), 150);
+}
+
+// The computer's move: drawn, announced, and said in words (which the caller shows).
+async function computerMove() {
+  const theirs = await api(`/api/games/${game.id}/computer`, {});
+  game = theirs.state;
+  fallbackNotice(theirs.computer, "The computer");
+  render();
+  setTimeout(() => announce(own, theirs.shot), 250);
+  return describeShot(theirs.shot, "The computer", rules.cols);
+}
+
+async function retry() {
+  if (busy) return;
+  busy = true;
+  $("retry").classList.add("hidden");
+  try { $("message").textContent = await computerMove(); }
+  catch (err) { $("message").textContent = err.message; }
+  finally {
+    busy = false;
+    $("retry").classList.toggle("hidden", game.status !== "computer-turn");
+  }
 }
 
 async function resign() {
@@ -222,10 +238,7 @@ async function resume(id) {
     return;
   }
   beginPlay();
-  if (game.status === "computer-turn") {
-    try { game = (await api(`/api/games/${game.id}/computer`, {})).state; render(); }
-    catch (err) { $("message").textContent = err.message; }
-  }
+  if (game.status === "computer-turn") retry();
 }
 
 async function load() {
@@ -242,6 +255,7 @@ async function load() {
   $("clear").addEventListener("click", () => placement.clear());
   $("start").addEventListener("click", () => start());
   $("resign").addEventListener("click", resign);
+  $("retry").addEventListener("click", retry);
   $("again").addEventListener("click", newGame);
   $("rematch").addEventListener("click", rematch);
   $("playforme").addEventListener("change", (e) => { if (e.target.checked) fire(null, true); });
