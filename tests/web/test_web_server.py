@@ -132,7 +132,7 @@ def test_the_slowest_requests_hold_no_other_game_and_sigterm_stops_the_server(tm
             time.sleep(0.5)  # both are thinking
             games = [
                 pool.submit(play, base, m, waits, moves)
-                for m in ("best", "probability", "hunt-target", "learning")
+                for m in ("best", "random", "hunt-target", "learning")
             ]
             finals = [g.result() for g in games]
             answers = [s.result() for s in slowest]
