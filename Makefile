@@ -54,13 +54,20 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/simulate.py
 	$(BIN)/python benchmarks/startup.py
 
-# the statistics page's chart library, from its npm package (the sums are in its README there)
+# the statistics page's chart library and the API docs page's Swagger UI, from their npm packages
+# (the sums are in each README there)
 CHARTJS := src/battleship/web/static/vendor/chart.js
+SWAGGER := src/battleship/web/static/vendor/swagger-ui
+SWAGGER_FILES := swagger-ui-bundle.js swagger-ui.css favicon-32x32.png LICENSE NOTICE swagger-ui-bundle.js.LICENSE.txt
 vendor:
 	rm -rf .vendor && mkdir .vendor && cd .vendor && npm pack --silent chart.js@4.6.1 && tar xzf chart.js-4.6.1.tgz
 	grep -q "$$(sha256sum .vendor/chart.js-4.6.1.tgz | cut -d' ' -f1)" $(CHARTJS)/README.md
 	cp .vendor/package/dist/chart.umd.min.js .vendor/package/LICENSE.md $(CHARTJS)/
 	grep -q "$$(sha256sum $(CHARTJS)/chart.umd.min.js | cut -d' ' -f1)" $(CHARTJS)/README.md
+	rm -rf .vendor && mkdir .vendor && cd .vendor && npm pack --silent swagger-ui-dist@5.35.0 && tar xzf swagger-ui-dist-5.35.0.tgz
+	grep -q "$$(sha256sum .vendor/swagger-ui-dist-5.35.0.tgz | cut -d' ' -f1)" $(SWAGGER)/README.md
+	cd .vendor/package && cp $(SWAGGER_FILES) ../../$(SWAGGER)/
+	for f in swagger-ui-bundle.js swagger-ui.css; do grep -q "$$(sha256sum $(SWAGGER)/$$f | cut -d' ' -f1)" $(SWAGGER)/README.md; done
 	rm -rf .vendor
 
 clean:
