@@ -165,9 +165,8 @@ class Computer:
 
     def _probe(self, rules: Rules, chosen: Mode, model: PlacementModel | None, request: Stop) -> float:
         """Time ``chosen`` in a worker, within :attr:`probe_seconds` from now (sharing the request's flag)."""
-        stop = Stop(self.probe_seconds)
-        stop.flag = request.flag  # the request going away stops the timing too
-        return self._heavy(jobs.probe, rules, chosen.spec, model, stop=stop)
+        # the request going away stops the timing too
+        return self._heavy(jobs.probe, rules, chosen.spec, model, stop=request.child(self.probe_seconds))
 
     def _time(self, rules: Rules, chosen: Mode, stop: Stop, model: PlacementModel | None) -> str | None:
         """Why ``chosen`` is too slow under ``rules``, or None: one move timed on each probe position."""
