@@ -86,13 +86,20 @@ def test_the_contest_prior_plays_layouts_the_contest_never_draws():
     spec = "trial-sink:skew=20,prior=contest"
     _, options = parse_spec(spec)
     fast = play_rows(rules, KINDS["trial-sink"], 2, rows, options)
-    slow = [len(play(make(spec), generators.to_layout(rules, row), np.random.default_rng(0)).shots) for row in rows]
+    slow = [
+        len(play(make(spec), generators.to_layout(rules, row), np.random.default_rng(0)).shots)
+        for row in rows
+    ]
     assert fast.tolist() == slow
     assert (fast >= rules.ship_cells).all() and (fast <= rules.cells).all()
 
 
 @settings(max_examples=15, deadline=None)
-@given(small_rules(spacings=(Spacing.NO_EDGE, Spacing.NO_CONTACT)), st.integers(0, 2**16), st.sampled_from(["contest", "r-blog", "sequential"]))
+@given(
+    small_rules(spacings=(Spacing.NO_EDGE, Spacing.NO_CONTACT)),
+    st.integers(0, 2**16),
+    st.sampled_from(["contest", "r-blog", "sequential"]),
+)
 def test_a_prior_never_refuses_a_legal_board(rules, seed, generator):
     """Uniform layouts under a biased generator's prior: every game ends, the kernel as the class."""
     try:
@@ -116,7 +123,9 @@ def test_a_prior_fitting_the_layouts_keeps_its_gain():
     """The contest prior ahead of no prior on contest layouts, paired (a lost gain fails here)."""
     rules = preset("pirates")
     rows = generators.draw(rules, "contest", 5, 1500)
-    with_prior = play_rows(rules, KINDS["trial-sink"], 5, rows, parse_spec("trial-sink:skew=20,prior=contest")[1])
+    with_prior = play_rows(
+        rules, KINDS["trial-sink"], 5, rows, parse_spec("trial-sink:skew=20,prior=contest")[1]
+    )
     without = play_rows(rules, KINDS["trial-sink"], 5, rows, parse_spec("trial-sink:skew=20")[1])
     difference, (low, high) = paired_difference(with_prior, without)
     assert high < -0.3, (difference, low, high)  # 0.79 shots measured over 10,000 games

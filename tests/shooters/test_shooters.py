@@ -16,7 +16,7 @@ from battleship.shooters.density import fitting, forced_cell
 from battleship.shooters.flood import FloodShooter
 from battleship.shooters.learning import LearningShooter
 from battleship.shooters.options import Options, format_spec, parse_spec
-from battleship.shooters.trial_sink import trial_sink_shot
+from battleship.shooters.trial_sink import NEGLIGIBLE, trial_sink_shot
 from battleship.tables import geometry, tables
 from tests.helpers import small_rules
 
@@ -191,7 +191,9 @@ def test_trial_sink_finishes_a_bounded_run_and_marks_its_halo_impossible():
     status[[0, 1]] = HIT  # A1, B1... a horizontal run at the top-left corner
     status[2] = MISS  # bounded on the east
     afloat = np.ones(5, dtype=np.bool_)
-    cell = trial_sink_shot(status, afloat, 10, 10, Options().vector(rules), g, np.zeros(1, dtype=np.uint64))
+    cell = trial_sink_shot(
+        status, afloat, 10, 10, Options().vector(rules), g, np.zeros(1, dtype=np.uint64), NEGLIGIBLE
+    )
     assert status[0] == SUNK and status[1] == SUNK
     assert status[10] == IMPOSSIBLE and status[11] == IMPOSSIBLE and status[12] == IMPOSSIBLE
     assert afloat.tolist() == [True, True, True, True, False]  # the two-cell ship is struck off
@@ -204,7 +206,9 @@ def test_trial_sink_extends_a_run_in_line():
     status = np.zeros(100, dtype=np.int8)
     status[[44, 45]] = HIT
     afloat = np.ones(5, dtype=np.bool_)
-    cell = trial_sink_shot(status, afloat, 10, 10, Options().vector(rules), g, np.zeros(1, dtype=np.uint64))
+    cell = trial_sink_shot(
+        status, afloat, 10, 10, Options().vector(rules), g, np.zeros(1, dtype=np.uint64), NEGLIGIBLE
+    )
     assert cell in (43, 46)
 
 

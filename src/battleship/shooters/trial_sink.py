@@ -215,7 +215,10 @@ def trial_sink_shot(status, afloat, rows, cols, params, geometry, state, floor):
         changed = False
         for first in range(n):
             length = run_from(first, status, rows, cols, run)
-            if length and extension_scores(status, afloat, run, length, rows, cols, geometry, score, floor) == 0:
+            if (
+                length
+                and extension_scores(status, afloat, run, length, rows, cols, geometry, score, floor) == 0
+            ):
                 if not finish(status, afloat, geometry[1], run, length, rows, cols, params[SPACING]):
                     return -1
                 changed = True
