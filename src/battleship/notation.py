@@ -12,6 +12,11 @@ cell; a game is ``[<player>]`` and that player's grid for each player, then the 
 several games one after another; lines starting with ``#`` are comments (what ``battleship play``
 prints after the moves), and blank lines are ignored.
 
+A game file carries its rules in a comment at its top, so that any reader plays it back under them:
+``# rules: pirates`` for a preset, or ``# rules:`` followed by the rules' TOML, one line per ``# |``
+line, for any other rules. A file without that line reads as the standard rules (:func:`carried_rules`
+says whether it has one). Readers of older files keep working: the header is a comment.
+
 Every format here is read back by the function that writes it: ``parse_layout(format_layout(x))``,
 ``parse_board(format_board(x))`` and ``read_games(write_game(x))`` give back what was written.
 """
@@ -25,7 +30,7 @@ from battleship.cells import from_xy, iter_cells, to_xy
 from battleship.errors import BattleshipError, IllegalShot, NotationError
 from battleship.game import Game, Observation, Outcome, Record, Shot
 from battleship.layout import Layout
-from battleship.rules import Rules, Sinks
+from battleship.rules import PRESETS, Rules, Sinks, from_toml, preset
 
 # --- rows of one character per cell ------------------------------------------------------------
 
@@ -354,9 +359,66 @@ def from_record(record: Record, target: str = "target") -> PaperGame:
     )
 
 
-def write_game(game: PaperGame) -> str:
-    """The Dunman High paper's game notation: each player's name and grid, then the moves, one a line."""
-    parts = []
+RULES_LINE = "# rules:"
+TOML_LINE = "# |"
+
+
+def write_rules(rules: Rules) -> str:
+    """The rules header of a game file: ``# rules: NAME`` for a preset, else the TOML on ``# |`` lines."""
+    if _is_preset(rules):
+        return f"{RULES_LINE} {rules.name}\n"
+    body = "".join(f"{TOML_LINE} {line}".rstrip() + "\n" for line in rules.to_toml().splitlines())
+    return f"{RULES_LINE}\n{body}"
+
+
+def _is_preset(rules: Rules) -> bool:
+    """True when ``rules`` are the preset of their name (not a custom set that borrowed it)."""
+    if rules.name not in PRESETS and not rules.name.startswith("square-"):
+        return False
+    try:
+        return preset(rules.name) == rules
+    except BattleshipError:
+        return False
+
+
+def carried_rules(text: str) -> Rules | None:
+    """The rules a game file says it was played under (its ``# rules:`` header), or None without one."""
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped.startswith(RULES_LINE):
+            if stripped and not _is_comment(line):
+                return None  # the header comes before the first game
+            continue
+        name = stripped[len(RULES_LINE) :].strip()
+        if name:
+            try:
+                return preset(name)
+            except BattleshipError as exc:
+                raise NotationError(f"the file's rules: {exc}", n + 1, line.index(RULES_LINE) + 1) from None
+        toml = []
+        for body in lines[n + 1 :]:
+            if not body.strip().startswith(TOML_LINE):
+                break
+            toml.append(body.strip()[len(TOML_LINE) :].removeprefix(" "))
+        if not toml:
+            raise NotationError(
+                f"'{RULES_LINE}' names no preset and no '{TOML_LINE}' TOML lines follow it", n + 1, 1
+            )
+        try:
+            return from_toml("\n".join(toml), source="the file's rules")
+        except BattleshipError as exc:
+            raise NotationError(str(exc), n + 2, 1) from None
+    return None
+
+
+def write_game(game: PaperGame, rules_header: bool = True) -> str:
+    """The Dunman High paper's game notation: each player's name and grid, then the moves, one a line.
+
+    With ``rules_header`` the rules come first (:func:`write_rules`); a file of many games writes
+    them once, at its top.
+    """
+    parts = [write_rules(game.rules).rstrip("\n")] if rules_header else []
     for name, layout in game.players:
         parts.append(f"[{name}]")
         if layout is not None:
@@ -404,8 +466,28 @@ def _read_one(lines: list[str], i: int, rules: Rules) -> tuple[PaperGame, int]:
     return game, end
 
 
-def read_games(text: str, rules: Rules) -> list[PaperGame]:
-    """Every game in a text holding one or more (as ``simulate --notation`` writes them), each checked."""
+def game_rules(text: str, rules: Rules | None = None) -> Rules:
+    """The rules to read a game file under: those it carries, else ``rules``, else the standard rules.
+
+    Refuses ``rules`` that differ from the ones the file carries: the moves would mean other cells.
+    """
+    carried = carried_rules(text)
+    if carried is None:
+        return rules if rules is not None else preset("standard")
+    if rules is not None and rules != carried:
+        raise NotationError(
+            f"the file was played under {carried.name} ({carried.describe()}), not under the rules "
+            f"given ({rules.describe()}): leave the rules out to read it under its own"
+        )
+    return carried
+
+
+def read_games(text: str, rules: Rules | None = None) -> list[PaperGame]:
+    """Every game in a text holding one or more (as ``simulate --notation`` writes them), each checked.
+
+    Under the rules the text carries (:func:`game_rules`), else ``rules``, else the standard rules.
+    """
+    rules = game_rules(text, rules)
     lines = text.split("\n")
     games, i = [], 0
     while any(line.strip() and not _is_comment(line) for line in lines[i:]):
@@ -416,7 +498,7 @@ def read_games(text: str, rules: Rules) -> list[PaperGame]:
     return games
 
 
-def read_game(text: str, rules: Rules) -> PaperGame:
+def read_game(text: str, rules: Rules | None = None) -> PaperGame:
     """Read exactly one game in the paper's notation and check every move by replaying it."""
     games = read_games(text, rules)
     if len(games) > 1:

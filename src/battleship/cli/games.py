@@ -142,11 +142,14 @@ def write_notation(
         progress_bar(disable=quiet or len(rows) < 200) as progress,
     ):
         task = progress.add_task("writing games", total=len(rows))
+        handle.write(notation.write_rules(r) + "\n")
         for i, row in enumerate(rows):
             record = play(
                 spec(name).make(options), generators.to_layout(r, row), np.random.default_rng([seed, i])
             )
-            handle.write(notation.write_game(notation.from_record(record, "target")) + "\n")
+            handle.write(
+                notation.write_game(notation.from_record(record, "target"), rules_header=False) + "\n"
+            )
             progress.advance(task)
 
 
