@@ -48,12 +48,10 @@ class ShooterSpec:
     name: str
     entry_point: str  # "package.module:Class"; the class takes ``options`` as its first argument
     summary: str
-    kernel: str | None = None  # the name of its Numba kernel in battleship.shooters.kernels
+    # the name of its Numba kernel in battleship.shooters.kernels, which plays game i of a run seeded
+    # s exactly as the class reset with battleship.rng.game_rng(s, i) (check_shooter demands it)
+    kernel: str | None = None
     reads: tuple[str, ...] = ()  # the option keys it reads
-    # how the kernel's games compare with the class's: "exactly" (the same shots, game by game, with
-    # tie=first), "in law" (the same distribution; they draw different random numbers), or "counts"
-    # (the kernel counts shots its own documented way, so only that it plays is checked)
-    kernel_agrees: str = "exactly"
     # answers the rules may give that it leaves unread, as its source published it ("sinkings",
     # "margin"), and why; the CLI says so when it plays rules that give them
     ignores: tuple[str, ...] = ()

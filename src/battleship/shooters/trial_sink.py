@@ -37,6 +37,7 @@ from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
 from battleship.inference.prior import generator_weights
+from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks, Spacing
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, choose, skew_factor
 from battleship.shooters.options import SINKS, SKEW, SPACING, TIE, Options
@@ -314,7 +315,7 @@ class TrialSinkShooter:
         self._rules = rules
         self._params = self.options.vector(rules)
         self._geometry = geometry(tables(rules), generator_weights(rules, self.options.prior))
-        self._state = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
+        self._state = kernel_state(rng)
         self._floor = NEGLIGIBLE
 
     def next_shot(self, observation: Observation) -> int:

@@ -23,6 +23,7 @@ from battleship.errors import BattleshipError
 from battleship.game import Game, Observation, Outcome, Shot
 from battleship.inference import posterior, prior
 from battleship.layout import Layout
+from battleship.rng import game_rng
 from battleship.rules import Rules, Sinks, preset
 from battleship.shooters import make
 from battleship.shooters.density import best_cells
@@ -310,7 +311,7 @@ class Service:
             rules = game.rules
             if auto:
                 shooter = make("best")
-                shooter.reset(rules, np.random.default_rng([int(row["seed"]), row["moves"], 1]))
+                shooter.reset(rules, game_rng(int(row["seed"]), 1))
                 target = int(shooter.next_shot(game.at_computer.observation))
             else:
                 target = read_cell(cell, rules)
@@ -326,7 +327,9 @@ class Service:
             row, game = self._on_turn(game_id, "computer-turn")
             rules = game.rules
             shooter = self._shooter(rules, row["mode"])
-            shooter.reset(rules, np.random.default_rng([int(row["seed"]), row["moves"], 2]))
+            # the game's stream every turn: the computer plays `battleship play` on the player's
+            # fleet with the game's seed, shot for shot
+            shooter.reset(rules, game_rng(int(row["seed"]), 0))
             shot = game.at_player.fire(int(shooter.next_shot(game.at_player.observation)))
             self._commit(row, game, (COMPUTER, shot.cell), {})
         return {"shot": shot_json(shot, rules), "state": self.state(game_id)}
