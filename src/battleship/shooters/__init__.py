@@ -163,5 +163,6 @@ register(
         "the strongest measured shooter for the rules (docs/strategies.md); options apply to it",
         None,
         ("tie", "colour", "weight", "skew", "boost", "samples", "budget", "endgame", "model", "informative"),
+        chooses=f"{_HERE}.best:best_for",
     )
 )
