@@ -30,21 +30,12 @@ CHECKED = [
 @pytest.mark.slow
 def test_the_kernels_property_tests_pass_with_bounds_checked(tmp_path):
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-x",
-        "-p",
-        "no:cacheprovider",
-        "-m",
-        "not slow",
-        *CHECKED,
-    ]
+    # small boards are the point: the statistical 10x10 check stays with the ordinary run
+    select = ["-m", "not slow", "-k", "not 10x10"]
+    command = [sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider", *select, *CHECKED]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
     tail = (done.stdout + done.stderr)[-4000:]
     assert done.returncode == 0, (
         f"exit {done.returncode} (a negative one is a signal: -11 a segfault)\n{tail}"
     )
-    assert " passed" in done.stdout and "IndexError" not in done.stdout, tail
+    assert "[100%]" in done.stdout and "IndexError" not in done.stdout, tail
