@@ -37,7 +37,7 @@ import gymnasium
 import numpy as np
 
 from battleship import generators
-from battleship.env import open_cells  # importing battleship.env registers Battleship-v0
+from battleship.envs.hunt import open_cells  # importing battleship.envs registers Battleship-v0
 from battleship.game import Game, play
 from battleship.lab import arena
 from battleship.lab.arena import channel, protocol

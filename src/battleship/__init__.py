@@ -24,9 +24,9 @@ The layers, each importing only those before it: the game (:mod:`~battleship.rul
 :mod:`~battleship.layout`, :mod:`~battleship.game`, :mod:`~battleship.notation`,
 :mod:`~battleship.generators`), then :mod:`battleship.inference`, :mod:`battleship.shooters`,
 :mod:`battleship.lab`, and on top :mod:`battleship.cli` and :mod:`battleship.web`
-(docs/architecture.md draws them). Beside the game, :mod:`battleship.env` registers a Gymnasium
-environment (``battleship/Battleship-v0``) and :mod:`battleship.match_env` is a two-player PettingZoo
-one. Squares are plain ints (``row * cols + col``) and sets of squares
+(docs/architecture.md draws them). Beside the lab, :mod:`battleship.envs` registers a Gymnasium
+environment (``battleship/Battleship-v0``) and holds a two-player PettingZoo one
+(:mod:`battleship.envs.match`). Squares are plain ints (``row * cols + col``) and sets of squares
 plain int bitboards, as in python-chess.
 
 Names are loaded when first used, so ``import battleship`` is quick and loads no NumPy or Numba.

@@ -10,12 +10,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-import numpy as np
-
 from battleship import generators, lab
 from battleship.game import Observation, Record, Shooter, Shot
 from battleship.game import play as play_game
 from battleship.layout import Layout
+from battleship.rng import game_rng
 from battleship.rules import Rules, load
 from battleship.shooters import make, names, registry
 
@@ -32,7 +31,7 @@ def play(
 ) -> Record:
     """Play one game to the end: ``shooter`` (a Shooter, or a spec like ``"density:skew=20"``) against ``layout``."""
     player = make(shooter) if isinstance(shooter, str) else shooter
-    return play_game(player, layout, np.random.default_rng(seed), on_shot)
+    return play_game(player, layout, game_rng(seed, 0), on_shot)
 
 
 def simulate(

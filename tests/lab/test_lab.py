@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from battleship import generators, lab
+from battleship import generators, lab, notation
 from battleship.cli import app
 from battleship.errors import BattleshipError
 from battleship.rules import preset, square
@@ -167,14 +167,18 @@ def test_saved_runs_are_never_overwritten_or_mixed(tmp_path):
     assert len(out.read_text().split()) == 100
 
 
-def test_notation_file_holds_every_game_and_deterministic_shooters_make_the_kernels_moves(tmp_path):
+@pytest.mark.parametrize("shooter", ["density", "hunt-target", "density:tie=random"])
+def test_notation_file_holds_the_very_games_the_run_counted(tmp_path, shooter):
     out, games_file = tmp_path / "shots.txt", tmp_path / "games.txt"
-    args = ["simulate", "--shooter", "density", "--games", "30", "--seed", "4", "--out", str(out)]
+    args = ["simulate", shooter, "--games", "30", "--seed", "4", "--out", str(out)]
     result = runner.invoke(app, [*args, "--notation", str(games_file), "--json"])
     assert result.exit_code == 0, result.stderr
-    blocks = [b for b in games_file.read_text().split("\n\n") if b.strip()]
-    moves = [sum(1 for line in b.splitlines() if line.startswith("density:")) for b in blocks]
+    text = games_file.read_text()
+    assert text.startswith("# rules: standard\n")
+    games = notation.read_games(text)
+    moves = [len(g.moves) for g in games]
     assert moves == [int(x) for x in out.read_text().split()]
+    assert sum(moves) / len(moves) == json.loads(result.stdout)["mean"]
     again = runner.invoke(app, [*args[:-2], "--notation", str(games_file)])
     assert again.exit_code == 2 and "exists" in again.stderr
 

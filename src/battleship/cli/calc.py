@@ -11,11 +11,11 @@ import typer
 from battleship import rules as rules_mod
 from battleship.cli.common import (
     JsonOpt,
-    RulesOpt,
     SeedOpt,
     SkewOpt,
     console,
     emit_json,
+    err,
     friendly,
     progress_bar,
     read_text_file,
@@ -33,6 +33,14 @@ GameOpt = Annotated[
     ),
 ]
 PlayerOpt = Annotated[str | None, typer.Option("--player", help="Whose shots (default: the first who shot).")]
+FileRulesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--rules",
+        "-r",
+        help="Preset name or rules TOML file (default: standard; a game file's own rules always apply).",
+    ),
+]
 
 
 def read_board_arg(board: str, r: Rules) -> Observation:
@@ -50,11 +58,22 @@ def read_board_arg(board: str, r: Rules) -> Observation:
         raise
 
 
-def read_game_record(path: Path, r: Rules, player: str | None, index: int = 1) -> tuple[str, Record]:
-    """``(player, record)`` of one shooter in game ``index`` of a file in the paper's game notation."""
+def read_game_record(
+    path: Path, rules: str | None, player: str | None, index: int = 1
+) -> tuple[Rules, str, Record]:
+    """``(rules, player, record)`` of one shooter in game ``index`` of a file in the paper's game notation.
+
+    The rules are those the file carries; ``rules`` (a preset or TOML file) only for a file that
+    carries none, which otherwise reads as standard, saying so on stderr.
+    """
     from battleship import notation
 
-    games = notation.read_games(read_text_file(path, "game file"), r)
+    text = read_text_file(path, "game file")
+    given = rules_mod.load(rules) if rules else None
+    r = notation.game_rules(text, given)
+    if given is None and notation.carried_rules(text) is None:
+        err.print(f"{path} does not say its rules: read under standard", highlight=False)
+    games = notation.read_games(text, r)
     if not 1 <= index <= len(games):
         raise BattleshipError(f"--index {index}: {path} holds {len(games)} game{'s' * (len(games) != 1)}")
     records = games[index - 1].records()
@@ -63,7 +82,7 @@ def read_game_record(path: Path, r: Rules, player: str | None, index: int = 1) -
     name = player or next(iter(records))
     if name not in records:
         raise BattleshipError(f"{path}: {name!r} fired no shots; shooters: {', '.join(records)}")
-    return name, records[name]
+    return r, name, records[name]
 
 
 @friendly
@@ -71,7 +90,7 @@ def calc_cmd(
     board: Annotated[
         str | None, typer.Argument(help="A board state (one line, rows split by '/') or a file holding one.")
     ] = None,
-    rules: RulesOpt = "standard",
+    rules: FileRulesOpt = None,
     game: Annotated[
         Path | None,
         typer.Option("--game", help="A game file in the paper's game notation: its shots, in their order."),
@@ -99,12 +118,13 @@ def calc_cmd(
     from battleship.inference import sampling
     from battleship.shooters.density import best_cells
 
-    r = rules_mod.load(rules)
     if (board is None) == (game is None):
         raise BattleshipError("give a board state or --game FILE (one of the two)")
     if game is not None:
-        observation = read_game_record(game, r, player, index)[1].observation
+        r, _, record = read_game_record(game, rules, player, index)
+        observation = record.observation
     else:
+        r = rules_mod.load(rules or "standard")
         observation = read_board_arg(board, r)
     start = time.perf_counter()
     data: dict[str, Any] = {"rules": r.name, "shots": len(observation.shots)}
@@ -176,7 +196,7 @@ def _print_calc(observation, probability, best, data, percent, skew, png) -> Non
 @friendly
 def replay_cmd(
     game: Annotated[Path, typer.Argument(help="A game file in the paper's game notation.")],
-    rules: RulesOpt = "standard",
+    rules: FileRulesOpt = None,
     index: GameOpt = 1,
     player: PlayerOpt = None,
     frames: Annotated[
@@ -189,8 +209,7 @@ def replay_cmd(
 
     Without --frames or --gif it prints the turns as a table.
     """
-    r = rules_mod.load(rules)
-    name, record = read_game_record(game, r, player, index)
+    r, name, record = read_game_record(game, rules, player, index)
     if frames is not None:
         frames.mkdir(parents=True, exist_ok=True)
     with progress_bar(disable=as_json) as progress:

@@ -84,17 +84,16 @@ def play_cmd(
 
     The board at the end follows as comment lines (starting with #), which the readers skip.
     """
-    import numpy as np
-
     from battleship import generators, notation
     from battleship.game import play
     from battleship.render import grid_text
+    from battleship.rng import game_rng
     from battleship.shooters import spec
 
     r = rules_mod.load(rules)
     target = read_layout(layout, r) if layout else generators.generate(r, generator, seed, 1)[0]
     name, options = shooter_options(one_shooter(shooter, old_shooter, "random"), tie, skew, r)
-    record = play(spec(name).make(options), target, np.random.default_rng([seed, 1]))
+    record = play(spec(name).make(options), target, game_rng(seed, 0))  # simulate's game 0
     game_text = notation.write_game(notation.from_record(record))
     board = record.observation.text()
     if as_json:
@@ -123,14 +122,12 @@ def write_notation(
 ) -> None:
     """Every game of a run in the paper's notation, separated by blank lines, replayed by the readable shooter.
 
-    The layouts are the run's own; a shooter that draws random numbers draws them from its own
-    generator here (seeded by the game number), so its moves follow the same law but are not the
-    kernel's very moves. Deterministic shooters (ties ``first`` or ``centre``) make the same moves.
+    The layouts are the run's own and game ``i`` draws the run's stream ``i`` (``rng.game_rng``), so
+    these are the very games the run counted, shot for shot.
     """
-    import numpy as np
-
     from battleship import generators, notation
     from battleship.game import play
+    from battleship.rng import game_rng
     from battleship.shooters import spec
 
     if len(rows) > 100_000:
@@ -142,11 +139,12 @@ def write_notation(
         progress_bar(disable=quiet or len(rows) < 200) as progress,
     ):
         task = progress.add_task("writing games", total=len(rows))
+        handle.write(notation.write_rules(r) + "\n")
         for i, row in enumerate(rows):
-            record = play(
-                spec(name).make(options), generators.to_layout(r, row), np.random.default_rng([seed, i])
+            record = play(spec(name).make(options), generators.to_layout(r, row), game_rng(seed, i))
+            handle.write(
+                notation.write_game(notation.from_record(record, "target"), rules_header=False) + "\n"
             )
-            handle.write(notation.write_game(notation.from_record(record, "target")) + "\n")
             progress.advance(task)
 
 
@@ -169,7 +167,7 @@ def simulate_cmd(
         typer.Option(
             "--notation",
             help="Also write every game in the paper's game notation (at most 100,000 games), played by the "
-            "readable shooter on the same layouts.",
+            "readable shooter on the same layouts with the same random numbers: the games counted.",
         ),
     ] = None,
     old_shooter: OldShooterOpt = None,
@@ -400,11 +398,10 @@ def _print_compare(r, games, seed, summaries, differences, first, written) -> No
 @friendly
 def demo_cmd(seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
     """One game of every registered shooter on one standard layout, with each final board."""
-    import numpy as np
-
     from battleship import generators
     from battleship.game import play
     from battleship.render import grid_text
+    from battleship.rng import game_rng
     from battleship.shooters import specs
 
     r = rules_mod.preset("standard")
@@ -412,7 +409,7 @@ def demo_cmd(seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
     # learning needs a model fitted to recorded layouts; best is one of the others
     playable = [s for s in specs().values() if s.name not in ("learning", "best") and s.refusal(r) is None]
     with compiling("every shooter's kernels", quiet=as_json):
-        records = {s.name: play(s.make(), target, np.random.default_rng([seed, 1])) for s in playable}
+        records = {s.name: play(s.make(), target, game_rng(seed, 0)) for s in playable}
     if as_json:
         emit_json(
             {

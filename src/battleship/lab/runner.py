@@ -45,15 +45,14 @@ def check(shooter: str, rules: Rules) -> None:
 
 
 def play_python(rules: Rules, shooter: str, seed: int, rows: np.ndarray, options: Options, first: int = 0):
-    """Shots per game of a shooter played in Python; game ``i`` draws from ``rng([seed, first + i])``."""
+    """Shots per game of a shooter played in Python; game ``i`` draws from ``game_rng(seed, first + i)``."""
     from battleship.game import play
+    from battleship.rng import game_rng
 
     spec = registry.spec(shooter)
     out = np.empty(len(rows), dtype=np.int64)
     for i, row in enumerate(rows):
-        record = play(
-            spec.make(options), generators.to_layout(rules, row), np.random.default_rng([seed, first + i])
-        )
+        record = play(spec.make(options), generators.to_layout(rules, row), game_rng(seed, first + i))
         out[i] = len(record.shots)
     return out
 

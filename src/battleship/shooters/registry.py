@@ -48,21 +48,25 @@ class ShooterSpec:
     name: str
     entry_point: str  # "package.module:Class"; the class takes ``options`` as its first argument
     summary: str
-    kernel: str | None = None  # the name of its Numba kernel in battleship.shooters.kernels
+    # the name of its Numba kernel in battleship.shooters.kernels, which plays game i of a run seeded
+    # s exactly as the class reset with battleship.rng.game_rng(s, i) (check_shooter demands it)
+    kernel: str | None = None
     reads: tuple[str, ...] = ()  # the option keys it reads
-    # how the kernel's games compare with the class's: "exactly" (the same shots, game by game, with
-    # tie=first), "in law" (the same distribution; they draw different random numbers), or "counts"
-    # (the kernel counts shots its own documented way, so only that it plays is checked)
-    kernel_agrees: str = "exactly"
     # answers the rules may give that it leaves unread, as its source published it ("sinkings",
     # "margin"), and why; the CLI says so when it plays rules that give them
     ignores: tuple[str, ...] = ()
     ignores_why: str = ""
+    # "package.module:function" for a shooter that plays another one chosen by the rules (``best``):
+    # the function maps rules to the spec text of the shooter it plays (see :func:`resolve`)
+    chooses: str | None = None
 
     def load(self) -> type:
         """The shooter's class (imported on first use)."""
-        module, _, attr = self.entry_point.partition(":")
-        return getattr(importlib.import_module(module), attr)
+        return _attribute(self.entry_point)
+
+    def choose(self, rules: Rules) -> str | None:
+        """The spec text of the shooter this one plays under ``rules`` (None: it plays itself)."""
+        return _attribute(self.chooses)(rules) if self.chooses else None
 
     def make(self, options: Options | None = None, **kwargs: Any) -> Shooter:
         """A new shooter with these options (checked against the keys it reads)."""
@@ -96,6 +100,12 @@ class ShooterSpec:
             raise BattleshipError(
                 f"tie=informative is read by {' and '.join(informative())} only, not by {self.name}"
             )
+
+
+def _attribute(where: str) -> Any:
+    """``package.module:name``, imported on first use."""
+    module, _, attr = where.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 _REGISTRY: dict[str, ShooterSpec] = {}
@@ -137,16 +147,15 @@ def spec(name: str) -> ShooterSpec:
 def resolve(text: str, rules: Rules | None = None, base: Options | None = None) -> tuple[str, Options]:
     """``"name:key=value,..."`` as a registered name and its options, checked.
 
-    ``best`` becomes the strongest measured shooter for ``rules`` (its own options, then any given
-    here on top); without rules it stays ``best``.
+    A shooter that chooses (``best``: the strongest measured shooter for ``rules``) becomes the one it
+    chooses, its own options then any given here on top; without rules it stays itself.
     """
     from battleship.shooters.options import parse_spec
 
     name, options = parse_spec(text, base)
-    if name == "best" and rules is not None:
-        from battleship.shooters.best import best_for
-
-        chosen, chosen_options = parse_spec(best_for(rules))
+    chosen_text = spec(name).choose(rules) if rules is not None else None
+    if chosen_text is not None:
+        chosen, chosen_options = parse_spec(chosen_text)
         options = dataclasses.replace(chosen_options, **options.changed())
         name = chosen
     spec(name).check_options(options)

@@ -113,7 +113,7 @@ class Computer:
         rules: Rules,
         observation: Observation,
         name: str,
-        seed: list[int],
+        seed: tuple[int, int],
         stop: Stop,
         model: PlacementModel | None = None,
     ) -> Move:

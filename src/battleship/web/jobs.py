@@ -20,6 +20,7 @@ import numpy as np
 from battleship.game import Observation, Outcome
 from battleship.inference import posterior
 from battleship.inference.prior import PlacementModel
+from battleship.rng import game_rng
 from battleship.rules import Rules
 from battleship.shooters import make, resolve
 from battleship.shooters.choice import HIT, UNKNOWN
@@ -56,7 +57,7 @@ def shot(
     rules: Rules,
     observation: Observation,
     spec: str,
-    seed: list[int],
+    seed: tuple[int, int],
     model: PlacementModel | None = None,
     *,
     stop: Stop,
@@ -64,14 +65,14 @@ def shot(
     """The cell the shooter ``spec`` fires at next (run in a worker; an answer that comes, comes in time:
     past the deadline the worker is stopped from outside until shooters read ``stop`` themselves)."""
     chosen = shooter(spec, model)
-    chosen.reset(rules, np.random.default_rng(seed))
+    chosen.reset(rules, game_rng(*seed))
     return int(chosen.next_shot(observation))
 
 
-def quick_shot(rules: Rules, observation: Observation, seed: list[int]) -> int:
+def quick_shot(rules: Rules, observation: Observation, seed: tuple[int, int]) -> int:
     """The stand-in move: the density shooter's cell (milliseconds on any rules the web plays)."""
     chosen = make(FALLBACK)
-    chosen.reset(rules, np.random.default_rng(seed))
+    chosen.reset(rules, game_rng(*seed))
     return int(chosen.next_shot(observation))
 
 

@@ -239,7 +239,7 @@ class Service(Games):
             rules, seen = game.rules, game.at[COMPUTER].observation
             move = None
             if auto:
-                seed = [int(row["seed"]), row["moves"], 1]
+                seed = (int(row["seed"]), 1)  # play for me: the game's second stream
                 move = self.computer.move(rules, seen, "best", seed, stop or Stop(self.computer.move_seconds))
                 target = move.cell
             else:
@@ -256,7 +256,7 @@ class Service(Games):
             row, game = self._on_turn(game_id, COMPUTER)
             rules, seen = game.rules, game.at[PLAYER].observation
             model = self.models.model(rules) if row["mode"] == "learning" else None
-            seed = [int(row["seed"]), row["moves"], 2]
+            seed = (int(row["seed"]), 0)  # the computer plays `battleship play` with the game's seed
             move = self.computer.move(
                 rules, seen, row["mode"], seed, stop or Stop(self.computer.move_seconds), model
             )

@@ -35,6 +35,7 @@ from battleship.lab.arena.channel import Limits, Process
 from battleship.lab.arena.protocol import BotFault
 from battleship.lab.arena.sandbox import Jail, Program
 from battleship.layout import Layout
+from battleship.rng import game_rng
 from battleship.rules import Rules
 from battleship.shooters import kernels, registry
 from battleship.shooters.options import Options, format_spec
@@ -115,7 +116,7 @@ class ShooterBot(Bot):
         """One game as :func:`battleship.game.play` plays it (``runner.play_python``), each shot timed."""
         shooter = self.spec.make(self.options)
         referee = Game(layout)
-        shooter.reset(layout.rules, np.random.default_rng([seed, game]))
+        shooter.reset(layout.rules, game_rng(seed, game))
         times: list[float] = []
         while not referee.over:
             begin = time.perf_counter()
