@@ -11,6 +11,7 @@
 """
 
 from battleship.lab.runner import (
+    CHUNK,
     SLOW_CHUNK,
     check,
     chunk_size,
@@ -22,7 +23,7 @@ from battleship.lab.runner import (
     stream_paired,
     warm_up,
 )
-from battleship.lab.shots_file import CHUNK, ShotsFile
+from battleship.lab.shots_file import ShotsFile
 from battleship.lab.summary import (
     Summary,
     paired_difference,
