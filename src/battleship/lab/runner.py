@@ -181,7 +181,7 @@ def _check_games(games: int, layouts: np.ndarray | None) -> None:
         raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
 
 
-def _cuts(start: int, games: int, chunk: int) -> Iterator[tuple[int, int]]:
+def cuts(start: int, games: int, chunk: int) -> Iterator[tuple[int, int]]:
     """``(first, count)`` of each chunk from game ``start`` to ``games``."""
     for first in range(start, games, chunk):
         yield first, min(chunk, games - first)
@@ -219,7 +219,7 @@ def stream(
             rules, shooter, seed, first, count, generator,
             None if layouts is None else layouts[first : first + count], options, keep_shots,
         )
-        for first, count in _cuts(start, games, chunk)
+        for first, count in cuts(start, games, chunk)
     )  # fmt: skip
     for result in (pool or Threads(jobs)).ordered(play_chunk, tasks, stop):
         yield result
@@ -305,7 +305,7 @@ def stream_paired(
             rules, tuple(shooters), seed, first, count, generator,
             None if layouts is None else layouts[first : first + count], keep_shots,
         )
-        for first, count in _cuts(start, games, chunk)
+        for first, count in cuts(start, games, chunk)
     )  # fmt: skip
     for result in (pool or Threads(jobs)).ordered(play_paired_chunk, tasks, stop):
         yield result
