@@ -47,6 +47,7 @@ class Session:
         self._lock = threading.RLock()  # held while finished work is written, and while ending
         self._ended = False
         self._say_line = stderr or _stderr
+        self._abandoned: list[threading.Thread] = []
 
     # ---- what the command tells the session ---------------------------------------------------------
     def keeping(self, describe: Callable[[], str]) -> None:
@@ -68,6 +69,14 @@ class Session:
     def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``work(*args, **kwargs)`` in a worker thread while the main thread listens for signals."""
         return run(work, *args, stop=self.stop, **kwargs)
+
+    def abandon(self, thread: threading.Thread) -> None:
+        """Leave a worker thread that cannot be stopped (a kernel that does not read the flag) behind.
+
+        The command answers without it and then ends the process at once (:func:`session`), rather
+        than wait for the thread or tear the interpreter down while it runs a kernel.
+        """
+        self._abandoned.append(thread)
 
     @property
     def signalled(self) -> bool:
@@ -163,11 +172,17 @@ def session() -> Iterator[Session]:
     _current = s
     main = threading.current_thread() is threading.main_thread()
     old = {n: signal.signal(n, s.on_signal) for n in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    code = 0
     try:
         yield s
+    except BaseException as exc:
+        code = getattr(exc, "exit_code", None) or getattr(exc, "code", None) or 1
+        raise
     finally:
         with s._lock:
             s._ended = True  # the command has returned: the watchdog has nothing left to do
         for number, handler in old.items():
             signal.signal(number, handler)
         _current = outer
+        if any(thread.is_alive() for thread in s._abandoned):
+            _hard_exit(code if isinstance(code, int) else 1)
