@@ -182,28 +182,6 @@ def write_notation(
             progress.advance(task)
 
 
-class Tally:
-    """What a run has counted so far: games by shots per shooter, and paired sums against the first."""
-
-    def __init__(self, shooters: int, cells: int):
-        import numpy as np
-
-        self.histograms = np.zeros((shooters, cells + 1), dtype=np.int64)
-        self.minus_first = np.zeros((shooters, 2), dtype=np.int64)
-        self.seconds = np.zeros(shooters)
-        self.done = 0  # games counted (every shooter played each of them)
-
-    def add_rows(self, rows: np.ndarray) -> None:
-        """Count games given as ``(games, shooters)`` shots (a resumed file's lines)."""
-        import numpy as np
-
-        for i in range(rows.shape[1]):
-            self.histograms[i] += np.bincount(rows[:, i], minlength=self.histograms.shape[1])
-            d = rows[:, i] - rows[:, 0]
-            self.minus_first[i] += (int(d.sum()), int((d * d).sum()))
-        self.done += len(rows)
-
-
 def kept_games(done: Callable[[], int], games: int, out: Path | None) -> Callable[[], str]:
     """What a run that plays ``games`` games says it kept when interrupted after ``done`` (read late)."""
 
@@ -256,7 +234,7 @@ def simulate_cmd(
         raise BattleshipError(
             f"--notation writes at most {NOTATION_GAMES:,} games; it replays each one in Python"
         )
-    tally = Tally(1, r.cells)
+    tally = lab.PairedTally(1, r.cells)
     shots_file = _shots_file(out, resume, r, [(name, options)], generator, seed, games, rows)
     if shots_file is not None:
         shots_file.start(resume, tally.add_rows)
@@ -346,10 +324,7 @@ def _run(r, specs, games, seed, generator, rows, pool, shots_file, tally, quiet)
                 with s.committing():
                     if shots_file is not None:
                         shots_file.append(chunk.shots)
-                    tally.histograms += chunk.histograms
-                    tally.minus_first += chunk.minus_first
-                    tally.seconds += chunk.seconds
-                    tally.done += chunk.games
+                    tally.add(chunk.histograms, chunk.minus_first, chunk.seconds, chunk.games)
                 progress.advance(task, chunk.games)
                 pace.after(tally.done, "fewer --games, more --jobs, or --cluster")
         return time.perf_counter() - start
@@ -402,7 +377,7 @@ def compare_cmd(
         specs[shown] = (name, options)
     rows = read_layout_file(layouts, r) if layouts is not None else None
     games, rows = games_on_layouts(games, rows, layouts, as_json)
-    tally = Tally(len(specs), r.cells)
+    tally = lab.PairedTally(len(specs), r.cells)
     shots_file = _shots_file(out, resume, r, list(specs.values()), generator, seed, games, rows)
     if shots_file is not None:
         shots_file.start(resume, tally.add_rows)
@@ -416,15 +391,7 @@ def compare_cmd(
     with open_pool(cluster, jobs) as pool:
         wall = _run(r, list(specs.values()), games, seed, generator, rows, pool, shots_file, tally, as_json)
     s.check()
-    summaries, differences = {}, {}
-    seconds = tally.seconds
-    for i, shown in enumerate(specs):
-        # the run's wall time, shared among the shooters by the time each spent playing
-        share = wall * seconds[i] / seconds.sum() if seconds.sum() > 0 else 0.0
-        summaries[shown] = lab.summarise_histogram(tally.histograms[i], r.ship_cells, share)
-        differences[shown] = lab.paired_from_sums(
-            games, int(tally.minus_first[i, 0]), int(tally.minus_first[i, 1])
-        )
+    result = tally.comparison(r.name, list(specs), r.ship_cells, seed, wall)
     first = next(iter(specs))
     written = []
     if figures_dir is not None:
@@ -438,24 +405,9 @@ def compare_cmd(
             f"{r.name}, {games:,} games",
         )
     if as_json:
-        emit_json(
-            {
-                "rules": r.name,
-                "seed": seed,
-                "games": games,
-                "shooters": {
-                    name: {
-                        **s.as_dict(),
-                        "minus_first": differences[name][0],
-                        "minus_first_ci95": list(differences[name][1]),
-                    }
-                    for name, s in summaries.items()
-                },
-                "figures": [str(p) for p in written],
-            }
-        )
+        emit_json({**result.as_dict(), "figures": [str(p) for p in written]})
         return
-    _print_compare(r, games, seed, summaries, differences, first, written)
+    _print_compare(r, games, seed, result.summaries, result.minus_first, first, written)
 
 
 def _print_compare(r, games, seed, summaries, differences, first, written) -> None:

@@ -15,6 +15,7 @@ from battleship.lab.runner import (
     SLOW_CHUNK,
     check,
     chunk_size,
+    compare,
     is_kernel,
     play_python,
     play_rows,
@@ -25,6 +26,8 @@ from battleship.lab.runner import (
 )
 from battleship.lab.shots_file import ShotsFile
 from battleship.lab.summary import (
+    Comparison,
+    PairedTally,
     Summary,
     paired_difference,
     paired_from_sums,
@@ -35,10 +38,13 @@ from battleship.lab.summary import (
 __all__ = [
     "CHUNK",
     "SLOW_CHUNK",
+    "Comparison",
+    "PairedTally",
     "ShotsFile",
     "Summary",
     "check",
     "chunk_size",
+    "compare",
     "is_kernel",
     "paired_difference",
     "paired_from_sums",

@@ -25,6 +25,7 @@ import numpy as np
 from battleship import generators
 from battleship.errors import BattleshipError
 from battleship.lab.pool import Pool, Threads
+from battleship.lab.summary import Comparison, PairedTally
 from battleship.rules import Rules
 from battleship.shooters import kernels, registry
 from battleship.shooters.kernels import play_rows
@@ -311,6 +312,27 @@ def stream_paired(
         yield result
         if not result.complete:
             return
+
+
+def compare(
+    rules: Rules,
+    shooters: list[tuple[str, Options]],
+    games: int,
+    seed: int = 0,
+    generator: str = "uniform",
+    layouts: np.ndarray | None = None,
+    jobs: int = 1,
+    pool: Pool | None = None,
+) -> Comparison:
+    """Every shooter on the same ``games`` games: summaries and paired differences from the first."""
+    from battleship.shooters.options import format_spec
+
+    tally = PairedTally(len(shooters), rules.cells)
+    start = time.perf_counter()
+    for chunk in stream_paired(rules, shooters, games, seed, generator, layouts, pool, jobs):
+        tally.add(chunk.histograms, chunk.minus_first, chunk.seconds, chunk.games)
+    names = [format_spec(name, options) for name, options in shooters]
+    return tally.comparison(rules.name, names, rules.ship_cells, seed, time.perf_counter() - start)
 
 
 def simulate(
