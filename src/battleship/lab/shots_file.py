@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import numpy as np
 from battleship.errors import BattleshipError
 
 BLOCK = 1 << 22  # bytes read at a time when a run resumes (a 10^8-game file is 300 MB)
+SYNC_SECONDS = 1.0  # most seconds between forcing the file to disk (what a crash of the machine can lose)
 
 
 class ShotsFile:
@@ -36,6 +38,7 @@ class ShotsFile:
         self.params = params
         self.columns = list(columns or ["shots"])
         self.header = "# " + "\t".join(self.columns) + "\n" if len(self.columns) > 1 else ""
+        self._synced = 0.0
 
     @property
     def width(self) -> int:
@@ -114,7 +117,12 @@ class ShotsFile:
         raise BattleshipError(f"{self.path}: cannot read the games it holds")  # pragma: no cover
 
     def append(self, rows: np.ndarray) -> None:
-        """Add finished games (shots, or ``(games, width)`` rows), flushed to disk before they are counted."""
+        """Add finished games (shots, or ``(games, width)`` rows), written before they are counted.
+
+        Written whole and flushed at once (an interrupt or a kill of the process loses nothing
+        written); forced to the disk itself at most every ``SYNC_SECONDS``, against a crash of the
+        machine, so that fast shooters are not held up by the disk.
+        """
         rows = np.asarray(rows).reshape(-1, self.width)
         if not len(rows):
             return
@@ -125,4 +133,6 @@ class ShotsFile:
         with self.path.open("a") as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if time.monotonic() - self._synced >= SYNC_SECONDS:
+                os.fsync(handle.fileno())
+                self._synced = time.monotonic()
