@@ -369,12 +369,12 @@ def read_layout_file(path: Path | str, r: Rules) -> np.ndarray:
 
 
 def games_on_layouts(
-    games: int | None, rows: np.ndarray | None, path: Path | str | None, quiet: bool = False
+    games: int | None, rows: np.ndarray | None, path: Path | str | None
 ) -> tuple[int, np.ndarray | None]:
     """How many games to play, and the layouts they are played on.
 
     Without --layouts: --games (10,000 by default). With them: one game a layout, or with --games N the
-    first N of the file (said on stderr unless ``quiet``); more games than layouts is refused.
+    first N of the file (said on stderr); more games than layouts is refused.
     """
     if rows is None:
         return games_option(10_000 if games is None else games), None
@@ -387,7 +387,7 @@ def games_on_layouts(
             f"--games {games:,} but {where} holds {len(rows):,} layout{'s' if len(rows) != 1 else ''}: "
             "leave out --games to play each layout once"
         )
-    if games < len(rows) and not quiet:
+    if games < len(rows):
         err.print(
             f"note: playing the first {games:,} of the {len(rows):,} layouts in {where}", highlight=False
         )

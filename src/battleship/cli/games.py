@@ -229,7 +229,7 @@ def simulate_cmd(
     positive(jobs, "--jobs", MAX_JOBS)
     name, options = shooter_options(one_shooter(shooter, old_shooter, "random"), tie, skew, r)
     rows = read_layout_file(layouts, r) if layouts is not None else None
-    games, rows = games_on_layouts(games, rows, layouts, as_json)
+    games, rows = games_on_layouts(games, rows, layouts)
     if games_file is not None and games > NOTATION_GAMES:
         raise BattleshipError(
             f"--notation writes at most {NOTATION_GAMES:,} games; it replays each one in Python"
@@ -376,7 +376,7 @@ def compare_cmd(
             raise BattleshipError(f"{shown} is named twice (as {text!r}): give each shooter once")
         specs[shown] = (name, options)
     rows = read_layout_file(layouts, r) if layouts is not None else None
-    games, rows = games_on_layouts(games, rows, layouts, as_json)
+    games, rows = games_on_layouts(games, rows, layouts)
     tally = lab.PairedTally(len(specs), r.cells)
     shots_file = _shots_file(out, resume, r, list(specs.values()), generator, seed, games, rows)
     if shots_file is not None:

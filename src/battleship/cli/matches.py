@@ -72,17 +72,17 @@ MatchLayoutsOpt = Annotated[
 ]
 
 
-def _fleets(r: Rules, both: Path | None, a: Path | None, b: Path | None, games: int | None, quiet: bool):
+def _fleets(r: Rules, both: Path | None, a: Path | None, b: Path | None, games: int | None):
     """(games, (layouts A hides, layouts B hides)) from --layouts, --layouts-a, --layouts-b (None: drawn)."""
     if both is not None and (a is not None or b is not None):
         raise BattleshipError("give --layouts (both sides) or --layouts-a/--layouts-b, not both")
     if both is not None:
-        games, rows = games_on_layouts(games, read_layout_file(both, r), both, quiet)
+        games, rows = games_on_layouts(games, read_layout_file(both, r), both)
         return games, (rows, rows)
     given = {path: read_layout_file(path, r) for path in (a, b) if path is not None}
     fewest = min((len(rows) for rows in given.values()), default=None)
     path = min(given, key=lambda p: len(given[p])) if given else None
-    games, _ = games_on_layouts(games, None if fewest is None else given[path], path, quiet)
+    games, _ = games_on_layouts(games, None if fewest is None else given[path], path)
     return games, tuple(None if p is None else given[p][:games] for p in (a, b))
 
 
@@ -173,7 +173,7 @@ def match_cmd(
     side_b = side(b, r, generator_b or generator, tie, skew)
     if side_a.label == side_b.label:
         side_b = Side(side_b.name, side_b.options, side_b.generator, side_b.label + " (B)")
-    games, fleets = _fleets(r, layouts, layouts_a, layouts_b, games, as_json)
+    games, fleets = _fleets(r, layouts, layouts_a, layouts_b, games)
     params = {
         "a": side_a.label, "b": side_b.label, "rules": r.to_toml(), "seed": seed, "games": games,
         "first": first, "layouts_sha256": [_digest(rows) for rows in fleets],
