@@ -73,8 +73,9 @@ class Session:
     def abandon(self, thread: threading.Thread) -> None:
         """Leave a worker thread that cannot be stopped (a kernel that does not read the flag) behind.
 
-        The command answers without it and then ends the process at once (:func:`session`), rather
-        than wait for the thread or tear the interpreter down while it runs a kernel.
+        The command answers without it and then, as the ``battleship`` program, ends the process at once
+        (:func:`session`), rather than wait for the thread or tear the interpreter down while it runs
+        a kernel.
         """
         self._abandoned.append(thread)
 
@@ -184,5 +185,13 @@ def session() -> Iterator[Session]:
         for number, handler in old.items():
             signal.signal(number, handler)
         _current = outer
-        if any(thread.is_alive() for thread in s._abandoned):
+        if any(thread.is_alive() for thread in s._abandoned) and _as_program():
             _hard_exit(code if isinstance(code, int) else 1)
+
+
+def _as_program() -> bool:
+    """Is this process the battleship program? (Python calling the app keeps its process: a thread left
+    behind then runs on, as a daemon, until it is done.)"""
+    from battleship.cli import AS_PROGRAM
+
+    return AS_PROGRAM
