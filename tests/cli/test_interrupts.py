@@ -335,3 +335,69 @@ def test_a_signal_while_the_program_starts_ends_it_quietly(tmp_path):
         err = proc.communicate(timeout=WAIT)[1]
         # 143 once Python runs; before that the signal ends the process itself (a shell says 143 too)
         assert proc.returncode in (143, -signal.SIGTERM) and "Traceback" not in err, err
+
+
+TWELVE = """name = "twelve"
+rows = 12
+cols = 12
+spacing = "no-edge"
+sinks = "sunk"
+""" + "".join(
+    f'[[ship]]\nname = "{name}"\nsymbol = "{name[0]}"\nlength = {size}\n'
+    for name, size in (
+        ("Carrier", 5),
+        ("Battleship", 4),
+        ("Raider", 4),
+        ("Submarine", 3),
+        ("Destroyer", 3),
+        ("Patrol", 2),
+    )
+)
+
+
+def test_a_problem_far_beyond_is_said_before_it_starts(tmp_path):
+    (tmp_path / "twelve.toml").write_text(TWELVE)
+    board = "/".join(["." * 12] * 4 + ["......x....."] + ["." * 12] * 7)
+    code, text = interrupt_on_terminal(
+        ["calc", board, "--rules", "twelve.toml"], tmp_path, "counting layouts", signal.SIGINT
+    )
+    assert code == 130
+    said = re.search(r"note: counting every layout is expected to take about (\d+ (min|h))", text)
+    assert said and "--time 10 answers by Monte Carlo within ten seconds" in text, text
+
+
+def _drain(master: int) -> bytes:
+    """Everything still to be read from a pseudo-terminal's master side."""
+    out = b""
+    while select.select([master], [], [], 0.2)[0]:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
+def test_progress_shows_on_a_terminal_only(tmp_path):
+    args = [*COMMAND, "simulate", "hunt-target", "--games", "300000", "--json"]
+    master, slave = pty.openpty()
+    piped = subprocess.run(args, stdout=subprocess.PIPE, stderr=slave, env=_env(), timeout=WAIT, cwd=tmp_path)
+    os.close(slave)
+    shown = _drain(master)
+    os.close(master)
+    assert piped.returncode == 0 and b'"games": 300000' in piped.stdout
+    assert b"hunt-target on" not in shown  # stdout is piped: no progress, even with stderr on a terminal
+    args = args[:-1]  # a terminal, and no --json
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=_env(), cwd=tmp_path)
+    os.close(slave)
+    seen = b""
+    while proc.poll() is None:
+        seen += _drain(master)
+    seen += _drain(master)
+    os.close(master)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode(errors="replace"))
+    assert proc.returncode == 0 and "300,000 games" in text
+    assert "hunt-target on standard" in text and "elapsed" in text and "left" in text
