@@ -8,8 +8,8 @@
 - an inline code span that starts with ``battleship `` and a command (or an option), or with
   ``.venv/bin/python ``, is a command and is run, unless it is a synopsis (an all-capitals
   placeholder such as ``FILE`` or ``N``, or ``[...]`` alternatives) or a bare command name;
-- ``<!-- not run: reason -->`` leaves out the spans of its own line, or, alone on a line, the next
-  block or paragraph.
+- ``<!-- not run: reason -->`` leaves out the spans on its own line (for a span over several lines:
+  any of them), or, alone on a line, the next block or paragraph.
 
 Long runs are scaled down by :func:`scaled` (never a console block: its output is checked as written).
 """
@@ -134,8 +134,9 @@ def _spans(doc: str, first: int, paragraph: list[str], commands: set[str], skip:
     for match in SPAN.finditer(text):
         span = " ".join(match.group(1).split())
         line_no = first + text.count("\n", 0, match.start()) + 1
-        line_text = paragraph[line_no - first - 1]
-        marker = NOT_RUN.search(line_text)
+        last = first + text.count("\n", 0, match.end()) + 1
+        lines = "\n".join(paragraph[line_no - first - 1 : last - first])  # the lines the span is on
+        marker = NOT_RUN.search(NOT_RUN.sub(lambda m: m.group(0), lines))
         if is_command(span, commands):
             out.append(
                 Item(doc, line_no, "command", span, skipped=skip or (marker.group(1) if marker else ""))

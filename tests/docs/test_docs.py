@@ -150,7 +150,7 @@ def test_the_rule_reads_what_writers_write(tmp_path):
         ("console", "battleship rules", ""),
     ]
     assert scaled(got[0].text, False) == "battleship simulate density --games 20 --seed 1"
-    assert scaled("battleship compare optimal density --games 300", True).endswith("--games 2")
+    assert scaled("battleship compare optimal density --games 300", True).endswith("--games 1")
     assert scaled("battleship sweep --sizes 6..15", False) == "battleship sweep --sizes 6..7 --games 20"
     assert matches("Rule presets\n\u2026\n", "Rule presets\n┏━━\n│ x │  \n")
     assert not matches("layouts left: 5 (rows, \u2026 s)", "layouts left: 6 (rows, 0.1 s)")
