@@ -10,6 +10,7 @@ import dataclasses
 import functools
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -190,7 +191,7 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
                 err.print(f"[bold red]error:[/] {exc}", highlight=False)
                 raise typer.Exit(2) from None
             except KeyboardInterrupt:  # raised by code outside the session's handlers
-                s.stop.signal = s.stop.signal or 2
+                s.stop.signal = s.stop.signal or signal.SIGINT
                 s.interrupted()
             except BrokenPipeError:
                 raise typer.Exit(0) from None
@@ -269,6 +270,23 @@ class Pace:
         self.said = True
         rate = (done - self.first) / elapsed
         forewarn(elapsed + (self.total - done) / rate, f"{self.total - self.first:,} games", instead)
+
+
+EXACT_PLAY = ("optimal", "learning")  # shooters that count every consistent layout before each shot
+
+
+def forewarn_play(r: Rules, names: list[str], games: int) -> None:
+    """Say up front when a shooter counting every layout each shot makes ``games`` games far too long."""
+    slow = [name for name in names if name in EXACT_PLAY]
+    if slow:
+        from battleship.cli.estimate import exact_seconds
+
+        per_game = exact_seconds(r) * r.cells / 2  # the first shots cost most; the open board is shared
+        forewarn(
+            per_game * games * len(slow),
+            f"{', '.join(slow)} counting every layout before each shot, over {games:,} games",
+            "a shooter with a kernel (battleship shooters), fewer games, or a smaller board",
+        )
 
 
 def forewarn(seconds: float | None, what: str, instead: str, quiet: bool = False) -> None:

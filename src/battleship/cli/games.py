@@ -29,6 +29,7 @@ from battleship.cli.common import (
     console,
     emit_json,
     err,
+    forewarn_play,
     friendly,
     games_on_layouts,
     label,
@@ -234,6 +235,7 @@ def simulate_cmd(
         raise BattleshipError(
             f"--notation writes at most {NOTATION_GAMES:,} games; it replays each one in Python"
         )
+    forewarn_play(r, [name], games)
     tally = lab.PairedTally(1, r.cells)
     shots_file = _shots_file(out, resume, r, [(name, options)], generator, seed, games, rows)
     if shots_file is not None:
@@ -377,6 +379,7 @@ def compare_cmd(
         specs[shown] = (name, options)
     rows = read_layout_file(layouts, r) if layouts is not None else None
     games, rows = games_on_layouts(games, rows, layouts)
+    forewarn_play(r, [name for name, _ in specs.values()], games)
     tally = lab.PairedTally(len(specs), r.cells)
     shots_file = _shots_file(out, resume, r, list(specs.values()), generator, seed, games, rows)
     if shots_file is not None:

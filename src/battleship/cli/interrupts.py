@@ -25,6 +25,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn, TypeVar
@@ -62,8 +63,6 @@ class Session:
 
     def deadline(self, seconds: float | None) -> None:
         """A wall-clock budget for the whole answer, from now (``--time``)."""
-        import time
-
         self.stop.deadline = None if seconds is None else time.monotonic() + seconds
 
     def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:

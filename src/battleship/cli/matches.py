@@ -23,6 +23,7 @@ from battleship.cli.common import (
     TieOpt,
     compiling,
     emit_json,
+    forewarn_play,
     friendly,
     games_on_layouts,
     games_option,
@@ -174,6 +175,7 @@ def match_cmd(
     if side_a.label == side_b.label:
         side_b = Side(side_b.name, side_b.options, side_b.generator, side_b.label + " (B)")
     games, fleets = _fleets(r, layouts, layouts_a, layouts_b, games)
+    forewarn_play(r, [side_a.name, side_b.name], games)
     params = {
         "a": side_a.label, "b": side_b.label, "rules": r.to_toml(), "seed": seed, "games": games,
         "first": first, "layouts_sha256": [_digest(rows) for rows in fleets],
