@@ -79,7 +79,9 @@ def one(args: list[str], marker: str, sig: int, cwd: Path) -> tuple[int, float, 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", nargs="*", help="only the commands whose name holds one of these words")
     args = parser.parse_args()
@@ -101,7 +103,10 @@ def main() -> None:
                     leftover.unlink()
             code, took, said = one(command, marker, sig, folder)
             times.append(took)
-            print(f"{name:26s} {signal.Signals(sig).name:7s} exit {code:4d} {took:6.2f} s  {said[:110]}", flush=True)
+            print(
+                f"{name:26s} {signal.Signals(sig).name:7s} exit {code:4d} {took:6.2f} s  {said[:110]}",
+                flush=True,
+            )
         worst = max(worst, max(times))
         print(f"{name:26s} median {statistics.median(times):.2f} s, worst {max(times):.2f} s", flush=True)
     print(f"worst of all: {worst:.2f} s")
