@@ -245,10 +245,13 @@ def learn_cmd(
     s = session()
     s.keeping(lambda: f"nothing written: the model was not fitted ({out} is as it was)")
     with progress_bar(disable=as_json) as progress:
-        progress.add_task(f"fitting to {len(rows):,} layouts", total=None)
+        task = progress.add_task(f"fitting to {len(rows):,} layouts", total=None)
         model = s.run(placement_prior.fit, r, rows, smoothing)
-    placement_prior.save(model, out)
-    shift = placement_prior.open_board_shift(model)
+        with s.committing():
+            placement_prior.save(model, out)
+            s.keeping(lambda: f"the model was fitted and written to {out}; its open-board map was not shown")
+        progress.update(task, description="the model's open-board hit probabilities")
+        shift = s.run(placement_prior.open_board_shift, model)
     if as_json:
         emit_json(
             {

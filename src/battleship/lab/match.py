@@ -268,10 +268,7 @@ def stream_pairings(
         )
         for first_game, count in runner.cuts(start, games, chunk)
     )  # fmt: skip
-    for result in pool.ordered(play_match_chunk, tasks, stop):
-        yield result
-        if not result.complete:
-            return
+    yield from runner.up_to_a_stop(pool.ordered(play_match_chunk, tasks, stop))
 
 
 def play_pairings(

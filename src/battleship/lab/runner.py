@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -36,6 +37,9 @@ CHUNK = 4_096  # games per chunk for kernel shooters (a fraction of a second for
 SLOW_CHUNK = 4  # games per chunk for shooters played in Python: seconds a game, and few lost to a stop
 SLICE_SECONDS = 0.1  # a stoppable chunk plays its kernel games in slices of about this long
 FIRST_SLICE = 64  # games in a stoppable chunk's first slice; doubled while slices stay short
+
+
+T = TypeVar("T")
 
 
 class _GameStopped(Exception):
@@ -182,6 +186,15 @@ def _check_games(games: int, layouts: np.ndarray | None) -> None:
         raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
 
 
+def up_to_a_stop(chunks: Iterator[T]) -> Iterator[T]:
+    """Chunks in order up to the first one a stop request cut short (included): every game from the start
+    up to the first one unfinished."""
+    for chunk in chunks:
+        yield chunk
+        if not chunk.complete:
+            return
+
+
 def cuts(start: int, games: int, chunk: int) -> Iterator[tuple[int, int]]:
     """``(first, count)`` of each chunk from game ``start`` to ``games``."""
     for first in range(start, games, chunk):
@@ -222,10 +235,7 @@ def stream(
         )
         for first, count in cuts(start, games, chunk)
     )  # fmt: skip
-    for result in (pool or Threads(jobs)).ordered(play_chunk, tasks, stop):
-        yield result
-        if not result.complete:
-            return
+    yield from up_to_a_stop((pool or Threads(jobs)).ordered(play_chunk, tasks, stop))
 
 
 @dataclass(frozen=True)
@@ -308,10 +318,7 @@ def stream_paired(
         )
         for first, count in cuts(start, games, chunk)
     )  # fmt: skip
-    for result in (pool or Threads(jobs)).ordered(play_paired_chunk, tasks, stop):
-        yield result
-        if not result.complete:
-            return
+    yield from up_to_a_stop((pool or Threads(jobs)).ordered(play_paired_chunk, tasks, stop))
 
 
 def compare(
