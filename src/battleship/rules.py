@@ -229,7 +229,7 @@ def from_toml(text: str, source: str = "rules") -> Rules:
             ships += [Ship(n, sym, cells) for n, sym in names_symbols]
         except (ValueError, TypeError) as exc:
             if isinstance(exc, RulesError):
-                raise RulesError(f"{source}: {exc}") from None
+                raise RulesError(_from(source, exc)) from None
             raise RulesError(f"{where} ({name}): {exc}") from None
     for key, kind, what in (
         ("rows", int, "a whole number"),
@@ -250,7 +250,13 @@ def from_toml(text: str, source: str = "rules") -> Rules:
             name=data.get("name", Path(source).stem),
         )
     except RulesError as exc:
-        raise RulesError(f"{source}: {exc}") from None
+        raise RulesError(_from(source, exc)) from None
+
+
+def _from(source: str, exc: Exception) -> str:
+    """An error's message said to come from ``source``, which it names once."""
+    text = str(exc)
+    return text if text.startswith(f"{source}:") else f"{source}: {text}"
 
 
 def _copies(entry: dict, name: str, symbol: str, where: str) -> list[tuple[str, str]]:

@@ -96,3 +96,68 @@ def paired_from_sums(games: int, total: int, squares: int) -> tuple[float, tuple
     var = (squares - total * total / games) / (games - 1) if games > 1 else 0.0
     half = Z95 * max(var, 0.0) ** 0.5 / games**0.5 if games > 1 else 0.0
     return mean, (mean - half, mean + half)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Shooters played on the same games: each one's summary and its paired difference from the first."""
+
+    rules: str
+    games: int
+    seed: int
+    summaries: dict[str, Summary]  # by the shooter's name as printed everywhere (its resolved spec)
+    minus_first: dict[str, tuple[float, tuple[float, float]]]  # mean difference and its 95% interval
+
+    def as_dict(self) -> dict:
+        """Plain data for JSON (the ``compare --json`` document, less its figures)."""
+        return {
+            "rules": self.rules,
+            "seed": self.seed,
+            "games": self.games,
+            "shooters": {
+                name: {
+                    **s.as_dict(),
+                    "minus_first": self.minus_first[name][0],
+                    "minus_first_ci95": list(self.minus_first[name][1]),
+                }
+                for name, s in self.summaries.items()
+            },
+        }
+
+
+class PairedTally:
+    """What a comparison has counted so far, as whole numbers: games by shots per shooter, and the sums
+    and sums of squares of each one's differences from the first (so chunks add up exactly)."""
+
+    def __init__(self, shooters: int, cells: int):
+        self.histograms = np.zeros((shooters, cells + 1), dtype=np.int64)
+        self.minus_first = np.zeros((shooters, 2), dtype=np.int64)
+        self.seconds = np.zeros(shooters)  # time each spent playing
+        self.done = 0  # games counted (every shooter played each of them)
+
+    def add(self, histograms: np.ndarray, minus_first: np.ndarray, seconds: np.ndarray, games: int) -> None:
+        """Count a chunk of games (a :class:`battleship.lab.runner.PairedChunk`'s sums)."""
+        self.histograms += histograms
+        self.minus_first += minus_first
+        self.seconds += seconds
+        self.done += games
+
+    def add_rows(self, rows: np.ndarray) -> None:
+        """Count games given as ``(games, shooters)`` shots (a resumed file's lines)."""
+        for i in range(rows.shape[1]):
+            self.histograms[i] += np.bincount(rows[:, i], minlength=self.histograms.shape[1])
+            d = rows[:, i] - rows[:, 0]
+            self.minus_first[i] += (int(d.sum()), int((d * d).sum()))
+        self.done += len(rows)
+
+    def comparison(self, rules: str, names: list[str], perfect: int, seed: int, wall: float) -> Comparison:
+        """The summaries of the games counted; ``wall`` seconds shared by the time each shooter spent."""
+        total = self.seconds.sum()
+        summaries, differences = {}, {}
+        for i, name in enumerate(names):
+            share = wall * self.seconds[i] / total if total > 0 else 0.0
+            summaries[name] = summarise_histogram(self.histograms[i], perfect, share)
+            differences[name] = paired_from_sums(
+                self.done, int(self.minus_first[i, 0]), int(self.minus_first[i, 1])
+            )
+        return Comparison(rules, self.done, seed, summaries, differences)
