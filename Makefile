@@ -5,11 +5,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
 # Debian packages the tests use: Chromium and a PostgreSQL server (the web app), Node.js (the arena's
-# JavaScript example bot)
-SYSTEM := chromium postgresql nodejs
+# JavaScript example bot), bubblewrap (the sandbox the arena runs program bots in)
+SYSTEM := chromium postgresql nodejs bubblewrap
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run compare test lint bench clean system vendor
+.PHONY: run compare test lint bench clean system vendor bubblewrap
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,7 @@ $(TSTAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP) $@
 
 # the main job: the game, the calculator and the statistics in the browser (Ctrl-C stops it)
-run: $(STAMP)
+run: $(STAMP) bubblewrap
 	$(BIN)/battleship serve --host 127.0.0.1 --port 8000 --db sqlite:///battleship.db
 
 # 000's comparison: the classic shooters and the best one on the same 1,000,000 layouts
@@ -37,9 +37,14 @@ lint: $(TSTAMP)
 	$(BIN)/ruff format --check src tests benchmarks
 
 system:
-	@if ! command -v chromium >/dev/null || ! command -v node >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	@if ! command -v chromium >/dev/null || ! command -v node >/dev/null || ! command -v bwrap >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(SYSTEM); \
 	fi
+
+# the sandbox battleship arena runs program and class bots in (it refuses them without it)
+bubblewrap:
+	@command -v bwrap >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq bubblewrap; } \
+		|| echo "note: bubblewrap is not installed, so battleship arena will refuse program and class bots"
 
 test: $(TSTAMP) system lint
 	$(BIN)/python -m pytest
@@ -49,13 +54,20 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/simulate.py
 	$(BIN)/python benchmarks/startup.py
 
-# the statistics page's chart library, from its npm package (the sums are in its README there)
+# the statistics page's chart library and the API docs page's Swagger UI, from their npm packages
+# (the sums are in each README there)
 CHARTJS := src/battleship/web/static/vendor/chart.js
+SWAGGER := src/battleship/web/static/vendor/swagger-ui
+SWAGGER_FILES := swagger-ui-bundle.js swagger-ui.css favicon-32x32.png LICENSE NOTICE swagger-ui-bundle.js.LICENSE.txt
 vendor:
 	rm -rf .vendor && mkdir .vendor && cd .vendor && npm pack --silent chart.js@4.6.1 && tar xzf chart.js-4.6.1.tgz
 	grep -q "$$(sha256sum .vendor/chart.js-4.6.1.tgz | cut -d' ' -f1)" $(CHARTJS)/README.md
 	cp .vendor/package/dist/chart.umd.min.js .vendor/package/LICENSE.md $(CHARTJS)/
 	grep -q "$$(sha256sum $(CHARTJS)/chart.umd.min.js | cut -d' ' -f1)" $(CHARTJS)/README.md
+	rm -rf .vendor && mkdir .vendor && cd .vendor && npm pack --silent swagger-ui-dist@5.35.0 && tar xzf swagger-ui-dist-5.35.0.tgz
+	grep -q "$$(sha256sum .vendor/swagger-ui-dist-5.35.0.tgz | cut -d' ' -f1)" $(SWAGGER)/README.md
+	cd .vendor/package && cp $(SWAGGER_FILES) ../../$(SWAGGER)/
+	for f in swagger-ui-bundle.js swagger-ui.css; do grep -q "$$(sha256sum $(SWAGGER)/$$f | cut -d' ' -f1)" $(SWAGGER)/README.md; done
 	rm -rf .vendor
 
 clean:

@@ -8,15 +8,27 @@ speaking protocol version 1. First the class is called straight, with no process
 it and the referee: the floor for a Python bot. Prints, per bot: mean shots, games a second, wall
 milliseconds a shot over the whole run after a one-game warm-up (starts, the rules, every round
 trip), the median and worst answer times the referee recorded (a kernel's game is timed whole), and
-the wall time a shot as a ratio to the class called straight. Then the Gymnasium environment's
-steps a second with a random masked agent, against the same agent firing straight at the referee
-(battleship.game.Game) on uniform layouts of the same seed (not the environment's own draws) as the floor.
+the wall time a shot as a ratio to the class called straight. Programs and classes run in the
+sandbox (bubblewrap), as the arena runs them.
+
+Then what the sandbox costs: the same three program bots in the sandbox and unconfined
+(``--unconfined-bots-i-trust``), interleaved run by run: wall milliseconds a shot over whole runs,
+and the time to start a bot's process and hear ``readyok`` (what every restart after a fault costs,
+and each bot's first game), then to stop it. Then how long ``battleship arena`` takes to exit after
+SIGINT in the middle of a program bot's game (the guide promises two seconds).
+
+Last, the Gymnasium environment's steps a second with a random masked agent, against the same agent
+firing straight at the referee (battleship.game.Game) on uniform layouts of the same seed (not the
+environment's own draws) as the floor.
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
+import signal
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,9 +37,10 @@ import gymnasium
 import numpy as np
 
 from battleship import generators
-from battleship.env import open_cells  # importing battleship.env registers Battleship-v0
+from battleship.envs.hunt import open_cells  # importing battleship.envs registers Battleship-v0
 from battleship.game import Game, play
 from battleship.lab import arena
+from battleship.lab.arena import channel, protocol
 from battleship.rules import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,6 +94,70 @@ def bench_arena(rules, games: int, seed: int) -> None:
         )
 
 
+def _run_ms_a_shot(rules, text: str, games: int, seed: int, jail) -> float:
+    bot = arena.parse_bot(text, rules)
+    begin = time.perf_counter()
+    row = arena.run(rules, [bot], games, seed, jail=jail).leaderboard[0]
+    assert not any(row.forfeits.values()), row.forfeit_examples
+    return (time.perf_counter() - begin) / (row.mean * games) * 1000
+
+
+def _start_ms(rules, text: str, jail) -> tuple[float, float]:
+    """Milliseconds to start a bot's process and hear readyok; then to stop it (and all it started)."""
+    program = arena.parse_bot(text, rules).program
+    begin = time.perf_counter()
+    process = channel.Process(program, arena.Limits(), jail)
+    process.send([protocol.GREETING, *protocol.rules_lines(rules), "isready"], time.monotonic() + 30)
+    while process.receive(time.monotonic() + 30, "'isready'") != "readyok":
+        pass
+    ready = time.perf_counter()
+    process.stop()
+    return (ready - begin) * 1000, (time.perf_counter() - ready) * 1000
+
+
+def bench_sandbox(rules, games: int, seed: int, rounds: int = 3) -> None:
+    sandbox, unconfined = arena.choose(), arena.choose(unconfined=True)
+    print(f"\nthe sandbox's cost: {games} games a run, median of {rounds} runs each way, interleaved")
+    print(f"{'bot':22s} {'ms/shot':>8s} {'(unconf.)':>9s} {'ratio':>6s} {'start ms':>9s} {'(unconf.)':>9s} "
+          f"{'stop ms':>8s} {'(unconf.)':>9s}")  # fmt: skip
+    for kind, text in list(BOTS.items())[1:]:
+        if text.startswith("exec:node") and shutil.which("node") is None:
+            print(f"{kind:22s} skipped: no node on PATH")
+            continue
+        shots = {True: [], False: []}
+        starts = {True: [], False: []}
+        for r in range(rounds):
+            for jail in (sandbox, unconfined):
+                shots[jail.confined].append(_run_ms_a_shot(rules, text, games, seed + r, jail))
+                starts[jail.confined] += [_start_ms(rules, text, jail) for _ in range(5)]
+        shot = {k: statistics.median(v) for k, v in shots.items()}
+        start = {k: statistics.median(s for s, _ in v) for k, v in starts.items()}
+        stop = {k: statistics.median(t for _, t in v) for k, v in starts.items()}
+        print(f"{kind:22s} {shot[True]:8.3f} {shot[False]:9.3f} {shot[True] / shot[False]:6.2f} "
+              f"{start[True]:9.1f} {start[False]:9.1f} {stop[True]:8.1f} {stop[False]:9.1f}")  # fmt: skip
+
+
+def bench_interrupt(rules, tries: int = 3) -> None:
+    """Seconds from SIGINT to the command's exit, a program bot in the middle of its games."""
+    bot = f"exec:{sys.executable} {ROOT}/examples/bots/hunt_target.py"
+    waits = []
+    for _ in range(tries):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "battleship", "arena", bot, "--rules", rules.name, "--games", "100000",
+             "--json", "--out", "/dev/null"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        time.sleep(4.0)  # imports, the key, the bot started and playing
+        begin = time.perf_counter()
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=60)
+        waits.append(time.perf_counter() - begin)
+        assert code == 130, code
+    print(
+        f"\nSIGINT to exit (a program bot playing): {', '.join(f'{w:.2f}' for w in waits)} s; worst {max(waits):.2f} s"
+    )
+
+
 def bench_env(rules, games: int, seed: int) -> None:
     env = gymnasium.make("battleship/Battleship-v0", rules=rules.name)
     rng, steps, begin = np.random.default_rng(seed), 0, time.perf_counter()
@@ -113,6 +190,8 @@ def main() -> None:
     args = parser.parse_args()
     rules = load(args.rules)
     bench_arena(rules, args.games, args.seed)
+    bench_sandbox(rules, max(args.games // 4, 1), args.seed)
+    bench_interrupt(rules)
     bench_env(rules, max(args.games // 4, 1), args.seed)
 
 

@@ -12,7 +12,7 @@ import argparse
 import gymnasium
 import numpy as np
 
-import battleship.env  # noqa: F401 - registers battleship/Battleship-v0
+import battleship.envs  # noqa: F401 - registers battleship/Battleship-v0
 from battleship.shooters import make
 
 

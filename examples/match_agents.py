@@ -11,7 +11,7 @@ import argparse
 
 import numpy as np
 
-from battleship.match_env import AGENTS, env
+from battleship.envs.match import AGENTS, env
 from battleship.shooters import make
 
 

@@ -67,3 +67,14 @@ def test_remaining_counts_down_and_never_goes_negative():
     time.sleep(0.06)
     assert stop.remaining() == 0.0 and stop.requested
     assert Stop().remaining() is None
+
+
+def test_a_child_shares_the_flag_and_keeps_the_earlier_deadline():
+    parent = Stop(seconds=60)
+    part = parent.child(0.05)
+    assert part.deadline < parent.deadline
+    assert parent.child(3600).deadline == parent.deadline
+    parent.request()
+    assert part.requested
+    with pytest.raises(Stopped):
+        part.check()

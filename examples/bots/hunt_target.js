@@ -57,7 +57,7 @@ input.on("line", (line) => {
       if (words.length > 4) for (const c of words[4].split(",")) hits.delete(parse(c));
       break;
     case "place": say("layout random"); break;
-    case "quit": input.close(); break;
+    case "quit": process.exit(0);  // input.close() alone would wait while stdin stays open
     default: break;  // anything else needs no answer
   }
 });

@@ -19,14 +19,17 @@ A five-minute tour::
     shooter = bs.make("best")                  # any registered shooter: bs.shooter_names()
     record = bs.play(shooter, layout, seed=1)  # a whole game; len(record.shots) is its length
     summary = bs.simulate(rules, "density:skew=20", games=10_000, seed=1)   # the lab, in Numba
+    paired = bs.compare(rules, ["density", "density:skew=20"], games=10_000)  # the same games each
+    bs.count("pirates").distinct                # 3,851,502,784 layouts, counted exactly
+    bs.match("square-8", "best", "hunt-target", games=1_000).a_win_rate   # the two-player game
 
 The layers, each importing only those before it: the game (:mod:`~battleship.rules`,
 :mod:`~battleship.layout`, :mod:`~battleship.game`, :mod:`~battleship.notation`,
 :mod:`~battleship.generators`), then :mod:`battleship.inference`, :mod:`battleship.shooters`,
 :mod:`battleship.lab`, and on top :mod:`battleship.cli` and :mod:`battleship.web`
-(docs/architecture.md draws them). Beside the game, :mod:`battleship.env` registers a Gymnasium
-environment (``battleship/Battleship-v0``) and :mod:`battleship.match_env` is a two-player PettingZoo
-one. Squares are plain ints (``row * cols + col``) and sets of squares
+(docs/architecture.md draws them). Beside the lab, :mod:`battleship.envs` registers a Gymnasium
+environment (``battleship/Battleship-v0``) and holds a two-player PettingZoo one
+(:mod:`battleship.envs.match`). Squares are plain ints (``row * cols + col``) and sets of squares
 plain int bitboards, as in python-chess.
 
 Names are loaded when first used, so ``import battleship`` is quick and loads no NumPy or Numba.
@@ -70,11 +73,23 @@ _EXPORTS = {
     "register": "battleship.shooters",
     "ShooterSpec": "battleship.shooters",
     "Options": "battleship.shooters.options",
-    "check_shooter": "battleship.shooters.check",
     "Summary": "battleship.lab",
+    "Comparison": "battleship.lab",
 }
 # names whose public form is a small wrapper defined in battleship.api
-_API = ("play", "simulate", "generate", "shooter_names")
+_API = (
+    "play",
+    "simulate",
+    "compare",
+    "match",
+    "count",
+    "limit",
+    "generate",
+    "shooter_names",
+    "check_shooter",
+    "LayoutCount",
+    "ShooterReport",
+)
 
 __all__ = ["__version__", *_EXPORTS, *_API]
 
@@ -95,14 +110,25 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and editors see
-    from battleship.api import generate, play, shooter_names, simulate
+    from battleship.api import (
+        LayoutCount,
+        ShooterReport,
+        check_shooter,
+        compare,
+        count,
+        generate,
+        limit,
+        match,
+        play,
+        shooter_names,
+        simulate,
+    )
     from battleship.cells import cell_name, parse_cell
     from battleship.errors import BattleshipError, IllegalShot, LayoutError, NotationError, RulesError
     from battleship.game import Game, Observation, Outcome, Record, Shooter, Shot
     from battleship.inference import Contradiction, Posterior, posterior
-    from battleship.lab import Summary
+    from battleship.lab import Comparison, Summary
     from battleship.layout import Layout
     from battleship.rules import PRESETS, Rules, Ship, Sinks, Spacing, load, preset, square
     from battleship.shooters import ShooterSpec, make, register
-    from battleship.shooters.check import check_shooter
     from battleship.shooters.options import Options

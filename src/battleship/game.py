@@ -14,9 +14,9 @@ from functools import cached_property
 from numbers import Integral
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from battleship.cells import cell_name
-from battleship.errors import IllegalShot
-from battleship.layout import Layout
+from battleship.cells import cell_name, iter_cells
+from battleship.errors import IllegalShot, NotationError
+from battleship.layout import Layout, split_rows
 from battleship.rules import Rules, Sinks
 
 if TYPE_CHECKING:
@@ -57,14 +57,10 @@ class Observation:
     @classmethod
     def from_text(cls, text: str, rules: Rules) -> Observation:
         """The observation a board-state text shows (``.`` unknown, ``o`` miss, ``x`` hit, letters sunk)."""
-        from battleship.notation import parse_board
-
         return parse_board(text, rules)
 
     def text(self, multiline: bool = False) -> str:
         """The board-state text: rows joined by ``/`` (or one a line); the order of shots is dropped."""
-        from battleship.notation import format_board
-
         return format_board(self, multiline)
 
     def __str__(self) -> str:
@@ -72,8 +68,6 @@ class Observation:
 
     def grid(self) -> list[list[str]]:
         """Rows of one-character cells in the board-state alphabet."""
-        from battleship.notation import board_state
-
         return board_state(self).grid()
 
     def after(self, shot: Shot) -> Observation:
@@ -240,3 +234,157 @@ def play(
         if on_shot is not None:
             on_shot(game.observation, shot)
     return Record(layout, shooter.name, game.observation.shots)
+
+
+# --- the board-state text (what a shooter has seen), like a chess position's FEN ----------------
+#
+# ``.`` unknown, ``o`` miss, ``x`` hit, and for a sunk ship its letter (``named`` rules: only on the
+# cell whose shot sank it; ``revealed``: on all its cells) or ``#`` under ``sunk`` rules, where no
+# name is given; rows joined by ``/`` or one row a line.
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """What a player has seen of a board, read from a board-state text (order of shots unknown)."""
+
+    rules: Rules
+    misses: int
+    hits: int  # every cell known to hold a ship, sunk or not
+    sunk_at: tuple[tuple[int, int | None], ...]  # (sinking cell, ship index or None under `sunk`)
+    revealed: tuple[tuple[int, int], ...] = ()  # (ship index, its cells) under `revealed`
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sunk_at", tuple(sorted(self.sunk_at)))
+        object.__setattr__(self, "revealed", tuple(sorted(self.revealed)))
+
+    def grid(self) -> list[list[str]]:
+        """Rows of one-character strings in the board-state alphabet."""
+        rules = self.rules
+        out = [["."] * rules.cols for _ in range(rules.rows)]
+        for mask, ch in ((self.misses, "o"), (self.hits, "x")):
+            for cell in iter_cells(mask):
+                out[cell // rules.cols][cell % rules.cols] = ch
+        for cell, ship in self.sunk_at:
+            out[cell // rules.cols][cell % rules.cols] = "#" if ship is None else rules.fleet[ship].symbol
+        for ship, mask in self.revealed:
+            for cell in iter_cells(mask):
+                out[cell // rules.cols][cell % rules.cols] = rules.fleet[ship].symbol
+        return out
+
+    def text(self, multiline: bool = False) -> str:
+        """The board state in its text format."""
+        return ("\n" if multiline else "/").join("".join(row) for row in self.grid())
+
+    def observation(self) -> Observation:
+        """The board as shots in the least telling order: misses, plain hits, then the sinking shots.
+
+        A board state has no order, so this reads a sunk ship as "all its cells hit, its marked cell
+        last" and a ship not marked sunk as "not all hit", which is what the board shows.
+        """
+        rules = self.rules
+        sink_cells = {cell for cell, _ in self.sunk_at}
+        shots = [Shot(c, Outcome.MISS) for c in iter_cells(self.misses)]
+        revealed_cells = 0
+        for _ship, mask in self.revealed:
+            revealed_cells |= mask
+        plain = self.hits & ~revealed_cells
+        shots += [Shot(c, Outcome.HIT) for c in iter_cells(plain) if c not in sink_cells]
+        for cell, ship in self.sunk_at:
+            shots.append(Shot(cell, Outcome.SUNK, ship))
+        for ship, mask in self.revealed:
+            cells = list(iter_cells(mask))
+            shots += [Shot(c, Outcome.HIT) for c in cells[:-1]]
+            shots.append(Shot(cells[-1], Outcome.SUNK, ship, mask))
+        # revealed ships' plain hits must come before any sinking shot that could claim them
+        first_sink = (
+            next(i for i, s in enumerate(shots) if s.outcome is Outcome.SUNK)
+            if any(s.outcome is Outcome.SUNK for s in shots)
+            else len(shots)
+        )
+        head = [s for s in shots[first_sink:] if s.outcome is Outcome.HIT]
+        tail = [s for s in shots[first_sink:] if s.outcome is Outcome.SUNK]
+        return Observation(rules, (*shots[:first_sink], *head, *tail))
+
+
+def board_state(observation: Observation) -> BoardState:
+    """The board state that an observation shows (the order of shots is dropped)."""
+    rules = observation.rules
+    sunk_at, revealed = [], []
+    for _, shot in observation.sinks:
+        if rules.sinks is Sinks.REVEALED:
+            revealed.append((shot.ship, shot.cells))
+        else:
+            sunk_at.append((shot.cell, shot.ship))
+    return BoardState(rules, observation.miss_mask, observation.hit_mask, tuple(sunk_at), tuple(revealed))
+
+
+def format_board(observation: Observation, multiline: bool = False) -> str:
+    """An observation in the board-state format."""
+    return board_state(observation).text(multiline)
+
+
+def parse_board(text: str, rules: Rules) -> Observation:
+    """Read a board state as the observation it shows, checking its letters against the sink rule.
+
+    A board state has no order of shots; the observation lists them in the least telling order
+    (see :meth:`BoardState.observation`), and ``format_board`` of it gives the same text back.
+    """
+    return read_board_state(text, rules).observation()
+
+
+def read_board_state(text: str, rules: Rules) -> BoardState:
+    """Read a board state as cells (:class:`BoardState`), checking its letters against the sink rule."""
+    rows = split_rows(text, rules, "board")
+    misses = hits = 0
+    sunk_at: list[tuple[int, int | None]] = []
+    letters: dict[int, int] = {}
+    where: dict[int, tuple[int, int]] = {}
+    allowed = {
+        Sinks.NONE: "'.', 'o' or 'x' (no sinks are announced under these rules)",
+        Sinks.SUNK: "'.', 'o', 'x' or '#' (a sunk ship, unnamed under these rules)",
+        Sinks.NAMED: f"'.', 'o', 'x' or a ship letter of {rules.symbols}",
+        Sinks.REVEALED: f"'.', 'o', 'x' or a ship letter of {rules.symbols}",
+    }[rules.sinks]
+    for r, (row, line, col) in enumerate(rows):
+        for c, ch in enumerate(row):
+            cell = r * rules.cols + c
+            if ch == ".":
+                continue
+            if ch == "o":
+                misses |= 1 << cell
+                continue
+            hits |= 1 << cell
+            if ch == "x":
+                continue
+            if ch == "#" and rules.sinks is Sinks.SUNK:
+                sunk_at.append((cell, None))
+                continue
+            idx = rules.symbols.find(ch) if ch.isupper() else -1
+            if rules.sinks not in (Sinks.NAMED, Sinks.REVEALED) or idx < 0:
+                raise NotationError(f"{ch!r} is not allowed here: expected {allowed}", line, col + c)
+            if rules.sinks is Sinks.NAMED:
+                if idx in letters:
+                    raise NotationError(
+                        f"{rules.fleet[idx].name} ({ch}) is marked sunk twice; under named rules its "
+                        "letter marks only the cell whose shot sank it",
+                        line,
+                        col + c,
+                    )
+                sunk_at.append((cell, idx))
+            letters[idx] = letters.get(idx, 0) | 1 << cell
+            where.setdefault(idx, (line, col + c))
+    if rules.sinks is Sinks.SUNK and len(sunk_at) > len(rules.fleet):
+        raise NotationError(f"{len(sunk_at)} ships are marked sunk but the fleet has {len(rules.fleet)}")
+    revealed = []
+    if rules.sinks is Sinks.REVEALED:
+        for idx, mask in sorted(letters.items()):
+            if mask not in rules.placements[idx]:
+                line, col = where[idx]
+                raise NotationError(
+                    f"the cells marked {rules.fleet[idx].symbol} are not one {rules.fleet[idx].name} "
+                    f"placement (a sunk ship is shown on all {rules.fleet[idx].size} of its cells)",
+                    line,
+                    col,
+                )
+            revealed.append((idx, mask))
+    return BoardState(rules, misses, hits, tuple(sunk_at), tuple(revealed))

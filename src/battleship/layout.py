@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from battleship.cells import cell_name, iter_cells
-from battleship.errors import LayoutError
+from battleship.errors import LayoutError, NotationError
 from battleship.rules import Rules, Spacing
 
 
@@ -48,10 +48,23 @@ class Layout:
 
     @classmethod
     def from_text(cls, text: str, rules: Rules) -> Layout:
-        """A layout from its text (``.`` water, a ship's letter on its cells, rows joined by ``/``)."""
-        from battleship.notation import parse_layout
-
-        return parse_layout(text, rules)
+        """A layout from its text (``.`` water, a ship's letter on its cells, rows joined by ``/``, or one row a line)."""
+        rows = split_rows(text, rules, "layout")
+        masks = [0] * len(rules.fleet)
+        for r, (row, line, col) in enumerate(rows):
+            for c, ch in enumerate(row):
+                if ch == ".":
+                    continue
+                idx = rules.symbols.find(ch)
+                if idx < 0 or ch == "":
+                    raise NotationError(
+                        f"{ch!r} is not '.' (water) or a ship letter of {rules.symbols}", line, col + c
+                    )
+                masks[idx] |= 1 << (r * rules.cols + c)
+        for ship, mask in zip(rules.fleet, masks, strict=True):
+            if not mask:
+                raise NotationError(f"the layout has no {ship.name} ({ship.symbol})")
+        return cls(rules, tuple(masks))
 
     def text(self, multiline: bool = False) -> str:
         """The layout's text, which :meth:`from_text` reads back."""
@@ -96,3 +109,37 @@ def check(rules: Rules, masks: tuple[int, ...]) -> None:
                     f"{first.name} at {_names(a, rules.cols)} and {second.name} at {_names(b, rules.cols)} "
                     f"{what}, which spacing {rules.spacing.value} forbids"
                 )
+
+
+# --- rows of one character per cell: the layout and board-state texts ---------------------------
+
+
+def split_rows(text: str, rules: Rules, what: str) -> list[tuple[str, int, int]]:
+    """Split text into ``(row, line, column of its first cell)``, checking the board's shape.
+
+    One line holds every row joined by ``/``; several lines hold one row each.
+    """
+    lines = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+    rows: list[tuple[str, int, int]] = []
+    if len(lines) == 1:
+        n, line = lines[0]
+        col = len(line) - len(line.lstrip()) + 1
+        body = line.strip()
+        for part in body[:-1].split("/") if body.endswith("/") else body.split("/"):
+            rows.append((part, n, col))
+            col += len(part) + 1
+    else:
+        for n, line in lines:
+            body = line.strip()
+            rows.append((body[:-1] if body.endswith("/") else body, n, len(line) - len(line.lstrip()) + 1))
+    if len(rows) != rules.rows:
+        raise NotationError(
+            f"{what} has {len(rows)} rows, expected {rules.rows} for a {rules.rows}x{rules.cols} board",
+            rows[-1][1] if rows else 1,
+        )
+    for i, (row, line, col) in enumerate(rows):
+        if len(row) != rules.cols:
+            raise NotationError(
+                f"row {i + 1} of the {what} has {len(row)} cells, expected {rules.cols}", line, col
+            )
+    return rows

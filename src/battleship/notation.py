@@ -4,13 +4,20 @@ Layout: rows top to bottom joined by ``/``, one character per cell: ``.`` water 
 Board state (what a shooter has seen): ``.`` unknown, ``o`` miss, ``x`` hit, and for a sunk ship
 its letter (``named`` rules: only on the cell whose shot sank it; ``revealed``: on all its cells)
 or ``#`` under ``sunk`` rules, where no name is given. Either may be spread over several lines, one
-row a line.
+row a line. Each is its value type's own text (:meth:`Layout.from_text`, :meth:`Observation.from_text`,
+written in :mod:`battleship.layout` and :mod:`battleship.game`, which import nothing from here);
+the functions below read and write them under their usual names.
 
 The Dunman High paper's notation: a grid is rows of ``[]`` (water) and ``[n]`` (ship number n,
 from 0 in fleet order), top row first; a move is ``<player>: (x, y)`` with ``(1, 1)`` the bottom-left
 cell; a game is ``[<player>]`` and that player's grid for each player, then the moves. A file may hold
 several games one after another; lines starting with ``#`` are comments (what ``battleship play``
 prints after the moves), and blank lines are ignored.
+
+A game file carries its rules in a comment at its top, so that any reader plays it back under them:
+``# rules: pirates`` for a preset, or ``# rules:`` followed by the rules' TOML, one line per ``# |``
+line, for any other rules. A file without that line reads as the standard rules (:func:`carried_rules`
+says whether it has one). Readers of older files keep working: the header is a comment.
 
 Every format here is read back by the function that writes it: ``parse_layout(format_layout(x))``,
 ``parse_board(format_board(x))`` and ``read_games(write_game(x))`` give back what was written.
@@ -23,62 +30,23 @@ from dataclasses import dataclass
 
 from battleship.cells import from_xy, iter_cells, to_xy
 from battleship.errors import BattleshipError, IllegalShot, NotationError
-from battleship.game import Game, Observation, Outcome, Record, Shot
+
+# the board-state text lives with Observation (battleship.game); these names are read here as before
+from battleship.game import BoardState as BoardState
+from battleship.game import Game, Record
+from battleship.game import board_state as board_state
+from battleship.game import format_board as format_board
+from battleship.game import parse_board as parse_board
+from battleship.game import read_board_state as read_board_state
 from battleship.layout import Layout
-from battleship.rules import Rules, Sinks
+from battleship.rules import PRESETS, Rules, from_toml, preset
 
-# --- rows of one character per cell ------------------------------------------------------------
-
-
-def _rows(text: str, rules: Rules, what: str) -> list[tuple[str, int, int]]:
-    """Split text into ``(row, line, column of its first cell)``, checking the board's shape.
-
-    One line holds every row joined by ``/``; several lines hold one row each.
-    """
-    lines = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
-    rows: list[tuple[str, int, int]] = []
-    if len(lines) == 1:
-        n, line = lines[0]
-        col = len(line) - len(line.lstrip()) + 1
-        body = line.strip()
-        for part in body[:-1].split("/") if body.endswith("/") else body.split("/"):
-            rows.append((part, n, col))
-            col += len(part) + 1
-    else:
-        for n, line in lines:
-            body = line.strip()
-            rows.append((body[:-1] if body.endswith("/") else body, n, len(line) - len(line.lstrip()) + 1))
-    if len(rows) != rules.rows:
-        raise NotationError(
-            f"{what} has {len(rows)} rows, expected {rules.rows} for a {rules.rows}x{rules.cols} board",
-            rows[-1][1] if rows else 1,
-        )
-    for i, (row, line, col) in enumerate(rows):
-        if len(row) != rules.cols:
-            raise NotationError(
-                f"row {i + 1} of the {what} has {len(row)} cells, expected {rules.cols}", line, col
-            )
-    return rows
+# --- the layout and board-state texts (they live with their value types) -------------------------
 
 
 def parse_layout(text: str, rules: Rules) -> Layout:
-    """Read a layout in the one-line (or one-row-a-line) format."""
-    rows = _rows(text, rules, "layout")
-    masks = [0] * len(rules.fleet)
-    for r, (row, line, col) in enumerate(rows):
-        for c, ch in enumerate(row):
-            if ch == ".":
-                continue
-            idx = rules.symbols.find(ch)
-            if idx < 0 or ch == "":
-                raise NotationError(
-                    f"{ch!r} is not '.' (water) or a ship letter of {rules.symbols}", line, col + c
-                )
-            masks[idx] |= 1 << (r * rules.cols + c)
-    for ship, mask in zip(rules.fleet, masks, strict=True):
-        if not mask:
-            raise NotationError(f"the layout has no {ship.name} ({ship.symbol})")
-    return Layout(rules, tuple(masks))
+    """Read a layout in the one-line (or one-row-a-line) format (:meth:`Layout.from_text`)."""
+    return Layout.from_text(text, rules)
 
 
 def format_layout(layout: Layout, multiline: bool = False) -> str:
@@ -86,157 +54,12 @@ def format_layout(layout: Layout, multiline: bool = False) -> str:
     return layout.text(multiline)
 
 
-@dataclass(frozen=True)
-class BoardState:
-    """What a player has seen of a board, read from a board-state text (order of shots unknown)."""
-
-    rules: Rules
-    misses: int
-    hits: int  # every cell known to hold a ship, sunk or not
-    sunk_at: tuple[tuple[int, int | None], ...]  # (sinking cell, ship index or None under `sunk`)
-    revealed: tuple[tuple[int, int], ...] = ()  # (ship index, its cells) under `revealed`
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sunk_at", tuple(sorted(self.sunk_at)))
-        object.__setattr__(self, "revealed", tuple(sorted(self.revealed)))
-
-    def grid(self) -> list[list[str]]:
-        """Rows of one-character strings in the board-state alphabet."""
-        rules = self.rules
-        out = [["."] * rules.cols for _ in range(rules.rows)]
-        for mask, ch in ((self.misses, "o"), (self.hits, "x")):
-            for cell in iter_cells(mask):
-                out[cell // rules.cols][cell % rules.cols] = ch
-        for cell, ship in self.sunk_at:
-            out[cell // rules.cols][cell % rules.cols] = "#" if ship is None else rules.fleet[ship].symbol
-        for ship, mask in self.revealed:
-            for cell in iter_cells(mask):
-                out[cell // rules.cols][cell % rules.cols] = rules.fleet[ship].symbol
-        return out
-
-    def text(self, multiline: bool = False) -> str:
-        """The board state in its text format."""
-        return ("\n" if multiline else "/").join("".join(row) for row in self.grid())
-
-    def observation(self) -> Observation:
-        """The board as shots in the least telling order: misses, plain hits, then the sinking shots.
-
-        A board state has no order, so this reads a sunk ship as "all its cells hit, its marked cell
-        last" and a ship not marked sunk as "not all hit", which is what the board shows.
-        """
-        rules = self.rules
-        sink_cells = {cell for cell, _ in self.sunk_at}
-        shots = [Shot(c, Outcome.MISS) for c in iter_cells(self.misses)]
-        revealed_cells = 0
-        for _ship, mask in self.revealed:
-            revealed_cells |= mask
-        plain = self.hits & ~revealed_cells
-        shots += [Shot(c, Outcome.HIT) for c in iter_cells(plain) if c not in sink_cells]
-        for cell, ship in self.sunk_at:
-            shots.append(Shot(cell, Outcome.SUNK, ship))
-        for ship, mask in self.revealed:
-            cells = list(iter_cells(mask))
-            shots += [Shot(c, Outcome.HIT) for c in cells[:-1]]
-            shots.append(Shot(cells[-1], Outcome.SUNK, ship, mask))
-        # revealed ships' plain hits must come before any sinking shot that could claim them
-        first_sink = (
-            next(i for i, s in enumerate(shots) if s.outcome is Outcome.SUNK)
-            if any(s.outcome is Outcome.SUNK for s in shots)
-            else len(shots)
-        )
-        head = [s for s in shots[first_sink:] if s.outcome is Outcome.HIT]
-        tail = [s for s in shots[first_sink:] if s.outcome is Outcome.SUNK]
-        return Observation(rules, (*shots[:first_sink], *head, *tail))
-
-
-def board_state(observation: Observation) -> BoardState:
-    """The board state that an observation shows (the order of shots is dropped)."""
-    rules = observation.rules
-    sunk_at, revealed = [], []
-    for _, shot in observation.sinks:
-        if rules.sinks is Sinks.REVEALED:
-            revealed.append((shot.ship, shot.cells))
-        else:
-            sunk_at.append((shot.cell, shot.ship))
-    return BoardState(rules, observation.miss_mask, observation.hit_mask, tuple(sunk_at), tuple(revealed))
-
-
-def format_board(observation: Observation, multiline: bool = False) -> str:
-    """An observation in the board-state format."""
-    return board_state(observation).text(multiline)
-
-
-def parse_board(text: str, rules: Rules) -> Observation:
-    """Read a board state as the observation it shows, checking its letters against the sink rule.
-
-    A board state has no order of shots; the observation lists them in the least telling order
-    (see :meth:`BoardState.observation`), and ``format_board`` of it gives the same text back.
-    """
-    return read_board_state(text, rules).observation()
-
-
-def read_board_state(text: str, rules: Rules) -> BoardState:
-    """Read a board state as cells (:class:`BoardState`), checking its letters against the sink rule."""
-    rows = _rows(text, rules, "board")
-    misses = hits = 0
-    sunk_at: list[tuple[int, int | None]] = []
-    letters: dict[int, int] = {}
-    where: dict[int, tuple[int, int]] = {}
-    allowed = {
-        Sinks.NONE: "'.', 'o' or 'x' (no sinks are announced under these rules)",
-        Sinks.SUNK: "'.', 'o', 'x' or '#' (a sunk ship, unnamed under these rules)",
-        Sinks.NAMED: f"'.', 'o', 'x' or a ship letter of {rules.symbols}",
-        Sinks.REVEALED: f"'.', 'o', 'x' or a ship letter of {rules.symbols}",
-    }[rules.sinks]
-    for r, (row, line, col) in enumerate(rows):
-        for c, ch in enumerate(row):
-            cell = r * rules.cols + c
-            if ch == ".":
-                continue
-            if ch == "o":
-                misses |= 1 << cell
-                continue
-            hits |= 1 << cell
-            if ch == "x":
-                continue
-            if ch == "#" and rules.sinks is Sinks.SUNK:
-                sunk_at.append((cell, None))
-                continue
-            idx = rules.symbols.find(ch) if ch.isupper() else -1
-            if rules.sinks not in (Sinks.NAMED, Sinks.REVEALED) or idx < 0:
-                raise NotationError(f"{ch!r} is not allowed here: expected {allowed}", line, col + c)
-            if rules.sinks is Sinks.NAMED:
-                if idx in letters:
-                    raise NotationError(
-                        f"{rules.fleet[idx].name} ({ch}) is marked sunk twice; under named rules its "
-                        "letter marks only the cell whose shot sank it",
-                        line,
-                        col + c,
-                    )
-                sunk_at.append((cell, idx))
-            letters[idx] = letters.get(idx, 0) | 1 << cell
-            where.setdefault(idx, (line, col + c))
-    if rules.sinks is Sinks.SUNK and len(sunk_at) > len(rules.fleet):
-        raise NotationError(f"{len(sunk_at)} ships are marked sunk but the fleet has {len(rules.fleet)}")
-    revealed = []
-    if rules.sinks is Sinks.REVEALED:
-        for idx, mask in sorted(letters.items()):
-            if mask not in rules.placements[idx]:
-                line, col = where[idx]
-                raise NotationError(
-                    f"the cells marked {rules.fleet[idx].symbol} are not one {rules.fleet[idx].name} "
-                    f"placement (a sunk ship is shown on all {rules.fleet[idx].size} of its cells)",
-                    line,
-                    col,
-                )
-            revealed.append((idx, mask))
-    return BoardState(rules, misses, hits, tuple(sunk_at), tuple(revealed))
-
-
 # --- the Dunman High paper's grid, move and game notation ---------------------------------------------------------
 
 _CELL = re.compile(r"\s*\[\s*(\d*)\s*\]")
-_MOVE = re.compile(r"\s*([^\[\]:\n]+?)\s*:\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+# a player's name may hold ':' (shooters are named by their spec, ``density:skew=20``): the name ends
+# at the first ':' that an ``(x, y)`` follows
+_MOVE = re.compile(r"\s*([^\[\]\n]+?)\s*:\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 _PLAYER = re.compile(r"^\s*\[([^\[\]]+)\]\s*$")
 
 
@@ -354,9 +177,66 @@ def from_record(record: Record, target: str = "target") -> PaperGame:
     )
 
 
-def write_game(game: PaperGame) -> str:
-    """The Dunman High paper's game notation: each player's name and grid, then the moves, one a line."""
-    parts = []
+RULES_LINE = "# rules:"
+TOML_LINE = "# |"
+
+
+def write_rules(rules: Rules) -> str:
+    """The rules header of a game file: ``# rules: NAME`` for a preset, else the TOML on ``# |`` lines."""
+    if _is_preset(rules):
+        return f"{RULES_LINE} {rules.name}\n"
+    body = "".join(f"{TOML_LINE} {line}".rstrip() + "\n" for line in rules.to_toml().splitlines())
+    return f"{RULES_LINE}\n{body}"
+
+
+def _is_preset(rules: Rules) -> bool:
+    """True when ``rules`` are the preset of their name (not a custom set that borrowed it)."""
+    if rules.name not in PRESETS and not rules.name.startswith("square-"):
+        return False
+    try:
+        return preset(rules.name) == rules
+    except BattleshipError:
+        return False
+
+
+def carried_rules(text: str) -> Rules | None:
+    """The rules a game file says it was played under (its ``# rules:`` header), or None without one."""
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped.startswith(RULES_LINE):
+            if stripped and not _is_comment(line):
+                return None  # the header comes before the first game
+            continue
+        name = stripped[len(RULES_LINE) :].strip()
+        if name:
+            try:
+                return preset(name)
+            except BattleshipError as exc:
+                raise NotationError(f"the file's rules: {exc}", n + 1, line.index(RULES_LINE) + 1) from None
+        toml = []
+        for body in lines[n + 1 :]:
+            if not body.strip().startswith(TOML_LINE):
+                break
+            toml.append(body.strip()[len(TOML_LINE) :].removeprefix(" "))
+        if not toml:
+            raise NotationError(
+                f"'{RULES_LINE}' names no preset and no '{TOML_LINE}' TOML lines follow it", n + 1, 1
+            )
+        try:
+            return from_toml("\n".join(toml), source="the file's rules")
+        except BattleshipError as exc:
+            raise NotationError(str(exc), n + 2, 1) from None
+    return None
+
+
+def write_game(game: PaperGame, rules_header: bool = True) -> str:
+    """The Dunman High paper's game notation: each player's name and grid, then the moves, one a line.
+
+    With ``rules_header`` the rules come first (:func:`write_rules`); a file of many games writes
+    them once, at its top.
+    """
+    parts = [write_rules(game.rules).rstrip("\n")] if rules_header else []
     for name, layout in game.players:
         parts.append(f"[{name}]")
         if layout is not None:
@@ -382,8 +262,6 @@ def _read_one(lines: list[str], i: int, rules: Rules) -> tuple[PaperGame, int]:
         if not match:
             raise NotationError("expected a player's name in brackets, like '[Player 1]'", i + 1, 1)
         name, start = match.group(1).strip(), i + 1
-        if ":" in name:
-            raise NotationError(f"player name {name!r} may not contain ':'", i + 1, 2)
         i += 1
         while i < len(lines) and lines[i].strip().startswith("[") and not _PLAYER.match(lines[i]):
             i += 1
@@ -404,8 +282,28 @@ def _read_one(lines: list[str], i: int, rules: Rules) -> tuple[PaperGame, int]:
     return game, end
 
 
-def read_games(text: str, rules: Rules) -> list[PaperGame]:
-    """Every game in a text holding one or more (as ``simulate --notation`` writes them), each checked."""
+def game_rules(text: str, rules: Rules | None = None) -> Rules:
+    """The rules to read a game file under: those it carries, else ``rules``, else the standard rules.
+
+    Refuses ``rules`` that differ from the ones the file carries: the moves would mean other cells.
+    """
+    carried = carried_rules(text)
+    if carried is None:
+        return rules if rules is not None else preset("standard")
+    if rules is not None and rules != carried:
+        raise NotationError(
+            f"the file was played under {carried.name} ({carried.describe()}), not under the rules "
+            f"given ({rules.describe()}): leave the rules out to read it under its own"
+        )
+    return carried
+
+
+def read_games(text: str, rules: Rules | None = None) -> list[PaperGame]:
+    """Every game in a text holding one or more (as ``simulate --notation`` writes them), each checked.
+
+    Under the rules the text carries (:func:`game_rules`), else ``rules``, else the standard rules.
+    """
+    rules = game_rules(text, rules)
     lines = text.split("\n")
     games, i = [], 0
     while any(line.strip() and not _is_comment(line) for line in lines[i:]):
@@ -416,7 +314,7 @@ def read_games(text: str, rules: Rules) -> list[PaperGame]:
     return games
 
 
-def read_game(text: str, rules: Rules) -> PaperGame:
+def read_game(text: str, rules: Rules | None = None) -> PaperGame:
     """Read exactly one game in the paper's notation and check every move by replaying it."""
     games = read_games(text, rules)
     if len(games) > 1:

@@ -1,7 +1,14 @@
-"""A small seedable random number generator usable inside Numba kernels.
+"""A small seedable random number generator usable inside Numba kernels, and the games' streams.
 
 Every random stream is identified by ``(seed, index)``: game or layout number ``index`` of a run
 seeded with ``seed`` gets the same numbers whatever the number of jobs or the order of work.
+
+A shooter draws the numbers of game ``index`` from ``stream(seed ^ SHOOTER_SALT, index)``, in its
+Numba kernel and in its readable class alike, so that both play the very same game wherever it runs
+(``play``, ``simulate``, ``compare``, the arena, the web). The class receives that stream as
+:func:`game_rng`: a NumPy ``Generator`` like any other (a shooter of your own may call
+``rng.permutation``), which also carries the stream's first word; :func:`kernel_state` hands a
+class the one-word state its kernel starts from.
 """
 
 from __future__ import annotations
@@ -63,3 +70,38 @@ def shuffled(state, n):
 def seed_words(seed: int) -> int:
     """Fold any Python int seed into 64 bits."""
     return int(seed) & 0xFFFFFFFFFFFFFFFF
+
+
+# Shooters draw from streams of ``seed ^ SHOOTER_SALT``: a run that draws its layouts with the same
+# seed would otherwise hand the shooter the very numbers that placed the ships.
+SHOOTER_SALT = np.uint64(0x5EED_0F_5A1_7ED)
+
+
+def game_word(seed: int, index: int) -> int:
+    """The first state word of game ``index``'s shooter stream in a run seeded ``seed``."""
+    return int(stream(np.uint64(seed_words(seed)) ^ SHOOTER_SALT, np.uint64(seed_words(index)))[0])
+
+
+class GameRandom(np.random.Generator):
+    """The random numbers of one game: a NumPy Generator seeded from the game's stream, carrying its word."""
+
+    def __init__(self, word: int):
+        super().__init__(np.random.PCG64(word))
+        self.word = word
+
+
+def game_rng(seed: int, index: int = 0) -> np.random.Generator:
+    """What a shooter's class is reset with for game ``index`` of a run seeded ``seed`` (its kernel's stream)."""
+    return GameRandom(game_word(seed, index))
+
+
+def kernel_state(rng: np.random.Generator) -> np.ndarray:
+    """The one-word SplitMix64 state a shooter's class draws from as its kernel does.
+
+    The game's own stream when ``rng`` is :func:`game_rng`'s; from any other Generator, a word
+    drawn from it (the same law, other numbers).
+    """
+    word = getattr(rng, "word", None)
+    if word is None:
+        word = int(rng.integers(0, 2**64, dtype=np.uint64))
+    return np.array([word], dtype=np.uint64)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass, field
 from enum import Enum
@@ -167,7 +168,7 @@ class Rules:
     def to_toml(self) -> str:
         """The rules as a small TOML document that :func:`from_toml` reads back."""
         lines = [
-            f'name = "{self.name}"',
+            f"name = {_quote(self.name)}",
             f"rows = {self.rows}",
             f"cols = {self.cols}",
             f'spacing = "{self.spacing.value}"  # touch | no-edge | no-contact',
@@ -175,12 +176,17 @@ class Rules:
             f"reflections = {'true' if self.reflections else 'false'}",
         ]
         for ship in self.fleet:
-            lines += ["", "[[ship]]", f'name = "{ship.name}"', f'symbol = "{ship.symbol}"']
+            lines += ["", "[[ship]]", f"name = {_quote(ship.name)}", f'symbol = "{ship.symbol}"']
             if ship.cells == shapes.line(ship.size):
                 lines.append(f"length = {ship.size}")
             else:
                 lines.append(f'shape = "{shapes.render(ship.cells)}"')
         return "\n".join(lines) + "\n"
+
+
+def _quote(text: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's): names may hold quotes and backslashes."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def from_toml(text: str, source: str = "rules") -> Rules:
@@ -223,11 +229,16 @@ def from_toml(text: str, source: str = "rules") -> Rules:
             ships += [Ship(n, sym, cells) for n, sym in names_symbols]
         except (ValueError, TypeError) as exc:
             if isinstance(exc, RulesError):
-                raise RulesError(f"{source}: {exc}") from None
+                raise RulesError(_from(source, exc)) from None
             raise RulesError(f"{where} ({name}): {exc}") from None
-    for key, kind in (("rows", int), ("cols", int), ("reflections", bool), ("name", str)):
-        if key in data and not isinstance(data[key], kind):
-            raise RulesError(f"{source}: {key} must be a {kind.__name__}")
+    for key, kind, what in (
+        ("rows", int, "a whole number"),
+        ("cols", int, "a whole number"),
+        ("reflections", bool, "true or false"),
+        ("name", str, "a string"),
+    ):
+        if key in data and (not isinstance(data[key], kind) or (kind is int and isinstance(data[key], bool))):
+            raise RulesError(f"{source}: {key} must be {what}, not {data[key]!r}")
     try:
         return Rules(
             rows=data.get("rows", 10),
@@ -239,7 +250,13 @@ def from_toml(text: str, source: str = "rules") -> Rules:
             name=data.get("name", Path(source).stem),
         )
     except RulesError as exc:
-        raise RulesError(f"{source}: {exc}") from None
+        raise RulesError(_from(source, exc)) from None
+
+
+def _from(source: str, exc: Exception) -> str:
+    """An error's message said to come from ``source``, which it names once."""
+    text = str(exc)
+    return text if text.startswith(f"{source}:") else f"{source}: {text}"
 
 
 def _copies(entry: dict, name: str, symbol: str, where: str) -> list[tuple[str, str]]:

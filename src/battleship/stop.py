@@ -65,6 +65,15 @@ class Stop:
         if not self.flag[0]:
             self.flag[0] = why
 
+    def child(self, seconds: float | None = None) -> Stop:
+        """A stop for part of this work: the same flag (stopping either stops both), and a deadline
+        ``seconds`` from now or this one's, whichever comes first."""
+        part = Stop(seconds)
+        part.flag = self.flag
+        if self.deadline is not None:
+            part.deadline = self.deadline if part.deadline is None else min(part.deadline, self.deadline)
+        return part
+
     def remaining(self) -> float | None:
         """Seconds left before the deadline (``None`` without one; never negative)."""
         return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())

@@ -40,7 +40,7 @@ def test_play_prints_the_game_and_reads_a_layout_file(tmp_path):
     assert data["layout"] == layout
     assert data["shots"] == len(data["moves"]) == data["notation"].count("random: (")
     text = runner.invoke(app, ["play", "--seed", "5", "--rules", "pirates"]).stdout
-    assert text.startswith("[random]\n[target]\n") and "sank the fleet in" in text
+    assert text.startswith("# rules: pirates\n[random]\n[target]\n") and "sank the fleet in" in text
 
 
 def test_bad_input_is_one_clear_line_and_exit_2(tmp_path):

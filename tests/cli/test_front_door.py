@@ -117,15 +117,6 @@ def test_every_registered_shooter_passes_check_shooter():
     assert spec("best").make().name == "best"
 
 
-def test_the_readme_python_section_runs():
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Use it from Python", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert blocks, "the README's Python section has no code"
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})
-
-
 def test_version_is_the_packages_own():
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0 and result.stdout == f"battleship {battleship.__version__}\n"

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -7,7 +9,7 @@ from battleship import cells, generators, notation
 from battleship.errors import BattleshipError, LayoutError, NotationError
 from battleship.game import Game, Observation, play
 from battleship.layout import Layout
-from battleship.rules import PRESETS, Sinks, preset
+from battleship.rules import PRESETS, Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import make
 from tests.helpers import small_rules
 
@@ -134,7 +136,7 @@ def test_malformed_games_say_where():
     with pytest.raises(NotationError, match="ship number 7 does not exist") as info:
         notation.read_game(bad, STANDARD)
     assert info.value.line == 4
-    repeat = text + lines[12] + "\n"
+    repeat = text + lines[13] + "\n"  # the first move again (after the rules line, players and grid)
     with pytest.raises(NotationError, match=r"game is over|fired at already"):
         notation.read_game(repeat, STANDARD)
     with pytest.raises(NotationError, match=r"expected a move like 'Player 1: \(3, 7\)'") as info:
@@ -176,3 +178,57 @@ def test_a_file_of_several_games_with_comments_reads_game_by_game():
         notation.read_game(text, rules)
     with pytest.raises(NotationError, match="no game found"):
         notation.read_games("# only a comment\n\n", rules)
+
+
+CUSTOM = Rules(
+    5,
+    6,
+    (Ship("Ell", "L", ((0, 0), (1, 0), (1, 1))), Ship.line("Boat", "B", 2), Ship.line("Skiff", "K", 1)),
+    Spacing.NO_EDGE,
+    Sinks.SUNK,
+    name='custom "ell" rules',
+)
+
+
+@pytest.mark.parametrize("rules", [*(preset(name) for name in sorted(PRESETS)), CUSTOM], ids=lambda r: r.name)
+def test_a_game_file_carries_its_rules(rules):
+    record = _game(rules, 3)
+    text = notation.write_game(notation.from_record(record))
+    assert notation.carried_rules(text) == rules
+    back = notation.read_game(text)  # no rules given: the file's own
+    assert back.rules == rules and back.records()[record.shooter] == record
+    assert notation.read_game(text, rules) == back  # the same rules given: the same game
+    if rules != STANDARD:
+        with pytest.raises(NotationError, match=f"played under {rules.name}"):
+            notation.read_game(text, STANDARD)
+
+
+def test_a_preset_is_written_by_name_and_other_rules_as_toml():
+    assert notation.write_rules(preset("pirates")) == "# rules: pirates\n"
+    assert notation.write_rules(preset("square-7")) == "# rules: square-7\n"
+    borrowed = replace(preset("pirates"), sinks=Sinks.NAMED)  # a custom set that kept the name
+    header = notation.write_rules(borrowed)
+    assert header.startswith("# rules:\n# | ") and 'sinks = "named"' in header
+    assert notation.carried_rules(header) == borrowed
+
+
+def test_a_file_without_rules_reads_as_standard_or_as_told():
+    record = _game(STANDARD, 4)
+    text = "".join(
+        line + "\n"
+        for line in notation.write_game(notation.from_record(record)).splitlines()
+        if not line.startswith("# rules")
+    )
+    assert notation.carried_rules(text) is None
+    assert notation.read_game(text).rules == STANDARD
+    assert notation.game_rules(text, preset("r-blog")) == preset("r-blog")
+
+
+def test_a_bad_rules_header_says_where():
+    with pytest.raises(NotationError, match="no preset named 'nope'") as info:
+        notation.read_games("# a comment\n# rules: nope\n[a]\n[b]\n")
+    assert info.value.line == 2
+    with pytest.raises(NotationError, match="no '# \\|' TOML lines follow"):
+        notation.read_games("# rules:\n[a]\n[b]\n")
+    with pytest.raises(NotationError, match="rows must be a whole number"):
+        notation.read_games('# rules:\n# | rows = "ten"\n[a]\n[b]\n')

@@ -17,6 +17,7 @@ from battleship.lab import limit
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import make
 from battleship.tables import tables
+from tests import brute
 from tests.helpers import brute_force_layouts
 from tests.inference.test_posterior import observed_games, replays
 
@@ -128,3 +129,20 @@ def test_optimal_with_an_endgame_fires_the_solvers_cell_once_few_layouts_remain(
                 used += 1
         game.fire(cell)
     assert used > 0
+
+
+@pytest.mark.parametrize("sinks", list(Sinks))
+def test_a_sure_hit_is_not_always_best_fired_first(sinks):
+    """A square and an S tetromino on 3x4: firing the sure hit at once costs 1/12 of a shot when the
+    sinkings are named or anonymous (it turns a later "hit" into "sunk" without saying whose)."""
+    fleet = (
+        Ship("Square", "Q", ((0, 0), (0, 1), (1, 0), (1, 1))),
+        Ship("Ess", "S", ((0, 1), (0, 2), (1, 0), (1, 1))),
+    )
+    rules = Rules(3, 4, fleet, Spacing.TOUCH, sinks, reflections=True)
+    every = brute.layouts(rules)
+    expected = brute.optimum(rules, every)
+    assert expected == pytest.approx(9.583333 if sinks is Sinks.NONE else 9.25, abs=1e-6)
+    assert limit.optimum(rules).shots == pytest.approx(expected, abs=1e-12)
+    for symmetric in (False, True):
+        assert Solver(rules, budget=10**6, symmetric=symmetric).solve(every, 0)[0] == pytest.approx(expected)

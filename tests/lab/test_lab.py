@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from battleship import generators, lab
+from battleship import generators, lab, notation
 from battleship.cli import app
 from battleship.errors import BattleshipError
 from battleship.rules import preset, square
@@ -167,14 +167,18 @@ def test_saved_runs_are_never_overwritten_or_mixed(tmp_path):
     assert len(out.read_text().split()) == 100
 
 
-def test_notation_file_holds_every_game_and_deterministic_shooters_make_the_kernels_moves(tmp_path):
+@pytest.mark.parametrize("shooter", ["density", "hunt-target", "density:tie=random"])
+def test_notation_file_holds_the_very_games_the_run_counted(tmp_path, shooter):
     out, games_file = tmp_path / "shots.txt", tmp_path / "games.txt"
-    args = ["simulate", "--shooter", "density", "--games", "30", "--seed", "4", "--out", str(out)]
+    args = ["simulate", shooter, "--games", "30", "--seed", "4", "--out", str(out)]
     result = runner.invoke(app, [*args, "--notation", str(games_file), "--json"])
     assert result.exit_code == 0, result.stderr
-    blocks = [b for b in games_file.read_text().split("\n\n") if b.strip()]
-    moves = [sum(1 for line in b.splitlines() if line.startswith("density:")) for b in blocks]
+    text = games_file.read_text()
+    assert text.startswith("# rules: standard\n")
+    games = notation.read_games(text)
+    moves = [len(g.moves) for g in games]
     assert moves == [int(x) for x in out.read_text().split()]
+    assert sum(moves) / len(moves) == json.loads(result.stdout)["mean"]
     again = runner.invoke(app, [*args[:-2], "--notation", str(games_file)])
     assert again.exit_code == 2 and "exists" in again.stderr
 
@@ -204,3 +208,15 @@ def test_best_follows_what_the_rules_are_not_their_name():
     assert best_for(preset("seabattle")) == "trial-sink"  # a margin, and one-cell ships: no skew
     tiny = Rules(4, 4, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)))
     assert best_for(replace(tiny, name="standard")) == "optimal"  # small enough for exact play
+
+
+def test_intervals_use_students_t_so_a_few_games_prove_nothing():
+    from battleship.lab.summary import paired_from_sums, t95
+
+    # published 97.5% points of Student's t
+    for df, point in [(1, 12.706), (2, 4.303), (10, 2.228), (30, 2.042), (40, 2.021), (60, 2.000), (120, 1.980)]:
+        assert abs(t95(df) - point) < 1e-3, df
+    assert all(t95(d) > t95(d + 1) for d in range(1, 500))
+    # two games a shot apart (-2, -3): with 1.96 standard errors it looked significant; with t it is not
+    mean, (low, high) = paired_from_sums(2, -5, 13)
+    assert mean == -2.5 and low < -8.8 and high > 3.8  # 12.7 standard errors of 0.5

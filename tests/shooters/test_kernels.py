@@ -151,11 +151,11 @@ def test_004_methods_match_a_literal_port_of_the_r_code(seed, name):
         ship_at = (board - 1).ravel()
         order = np.random.default_rng([seed, i]).permutation(rules.cells)
         got = flood.play_flood(
-            stream(np.uint64(0), np.uint64(0)), ship_at, rules.ship_cells, rules.rows, rules.cols, order
+            stream(np.uint64(0), np.uint64(0)), ship_at, rules.ship_cells, rules.rows, rules.cols, order, True
         )
         assert got == _r_guess_search(board, order)
         assert flood.play_density_grid(
-            ship_at, rules.ship_cells, rules.rows, rules.cols, t.size, 0
+            ship_at, rules.ship_cells, rules.rows, rules.cols, t.size, 0, True
         ) == _r_den_search(board, [int(x) for x in t.size])
 
 

@@ -9,6 +9,7 @@ from battleship import generators, lab
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, Shot, play
 from battleship.inference import prior as learning
+from battleship.rng import game_rng
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import kernels, make, names, spec
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, favoured, pattern_factor
@@ -16,7 +17,7 @@ from battleship.shooters.density import fitting, forced_cell
 from battleship.shooters.flood import FloodShooter
 from battleship.shooters.learning import LearningShooter
 from battleship.shooters.options import Options, format_spec, parse_spec
-from battleship.shooters.trial_sink import trial_sink_shot
+from battleship.shooters.trial_sink import NEGLIGIBLE, trial_sink_shot
 from battleship.tables import geometry, tables
 from tests.helpers import small_rules
 
@@ -24,36 +25,50 @@ NO_TOUCH = (Spacing.NO_EDGE, Spacing.NO_CONTACT)
 
 
 def _same_games(rules, name, options, seed, games=3):
-    """The kernel's shot counts and the readable shooter's, on the same layouts."""
+    """The kernel's shot counts and the readable shooter's, on the same layouts and random streams."""
     layouts = generators.draw(rules, "uniform", seed, games)
     fast = lab.play_rows(rules, kernels.KINDS[name], seed, layouts, options)
     slow = [
-        len(play(make(name, options), generators.to_layout(rules, row), np.random.default_rng(0)).shots)
-        for row in layouts
+        len(play(make(name, options), generators.to_layout(rules, row), game_rng(seed, i)).shots)
+        for i, row in enumerate(layouts)
     ]
     return list(fast), slow
 
 
+TIES = st.sampled_from(["first", "random", "centre"])
+
+
 @settings(max_examples=40, deadline=None)
-@given(small_rules(), st.integers(0, 2**32), st.sampled_from(["first", "centre"]), st.integers(0, 30))
+@given(small_rules(), st.integers(0, 2**32), TIES, st.integers(0, 30))
 def test_superposition_kernel_matches_the_readable_shooter(rules, seed, tie, boost):
     fast, slow = _same_games(rules, "superposition", Options(tie=tie, boost=boost), seed)
     assert fast == slow
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    small_rules(spacings=NO_TOUCH), st.integers(0, 2**32), st.sampled_from(["first", "centre"]), st.booleans()
-)
+@given(small_rules(spacings=NO_TOUCH), st.integers(0, 2**32), TIES, st.booleans())
 def test_trial_sink_kernel_matches_the_readable_shooter(rules, seed, tie, skew):
     fast, slow = _same_games(rules, "trial-sink", Options(tie=tie, skew=20 if skew else 0), seed)
     assert fast == slow
 
 
 @settings(max_examples=30, deadline=None)
-@given(small_rules(), st.integers(0, 2**32), st.integers(1, 40))
-def test_density_skew_kernel_matches_the_readable_shooter(rules, seed, skew):
-    fast, slow = _same_games(rules, "density", Options(skew=skew), seed)
+@given(small_rules(), st.integers(0, 2**32), st.integers(1, 40), TIES)
+def test_density_skew_kernel_matches_the_readable_shooter(rules, seed, skew, tie):
+    fast, slow = _same_games(rules, "density", Options(skew=skew, tie=tie), seed)
+    assert fast == slow
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    small_rules(),
+    st.integers(0, 2**32),
+    st.sampled_from(["random", "hunt-target", "hunt-target-parity", "flood", "density-grid"]),
+)
+def test_the_classic_kernels_play_the_readable_shooters_games_random_numbers_included(rules, seed, name):
+    if spec(name).refusal(rules):
+        return
+    fast, slow = _same_games(rules, name, Options(), seed)
     assert fast == slow
 
 
@@ -191,7 +206,9 @@ def test_trial_sink_finishes_a_bounded_run_and_marks_its_halo_impossible():
     status[[0, 1]] = HIT  # A1, B1... a horizontal run at the top-left corner
     status[2] = MISS  # bounded on the east
     afloat = np.ones(5, dtype=np.bool_)
-    cell = trial_sink_shot(status, afloat, 10, 10, Options().vector(rules), g, np.zeros(1, dtype=np.uint64))
+    cell = trial_sink_shot(
+        status, afloat, 10, 10, Options().vector(rules), g, np.zeros(1, dtype=np.uint64), NEGLIGIBLE
+    )
     assert status[0] == SUNK and status[1] == SUNK
     assert status[10] == IMPOSSIBLE and status[11] == IMPOSSIBLE and status[12] == IMPOSSIBLE
     assert afloat.tolist() == [True, True, True, True, False]  # the two-cell ship is struck off
@@ -204,7 +221,9 @@ def test_trial_sink_extends_a_run_in_line():
     status = np.zeros(100, dtype=np.int8)
     status[[44, 45]] = HIT
     afloat = np.ones(5, dtype=np.bool_)
-    cell = trial_sink_shot(status, afloat, 10, 10, Options().vector(rules), g, np.zeros(1, dtype=np.uint64))
+    cell = trial_sink_shot(
+        status, afloat, 10, 10, Options().vector(rules), g, np.zeros(1, dtype=np.uint64), NEGLIGIBLE
+    )
     assert cell in (43, 46)
 
 

@@ -84,10 +84,15 @@ def every_core_busy():
 
 def save_arena_run(path: Path) -> None:
     """A small saved arena run to show: two shooters and a program that crashes in its second game, with matches."""
+    import dataclasses
+
     from battleship import rules
     from battleship.lab import arena
+    from battleship.lab.arena import ratings
 
     small = rules.square(6)
     crashing = f"exec:{sys.executable} {ROOT / 'tests' / 'lab' / 'arena_bots' / 'misbehave.py'} crash 2"
     bots = [arena.parse_bot(text, small) for text in ("density", "hunt-target", crashing)]
-    arena.save(arena.run(small, bots, 10, seed=3, matches=True), path)
+    result = arena.run(small, bots, 10, seed=3, matches=True)
+    rated = ratings.update(path.with_name(path.stem + "-ratings.json"), result)  # the run's ratings table
+    arena.save(dataclasses.replace(result, ratings=rated), path)

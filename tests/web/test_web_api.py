@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 import logging
 import time
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 from fastapi.testclient import TestClient
 
-from battleship import notation
+from battleship import generators, notation
 from battleship.errors import BattleshipError
 from battleship.rules import preset
 from battleship.web import store
 from battleship.web.app import Settings, create_app
 from tests.web.postgres import postgres_server
+from tests.web.slow_rules import ONE_HIT, T_SHAPES
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +67,17 @@ def play_out(client, game_id, auto=True, limit=500):
     raise AssertionError("the game did not end")
 
 
+@pytest.fixture
+def sqlite_client(tmp_path):
+    """A client on an SQLite store only (PostgreSQL plays whole games in the restart test)."""
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'games.db'}", settings=UNLIMITED)) as c:
+        yield c
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", ["random", "probability", "best", "learning"])
-def test_a_whole_game_never_shows_the_computers_layout_before_the_end(client, mode):
+@pytest.mark.parametrize("mode", ["random", "hunt-target", "probability", "best", "learning"])
+def test_a_whole_game_never_shows_the_computers_layout_before_the_end(sqlite_client, mode):
+    client = sqlite_client
     r = client.post("/api/games", json={"rules": "standard", "mode": mode})
     assert r.status_code == 201, r.text
     game = r.json()
@@ -84,6 +94,9 @@ def test_a_whole_game_never_shows_the_computers_layout_before_the_end(client, mo
     assert final["winner"] in ("player", "computer") and final["play_for_me"] is True
     paper = notation.read_game(final["notation"], preset("standard"))
     assert len(paper.moves) == final["moves"]
+    moves = [r["computer"] for r in responses if "computer" in r]
+    assert moves and all(m["shooter"] == final["level"]["shooter"] for m in moves if not m["fallback"])
+    assert final["level"]["level"] in ("Easy", "Medium", "Hard", "Expert", "Adaptive")
 
 
 def test_pirates_game_and_a_layout_of_the_players_own(client):
@@ -108,6 +121,10 @@ def test_bad_input_gets_a_clear_4xx(client):
         (client.post(f"/api/games/{game_id}/fire", json={"cell": 100}), 400),
         (client.post(f"/api/games/{game_id}/fire", json={"cell": "Z9"}), 400),
         (client.post(f"/api/games/{game_id}/fire", json={}), 400),
+        (client.post(f"/api/games/{game_id}/fire"), 400),
+        (client.post(f"/api/games/{game_id}/fire", json={"cell": None}), 400),
+        (client.post(f"/api/games/{game_id}/fire", json={"auto": False}), 400),
+        (client.post("/api/games", json={"rules": "custom"}), 400),
         (client.post(f"/api/games/{game_id}/computer"), 409),
         (client.get("/api/games/" + "0" * 32), 404),
         (client.get("/api/games/not-an-id"), 400),
@@ -149,15 +166,15 @@ def test_games_survive_a_restart_and_played_games_feed_the_statistics(database):
         deadline = time.monotonic() + 120  # the Learning model is fitted in the background
         while (stats := second.get("/api/stats").json())["learning_pending"] and time.monotonic() < deadline:
             time.sleep(0.2)
-    assert (
-        stats["games"] == 1
-        and stats["modes"]["best"]["games"] == 1
-        and stats["modes"]["random"]["games"] == 0
-    )
-    standard = stats["placements"]["standard"]
-    assert standard["layouts"] == 1 and standard["share"] is None  # one player's layout is not shown
-    assert stats["learning"]["standard"]["layouts"] == 1  # the played game's layout only
-    assert len(stats["learning"]["standard"]["minus_uniform"]) == 100
+    standard = next(r for r in stats["rules"] if r["key"] == "standard")
+    assert stats["games"] == 1 and standard["games"] == 1
+    assert standard["modes"]["best"]["games"] == 1 and "random" not in standard["modes"]
+    assert standard["placement"] == {
+        "layouts": 1,
+        "minimum": 30,
+        "share": None,
+    }  # one player's layout is not shown
+    assert standard["learning"]["layouts"] == 0 and standard["learning"]["minus_uniform"] is None
 
 
 def test_calculator_and_openapi(client):
@@ -167,8 +184,14 @@ def test_calculator_and_openapi(client):
     data = r.json()
     assert data["layouts"] == "592583188" and data["best"] == [44]
     assert abs(sum(data["probability"]) - 17) < 1e-3
-    for page in ("/", "/replay", "/calc", "/stats"):
+    assert data["exact"] is True and data["engine"]
+    for page in ("/", "/friend", "/history", "/replay", "/calc", "/stats", "/docs"):
         assert client.get(page).status_code == 200
+    whole = client.post("/api/calc", json={"board": "PP......../" + "/".join(["." * 10] * 9)}).json()
+    tip = client.post("/api/calc", json={"board": "xP......../" + "/".join(["." * 10] * 9)}).json()
+    assert whole["layouts"] == tip["layouts"] and whole["probability"] == tip["probability"]
+    astray = client.post("/api/calc", json={"board": "P.P......./" + "/".join(["." * 10] * 9)})
+    assert astray.status_code == 400 and "marked sunk twice" in astray.json()["detail"]
 
 
 def test_the_openapi_schema_says_what_the_server_does(client):
@@ -183,10 +206,24 @@ def test_the_openapi_schema_says_what_the_server_does(client):
     links = paths["/api/games"]["post"]["responses"]["201"]["links"]
     operations = {op["operationId"] for ops in paths.values() for op in ops.values()}
     assert {link["operationId"] for link in links.values()} <= operations and len(links) == 6
-    cell = schema["components"]["schemas"]["Fire"]["properties"]["cell"]["anyOf"]
-    assert {"type": "integer", "minimum": 0, "maximum": 99} in cell
-    assert any(c.get("pattern") == "^(auto|[A-J](10|[1-9]))$" for c in cell)
-    assert schema["components"]["schemas"]["NewGame"]["properties"]["layout"]["anyOf"][0]["pattern"]
+    fire_body = schema["components"]["schemas"]["Fire"]
+    cell = fire_body["properties"]["cell"]["anyOf"]
+    assert any(c.get("type") == "integer" and c["maximum"] == 224 for c in cell)  # boards up to 15x15
+    assert any(c.get("pattern") == "^(auto|[A-O](1[0-5]|[1-9]))$" for c in cell)
+    assert {"type": "null"} not in cell and fire["requestBody"]["required"] is True  # a shot says where
+    assert fire_body["anyOf"] == [
+        {"required": ["cell"]},
+        {"required": ["auto"], "properties": {"auto": {"const": True}}},
+    ]
+    new_game = schema["components"]["schemas"]["NewGame"]
+    assert new_game["properties"]["layout"]["anyOf"][0]["pattern"]
+    assert new_game["allOf"][0]["then"] == {
+        "properties": {"rules": {"const": "custom"}}
+    }  # rules_toml goes with "custom"
+    assert (
+        "seabattle" in new_game["properties"]["rules"]["enum"]
+        and "square-15" in new_game["properties"]["rules"]["enum"]
+    )
 
 
 def test_each_client_is_rate_limited_with_retry_after(database):
@@ -207,10 +244,11 @@ def test_a_saturated_server_answers_503_with_retry_after(database):
         try:
             busy = client.post(f"/api/games/{game['id']}/fire", json={"cell": "auto"})
             light = client.post(f"/api/games/{game['id']}/fire", json={"cell": "A1"})
+            calc = client.post("/api/calc", json={"board": "/".join(["." * 10] * 10)})
         finally:
             gate._slots.release()
         assert busy.status_code == 503 and int(busy.headers["Retry-After"]) >= 1
-        assert "busy" in busy.json()["detail"]
+        assert "busy" in busy.json()["detail"] and calc.status_code == 503
         assert light.status_code == 200  # a plain shot needs no worker
         assert client.post(f"/api/games/{game['id']}/computer").status_code == 200
 
@@ -237,6 +275,11 @@ def test_the_access_log_has_a_line_a_request_without_whole_game_ids(client, capl
     assert any(f'"GET /api/games/{game_id[:6]}…" 200' in line for line in lines)
     assert any('" 404 ' in line for line in lines)
     assert not any(game_id in line for line in lines)
+    seat = client.post("/api/friends", json={}).json()["seat"]
+    client.get(f"/api/seats/{seat}")
+    lines = [r.getMessage() for r in caplog.records if r.name == "battleship.access"]
+    assert any(f'"GET /api/seats/{seat[:6]}…" 200' in line for line in lines)
+    assert not any(seat in line for line in lines)
 
 
 CUSTOM = """
@@ -270,12 +313,16 @@ def test_custom_rules_through_the_api(client):
     assert final["status"] == "over" and len(final["computer_layout"]["ships"]) == 2
     replay = client.get(f"/api/games/{state['id']}/replay").json()
     assert replay["rules"]["cols"] == 8
+    assert (
+        client.post("/api/games", json={"rules": "custom", "rules_toml": toml, "mode": "best"}).status_code
+        == 201
+    )
     bad = {
         "unknown key": {"rules_toml": CUSTOM},
-        "10x10": {"rules_toml": toml.replace("rows = 7", "rows = 12")},
+        "15x15": {"rules_toml": toml.replace("rows = 7", "rows = 16")},
         "not valid TOML": {"rules_toml": "rows = "},
-        "plays random or best": {"rules_toml": toml, "mode": "probability"},
-        "not both": {"rules_toml": toml, "rules": "standard"},
+        "or rules_toml": {"rules_toml": toml, "rules": "standard"},
+        "needs rules_toml": {"rules": "custom"},
     }
     for words, body in bad.items():
         r = client.post("/api/games", json=body)
@@ -294,7 +341,7 @@ def test_the_replay_of_a_finished_game_move_by_move_with_heat_maps(client):
     replay = client.get(f"/api/games/{game_id}/replay").json()
     moves = replay["moves"]
     assert [m["player"] for m in moves] == ["player", "computer"] * 2
-    assert moves[0]["name"] == "E5" and moves[0]["notation"] == "Player: (5, 6)"
+    assert moves[0]["name"] == "E5" and moves[0]["notation"] == "Player: (5, 6)" and moves[0]["side"] == 0
     assert all(m["outcome"] in ("miss", "hit", "sunk") for m in moves)
     assert replay["notation"].count("\n") > 10 and replay["computer_layout"]["ships"]
     start = client.get(f"/api/games/{game_id}/heat", params={"move": 0}).json()
@@ -305,6 +352,7 @@ def test_the_replay_of_a_finished_game_move_by_move_with_heat_maps(client):
     mine = client.get(f"/api/games/{game_id}/heat", params={"move": 4, "side": "player"}).json()
     assert mine["probability"][44] in (0.0, 1.0) and mine["probability"][0] in (0.0, 1.0)
     assert client.get(f"/api/games/{game_id}/heat", params={"move": 5}).status_code == 400
+    assert start["exact"] is True
 
 
 def test_a_store_made_before_custom_rules_gains_the_column_and_keeps_its_games(tmp_path):
@@ -351,3 +399,175 @@ def test_saved_arena_runs_are_served(tmp_path):
     not_a_run.write_text("[1, 2]")
     with pytest.raises(BattleshipError, match="is not an arena run"):
         create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=Settings(arena=(not_a_run,)))
+
+
+# ---- the computer within its time ---------------------------------------------------------------
+
+QUICK = Settings(rate_limit="", move_seconds=0.5, analysis_seconds=0.5)
+
+
+@pytest.mark.slow
+def test_rules_a_level_cannot_answer_in_time_are_refused_when_the_game_is_created(tmp_path):
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=QUICK)) as client:
+        slow = client.post("/api/games", json={"rules_toml": T_SHAPES, "mode": "best"})
+        assert slow.status_code == 400, slow.text
+        assert "too slow under these rules" in slow.json()["detail"] and "0.5 s" in slow.json()["detail"]
+        assert (
+            client.post("/api/games", json={"rules_toml": T_SHAPES, "mode": "hunt-target"}).status_code == 201
+        )
+        assert client.post("/api/games", json={"rules": "standard", "mode": "probability"}).status_code == 201
+
+
+@pytest.mark.slow
+def test_a_move_past_its_deadline_falls_back_and_says_so_and_the_calculator_estimates(tmp_path):
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=QUICK)) as client:
+        computer = client.app.state.computer
+        from battleship.rules import from_toml
+
+        rules = replace(from_toml(T_SHAPES), name="custom")
+        computer._verdicts[(rules.to_toml(), "best")] = (
+            None,
+            time.monotonic(),
+        )  # as if it had been timed fast
+        game = client.post("/api/games", json={"rules_toml": T_SHAPES, "mode": "best"}).json()
+        client.post(f"/api/games/{game['id']}/fire", json={"cell": "J10"})
+        move = client.post(f"/api/games/{game['id']}/computer").json()
+        assert move["computer"]["shooter"] == "density:skew=20"
+        assert "Expert (optimal) did not answer within 0.5 s" in move["computer"]["fallback"]
+        assert move["state"]["status"] == "player-turn"
+        calc = client.post("/api/calc", json={"rules_toml": T_SHAPES, "board": ONE_HIT}).json()
+        assert calc["exact"] is False and calc["layouts"] is None and "estimate" in calc["note"]
+        assert abs(sum(calc["probability"]) - 20) < 6 and calc["probability"][0] == 1.0 and calc["best"]
+
+
+# ---- privacy and statistics -------------------------------------------------------------------------
+
+
+def played_row(
+    game_id: str, layout: str, mode: str = "best", rules: str = "standard", toml: str | None = None, **more
+):
+    now = store.now()
+    return {
+        "id": game_id, "created": now, "updated": now, "finished": now, "rules": rules, "rules_toml": toml,
+        "mode": mode, "play_for_me": False, "status": "over", "winner": "computer", "resigned": False,
+        "moves": 60, "seed": "1", "player_layout": layout, "computer_layout": more.pop("other", layout),
+        "record": "", "notation": "", **more,
+    }  # fmt: skip
+
+
+def test_maps_of_layouts_appear_only_from_30_distinct_layouts_of_30_games(tmp_path):
+    rules = preset("standard")
+    layouts = [notation.format_layout(x) for x in generators.generate(rules, "uniform", 5, 30)]
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=UNLIMITED)) as client:
+        engine = client.app.state.service.engine
+        for n in range(15):  # 15 games between friends: 30 layouts, but only 15 games
+            store.create(
+                engine,
+                played_row(f"{n:032x}", layouts[2 * n], "friend", other=layouts[2 * n + 1], winner="player1"),
+            )
+        stats = client.get("/api/stats").json()
+        standard = next(r for r in stats["rules"] if r["key"] == "standard")
+        assert standard["placement"]["layouts"] == 15 and standard["placement"]["share"] is None
+        for n in range(15, 30):
+            store.create(engine, played_row(f"{n:032x}", layouts[n]))
+        models = client.app.state.service.models
+        fitted = models.fit(rules)
+        assert fitted.learned_from == 30  # 30 distinct layouts of 30 distinct games
+        stats = client.get("/api/stats").json()
+        standard = next(r for r in stats["rules"] if r["key"] == "standard")
+        assert standard["placement"]["layouts"] == 30 and len(standard["placement"]["share"]) == 100
+        assert standard["learning"]["layouts"] == 30 and len(standard["learning"]["minus_uniform"]) == 100
+        assert standard["modes"]["friend"]["games"] == 15 and standard["modes"]["best"]["games"] == 15
+
+
+def test_statistics_are_per_rules_with_custom_rules_apart(tmp_path):
+    tiny = 'rows = 1\ncols = 2\n[[ship]]\nname = "Boat"\nsymbol = "B"\nlength = 1\n'
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=UNLIMITED)) as client:
+        for _ in range(5):  # five 1x2-board games must not move the standard games' figures
+            game_id = client.post("/api/games", json={"rules_toml": tiny, "mode": "best"}).json()["id"]
+            play_out(client, game_id)
+        game_id = client.post("/api/games", json={"rules": "standard", "mode": "best"}).json()["id"]
+        play_out(client, game_id)
+        stats = client.get("/api/stats").json()
+    by_key = {r["key"]: r for r in stats["rules"]}
+    custom = [r for key, r in by_key.items() if key.startswith("custom-")]
+    assert stats["games"] == 6 and by_key["standard"]["games"] == 1 and len(custom) == 1
+    assert custom[0]["games"] == 5 and custom[0]["label"].startswith("custom: 1x2")
+    best = by_key["standard"]["modes"]["best"]
+    assert best["games"] == 1 and best["moves"][0] >= 17
+
+
+# ---- every preset, the history, the pages, the address of the client ----------------------------
+
+
+def test_every_preset_is_on_offer_with_its_levels(client):
+    catalogue = client.get("/api/rules").json()
+    names = [r["name"] for r in catalogue["rules"]]
+    assert {"standard", "datagenetics", "pirates", "r-blog", "seabattle", "square-6", "square-15"} <= set(
+        names
+    )
+    assert [m["level"] for m in catalogue["modes"]] == ["Easy", "Medium", "Hard", "Expert", "Adaptive"]
+    seabattle = next(r for r in catalogue["rules"] if r["name"] == "seabattle")
+    assert seabattle["levels"]["best"] == "trial-sink" and seabattle["about"].startswith("Sea Battle")
+    for name in ("seabattle", "square-15"):
+        game = client.post("/api/games", json={"rules": name, "mode": "hunt-target"})
+        assert game.status_code == 201, game.text
+        cols = game.json()["rules"]["cols"]
+        assert (
+            client.post(f"/api/games/{game.json()['id']}/fire", json={"cell": f"A{cols}"}).status_code == 200
+        )
+    tee = client.post("/api/rules/custom", json={"rules_toml": T_SHAPES}).json()
+    assert tee["reflections"] is True and tee["fleet"][0]["cells"] == [[0, 0], [0, 1], [0, 2], [1, 1]]
+
+
+def test_the_history_finds_the_games_a_browser_kept(client):
+    first = client.post("/api/games", json={"mode": "random"}).json()["id"]
+    second = client.post("/api/games", json={"mode": "random"}).json()["id"]
+    client.post(f"/api/games/{second}/resign")
+    found = client.post("/api/history", json={"games": [second, "f" * 32, first]}).json()["games"]
+    assert [g["id"] for g in found] == [second, first]
+    assert (
+        found[0]["status"] == "over" and found[0]["ended_by"] == "resigned" and found[1]["mode"] == "random"
+    )
+    assert client.post("/api/history", json={"games": ["nope"]}).status_code == 400
+
+
+def test_pages_for_addresses_that_do_not_exist_and_api_docs_that_need_no_network(client):
+    page = client.get("/no/such/page")
+    assert page.status_code == 404 and "text/html" in page.headers["content-type"]
+    assert "There is no page at this address" in page.text
+    api = client.get("/api/no-such-thing")
+    assert api.status_code == 404 and "no such address" in api.json()["detail"]
+    docs = client.get("/docs").text
+    assert "/static/vendor/swagger-ui/swagger-ui-bundle.js" in docs and "cdn" not in docs.lower()
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css", "LICENSE"):
+        assert client.get(f"/static/vendor/swagger-ui/{asset}").status_code == 200
+    assert client.get("/redoc").status_code == 404  # ReDoc would fetch its script from a CDN: not served
+
+
+def test_forwarded_addresses_are_believed_only_from_configured_proxies(tmp_path):
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    rotating = [{"X-Forwarded-For": f"10.0.0.{n}"} for n in range(40)]
+    with TestClient(create_app(url, settings=Settings(rate_limit="5/minute"))) as client:
+        answers = [client.get("/api/rules", headers=h).status_code for h in rotating]
+    assert answers.count(200) == 5 and answers.count(429) == 35  # one client, however it names itself
+    trusted = Settings(rate_limit="5/minute", forwarded_allow_ips="testclient")  # the test client's address
+    with TestClient(create_app(url, settings=trusted)) as client:
+        answers = [client.get("/api/rules", headers=h).status_code for h in rotating]
+    assert answers == [200] * 40  # forty clients behind a proxy the server was told to believe
+
+
+def test_the_adaptive_level_is_refused_where_its_model_cannot_be_fitted(client, monkeypatch):
+    from battleship.inference import prior
+
+    def too_many(*_args, **_kwargs):
+        raise BattleshipError("up to 1e21 layouts: too many for exact counting")
+
+    monkeypatch.setattr(prior, "fit", too_many)
+    refused = client.post("/api/games", json={"rules": "r-blog", "mode": "learning"})
+    assert refused.status_code == 400
+    assert (
+        refused.json()["detail"]
+        == "the Adaptive level cannot play these rules: up to 1e21 layouts: too many for exact counting"
+    )
+    assert client.post("/api/games", json={"rules": "r-blog", "mode": "best"}).status_code == 201

@@ -1,4 +1,5 @@
-"""The pages in a real browser: Debian's Chromium driven by Playwright against a served app."""
+"""The pages in a real browser: Debian's Chromium driven by Playwright against a served app, at desktop and
+phone sizes (390 x 844), two browsers playing each other, the API docs with the network cut off."""
 
 from __future__ import annotations
 
@@ -19,7 +20,17 @@ FLAGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--autoplay-policy=no-user-gesture-required",
 ]
+DESKTOP = {"viewport": {"width": 1100, "height": 900}}
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 2,
+}
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
+LONG = 120_000  # ms: a whole game on a busy machine
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -29,7 +40,7 @@ def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("web")
     db, run = folder / "games.db", folder / "contest.json"
     save_arena_run(run)
-    with serving(f"sqlite:///{db}", "--arena", str(run)) as (url, _process):
+    with serving(f"sqlite:///{db}", "--arena", str(run), "--rate-limit", "") as (url, _process):
         yield url
 
 
@@ -43,80 +54,111 @@ def browser():
         b.close()
 
 
-@pytest.mark.slow
-def test_place_ships_and_play_whole_games_in_every_mode(server, browser):
-    page = browser.new_page(viewport={"width": 1100, "height": 900})
+@pytest.fixture
+def open_page(browser):
+    """``open_page(size, **context options)``: a page in a new browser context (closed afterwards)."""
+    contexts = []
+
+    def make(size: str = "desktop", **options):
+        context = browser.new_context(**SIZES[size], **options)
+        contexts.append(context)
+        page = context.new_page()
+        page.errors = []  # type: ignore[attr-defined]
+        page.on("pageerror", lambda e: page.errors.append(str(e)))  # type: ignore[attr-defined]
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def shoot(page, name: str, full: bool = True, keep_mouse: bool = False) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    for mode in ("random", "probability", "best", "learning"):
-        page.goto(server + "/")
-        page.select_option("#mode", mode)
+    if not keep_mouse:
+        page.mouse.move(0, 0)
+    page.screenshot(path=str(SHOTS / name), full_page=full)
+
+
+def setup(page, server: str, mode: str = "best", rules: str = "standard") -> None:
+    """The game page with the rules and level chosen and a random fleet placed."""
+    page.goto(server + "/")
+    page.wait_for_function("document.querySelectorAll('#placement .cell').length > 0")
+    if page.input_value("#rules") != rules:
+        page.select_option("#rules", rules)
+    page.check(f"#mode input[value='{mode}']")
+    if rules != "custom":
+        page.click("#random")
+        page.wait_for_function("document.querySelectorAll('#placement .cell.ship').length > 0")
+
+
+def start(page) -> None:
+    page.click("#start")
+    page.wait_for_selector("#play:not(.hidden) #enemy .cell")
+    page.wait_for_function("document.querySelector('#turn').textContent.startsWith('Your turn')")
+
+
+def fire(page, cell: int) -> None:
+    """Fire at ``cell`` and wait for the computer's answer."""
+    before = page.evaluate("game.computer_shots.length")
+    page.click(f"#enemy .cell[data-cell='{cell}']")
+    page.wait_for_function(
+        f"game.status === 'over' || (game.status === 'player-turn' && game.computer_shots.length > {before})"
+    )
+
+
+def play_to_the_end(page) -> None:
+    page.check("#playforme")
+    page.wait_for_selector("#rematch:not(.hidden)", timeout=LONG)
+
+
+# ---- against the computer --------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_whole_games_at_every_level_with_marks_sunk_ships_replay_and_statistics(server, open_page):
+    page = open_page("desktop")
+    for mode in ("random", "hunt-target", "probability", "best", "learning"):
+        setup(page, server, mode)
         if mode == "random":  # place a ship by hand, rotated, then take a random layout instead
+            page.click("#clear")
             page.keyboard.press("r")
             page.click("#placement .cell[data-cell='0']")
             assert page.locator("#placement .cell.ship").count() == 5
+            assert page.get_attribute("#placement .cell[data-cell='40']", "aria-label") == "E1, your ship"
             page.click("#random")
             page.wait_for_function("document.querySelectorAll('#placement .cell.ship').length === 17")
-            page.mouse.move(1000, 850)  # off the board: no ship preview in the picture
-            page.screenshot(path=str(SHOTS / "placement.png"))
-        else:
-            page.click("#random")
-        page.wait_for_function("document.querySelectorAll('#placement .cell.ship').length === 17")
-        page.click("#start")
-        page.wait_for_selector("#enemy .cell")
-        assert page.text_content("#turn").startswith("Your turn")
+            shoot(page, "placement.png")
+        start(page)
         check_coordinates_and_names(page)
-        refused = refuse_the_next_shot_once(page) if mode == "random" else []
-        page.click("#enemy .cell[data-cell='44']")
-        page.wait_for_function("document.querySelector('#message').textContent.includes('fired at')")
-        assert refused == [] or refused == [429], refused  # refused once, asked again, then played
-        page.unroute("**/api/games/*/fire")
+        fire(page, 44)
         said = page.get_attribute("#enemy .cell[data-cell='44']", "aria-label")
-        assert said in ("E5, miss", "E5, hit") or said.startswith("E5, sunk"), said
-        page.check("#playforme")
-        page.wait_for_selector("#again:not(.hidden)", timeout=120_000)
-        message = page.text_content("#turn")
-        assert "won" in message or "The computer won" in message, message
-        assert page.locator("#enemy .cell.revealed").count() == 17
-        assert int(page.text_content("#my-shots")) >= 17
+        assert said.startswith("E5, ") and "the last shot" in said, said
+        assert page.locator("#enemy .cell.last").count() == 1 and page.locator("#own .cell.last").count() == 1
+        assert (
+            page.locator("#own .cell.ship").first.text_content() in "CBDSP"
+        )  # your ships keep their letters
+        play_to_the_end(page)
+        assert page.locator("#enemy .cell.revealed, #enemy .cell.sunk").count() == 17
+        sunk_mine = page.evaluate(
+            "game.player_layout.ships.filter((s) => s.cells.every((c) => game.computer_shots.some((x) => x.cell === c)))"
+            ".reduce((n, s) => n + s.cells.length, 0)"
+        )
+        assert page.locator("#own .cell.sunk").count() == sunk_mine  # whole sunk ships on your fleet
+        if page.evaluate("game.winner") == "player":
+            assert page.locator("#enemy .cell.sunk").count() == 17
+        assert page.errors == []
         if mode == "best":
-            page.screenshot(path=str(SHOTS / "game.png"), full_page=True)
+            shoot(page, "game.png")
             replay_the_game(page)
     page.goto(server + "/stats")
-    page.wait_for_function("document.querySelector('#total').textContent.startsWith('4 played')")
-    assert page.locator("#modes tbody tr").count() == 4
     page.wait_for_function("window.Chart && Chart.getChart('winrate') && Chart.getChart('lengths')")
-    titles = page.evaluate(
-        "[Chart.getChart('lengths').options.scales.x.title.text, Chart.getChart('lengths').options.scales.y.title.text]"
-    )
-    assert titles == ["moves in the game (both sides' shots)", "share of the mode's games (%)"]
+    assert page.locator("#modes tbody tr").count() == 5
+    labels = page.evaluate("Chart.getChart('winrate').options.plugins.whiskers.labels")
+    levels = page.evaluate("Chart.getChart('winrate').data.labels")
+    assert len(labels) == 5 and all(label.endswith("%") for label in labels)  # each bar's value, 0% too
+    assert levels == ["Easy", "Medium", "Hard", "Expert", "Adaptive"]
     hover_first_bar(page, "winrate")
-    page.screenshot(path=str(SHOTS / "stats.png"), full_page=True)
-
-
-def refuse_the_next_shot_once(page) -> list[int]:
-    """Answer the next shot 429 with Retry-After 1, as the rate limiter would; returns what was refused."""
-    refused: list[int] = []
-
-    def handle(route):
-        if refused:
-            route.continue_()
-            return
-        refused.append(429)
-        route.fulfill(status=429, headers={"Retry-After": "1"}, json={"detail": "too many requests"})
-
-    page.route("**/api/games/*/fire", handle)
-    return refused
-
-
-def hover_first_bar(page, chart: str, horizontal: bool = False):
-    """Move the mouse to the middle of a bar chart's first bar and wait for its tooltip."""
-    box = page.locator(f"#{chart}").bounding_box()
-    middle = "({x: (x + base) / 2, y})" if horizontal else "({x, y: (y + base) / 2})"
-    bar = page.evaluate(
-        f"(({{x, y, base}}) => {middle})(Chart.getChart('{chart}').getDatasetMeta(0).data[0])"
-    )
-    page.mouse.move(box["x"] + bar["x"], box["y"] + bar["y"])
-    page.wait_for_function(f"Chart.getChart('{chart}').tooltip.getActiveElements().length > 0")
+    shoot(page, "stats.png", keep_mouse=True)
 
 
 def check_coordinates_and_names(page):
@@ -126,21 +168,23 @@ def check_coordinates_and_names(page):
             str(c) for c in range(1, 11)
         ]
         assert page.locator(f"{board} [role=rowheader]").all_text_contents() == list("ABCDEFGHIJ")
-        assert page.locator(f"{board} [role=row]").count() == 11
         assert page.locator(f"{board} [role=gridcell]").count() == 100
     assert page.get_attribute("#enemy .cell[data-cell='0']", "aria-label") == "A1, not fired at"
     assert page.locator("#own .cell[aria-label$='your ship']").count() == 17
 
 
 def replay_the_game(page):
-    """The replay page: step, play, pause, the move list, the heat map beside the board, a shareable link."""
+    """The replay page: moves named A1.., step, play, pause, the heat map beside the board, a shareable link."""
     page.click("#replaylink")
     page.wait_for_url("**/replay?game=*")
     page.wait_for_function(
-        "document.querySelectorAll('#heat .cell').length === 100 && document.querySelector('#heat .cell').textContent.length > 0"
+        "document.querySelector('#heat .cell') && document.querySelector('#heat .cell').textContent.length > 0"
     )
-    moves = page.locator("#moves li").count()
-    assert moves >= 34 and page.locator("#moves li").first.text_content().startswith("Player: (")
+    first = page.locator("#moves li").first.text_content()
+    assert first.startswith("You: ") and first.split(": ")[1][0] in "ABCDEFGHIJ", first  # "You: E5, miss"
+    assert "Player: (" in page.locator("#moves li").first.get_attribute(
+        "title"
+    )  # the paper's notation beside
     page.click("#forward")
     page.click("#forward")
     page.wait_for_function("location.search.endsWith('move=2')")
@@ -156,56 +200,412 @@ def replay_the_game(page):
     page.click("#moves li:nth-child(10)")
     page.wait_for_function("location.search.endsWith('move=10')")
     link = page.url
-    page.screenshot(path=str(SHOTS / "replay.png"), full_page=True)
+    shoot(page, "replay.png")
     page.goto(link)  # the link opens the same move
     page.wait_for_function("document.querySelector('#slider').value === '10'")
-    page.wait_for_function("document.querySelector('#heat .cell').textContent.length > 0")
     assert (
         page.locator("#moves li.current").text_content()
         == page.locator("#moves li:nth-child(10)").text_content()
     )
 
 
-def test_calculator_click_cycle_and_heat_map(server, browser):
-    page = browser.new_page(viewport={"width": 900, "height": 900})
-    page.goto(server + "/calc")
-    page.wait_for_function("document.querySelector('#summary').textContent.includes('layouts left')")
-    assert "30,093,975,536" in page.text_content("#summary")
-    cell = page.locator("#board .cell[data-cell='44']")
-    cell.click()
-    page.wait_for_function(
-        "document.querySelector('#board .cell[data-cell=\"44\"]').classList.contains('miss')"
+def hover_first_bar(page, chart: str, horizontal: bool = False):
+    """Move the mouse to the middle of a bar chart's first bar and wait for its tooltip."""
+    box = page.locator(f"#{chart}").bounding_box()
+    middle = "({x: (x + base) / 2, y})" if horizontal else "({x, y: (y + base) / 2 - 3})"
+    bar = page.evaluate(
+        f"(({{x, y, base}}) => {middle})(Chart.getChart('{chart}').getDatasetMeta(0).data[0])"
     )
-    cell.click()
-    page.wait_for_function(
-        "document.querySelector('#board .cell[data-cell=\"44\"]').classList.contains('hit')"
-    )
-    page.wait_for_function("!document.querySelector('#summary').textContent.includes('30,093,975,536')")
-    best = page.locator("#board .cell.best")
-    assert best.count() >= 1
-    page.check("#percent")
-    page.wait_for_function("document.querySelector('#board .cell[data-cell=\"45\"]').textContent.length > 0")
-    page.screenshot(path=str(SHOTS / "calc.png"), full_page=True)
+    page.mouse.move(box["x"] + bar["x"], box["y"] + bar["y"])
+    page.wait_for_function(f"Chart.getChart('{chart}').tooltip.getActiveElements().length > 0")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_fired_squares_are_inert_resign_is_confirmed_rematch_and_new_game_keep_the_settings(
+    server, open_page, size
+):
+    page = open_page(size)
+    setup(page, server, "hunt-target", "pirates")
+    start(page)
+    fired: list[str] = []
+    page.on("request", lambda r: fired.append(r.url) if r.url.endswith("/fire") else None)
+    fire(page, 44)
+    page.click("#enemy .cell[data-cell='44']", force=True)  # a square already fired at does nothing
+    page.wait_for_timeout(400)
+    assert len(fired) == 1 and page.get_attribute("#enemy .cell[data-cell='44']", "aria-disabled") == "true"
+    page.click("#resign")
+    page.wait_for_selector("dialog[open]")
+    page.click("dialog [data-answer=no]")  # keep playing
+    assert page.locator("dialog").count() == 0 and page.evaluate("game.status") == "player-turn"
+    layout = page.evaluate("game.player_layout.notation")
+    page.click("#resign")
+    page.click("dialog [data-answer=yes]")
+    page.wait_for_function("game.status === 'over'")
+    assert "You resigned" in page.text_content("#turn")
+    first = page.evaluate("game.id")
+    page.click("#rematch")
+    page.wait_for_function(f"game.id !== '{first}' && game.status === 'player-turn'")
+    again = page.evaluate("[game.rules.name, game.mode, game.player_layout.notation]")
+    assert again == ["pirates", "hunt-target", layout]  # same rules, level and fleet
+    page.click("#resign")
+    page.click("dialog [data-answer=yes]")
+    page.wait_for_selector("#again:not(.hidden)")
+    page.click("#again")  # a new game: back to the setup with the settings as they were
+    page.wait_for_selector("#setup:not(.hidden)")
+    assert page.input_value("#rules") == "pirates" and page.is_checked("#mode input[value='hunt-target']")
+    assert page.errors == []
 
 
 @pytest.mark.slow
-def test_every_page_fits_a_phone_screen(server, browser):
-    page = browser.new_page(viewport={"width": 390, "height": 844})
-    for path in ("/", "/calc", "/stats", "/replay", "/arena"):
+def test_the_game_on_a_phone_keeps_your_fleet_in_view_beside_the_board_you_fire_at(server, open_page):
+    page = open_page("phone")
+    setup(page, server, "best")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, overflow  # the levels and the rules fit the width
+    for label in page.locator("#mode label").all():
+        assert label.bounding_box()["x"] + label.bounding_box()["width"] <= 390
+    shoot(page, "phone-setup.png")
+    start(page)
+    fire(page, 44)
+    fire(page, 45)
+    for board in ("#own", "#enemy"):  # both boards whole in the screen, without scrolling
+        box = page.locator(board).bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 844, (board, box)
+    last = page.locator("#own .cell.last").bounding_box()  # the computer's last shot, marked, in view
+    assert last is not None and last["y"] + last["height"] <= 844
+    shoot(page, "phone.png", full=False)
+
+
+def test_a_move_that_fell_back_says_so_on_the_page(server, open_page):
+    page = open_page("desktop")
+    setup(page, server, "best")
+    start(page)
+
+    def slow_level(route):
+        answer = route.fetch()
+        body = answer.json()
+        body["computer"] = {
+            "shooter": "density:skew=20",
+            "fallback": "Expert (density:skew=20) did not answer within 2 s",
+        }
+        route.fulfill(response=answer, json=body)
+
+    page.route("**/api/games/*/computer", slow_level)
+    fire(page, 44)
+    notice = page.text_content("#notice")
+    assert "did not answer within 2 s" in notice and "density" in notice
+
+
+def test_custom_rules_from_the_form_with_a_ship_of_any_shape(server, open_page):
+    page = open_page("desktop")
+    page.goto(server + "/")
+    page.wait_for_function("document.querySelectorAll('#placement .cell').length > 0")
+    page.select_option("#rules", "custom")
+    page.fill("#c-rows", "7")
+    page.fill("#c-cols", "8")
+    page.fill("#c-ships", "Cruiser C 3\nTee T ###/.#.")
+    page.dispatch_event("#c-ships", "change")
+    page.wait_for_function("document.querySelectorAll('#placement .cell').length === 56")
+    assert 'shape = "###/.#."' in page.input_value("#c-toml")
+    page.click("#fleet button:nth-child(2)")  # the Tee, turned a quarter, by hand
+    page.keyboard.press("r")
+    page.click("#placement .cell[data-cell='10']")
+    assert page.locator("#placement .cell.ship").count() == 4
+    page.click("#fleet button:nth-child(1)")
+    page.click("#placement .cell[data-cell='44']")
+    assert page.locator("#placement .cell.ship").count() == 7
+    page.check("#mode input[value='random']")
+    start(page)
+    assert (
+        page.locator("#enemy [role=gridcell]").count() == 56 and page.evaluate("game.rules.name") == "custom"
+    )
+    fire(page, 0)
+    page.goto(server + "/")  # a mistake in the TOML is said, with where
+    page.wait_for_function("document.querySelectorAll('#placement .cell').length > 0")
+    page.fill("#c-toml", "rows = \n")
+    page.dispatch_event("#c-toml", "change")
+    page.wait_for_function("document.querySelector('#c-message').textContent.length > 0")
+    assert "rules_toml" in page.text_content("#c-message")
+
+
+# ---- against a friend ------------------------------------------------------------------------------
+
+
+def friend_turns(pages, rounds: int) -> None:
+    """Each page fires at its next unfired square on its turn, ``rounds`` times each (or to the end)."""
+    for _ in range(rounds):
+        for page in pages:
+            if page.evaluate("view.status") == "over":
+                return
+            page.wait_for_function("view.status === 'your-turn' || view.status === 'over'", timeout=30_000)
+            if page.evaluate("view.status") == "over":
+                return
+            cell = page.evaluate(
+                "[...Array(view.rules.rows * view.rules.cols).keys()].find((c) => !view.your_shots.some((s) => s.cell === c))"
+            )
+            page.click(f"#enemy .cell[data-cell='{cell}']")
+            page.wait_for_function("view.status !== 'your-turn'", timeout=30_000)
+
+
+@pytest.mark.slow
+def test_two_friends_on_two_devices_play_to_the_end_through_a_dropped_connection(server, open_page):
+    ann, bob = open_page("desktop"), open_page("phone")
+    ann.goto(server + "/friend")
+    ann.fill("#name", "Ann")
+    ann.select_option("#clock", "600")
+    ann.click("#create-game")
+    ann.wait_for_selector("#invite:not(.hidden)")
+    link = ann.input_value("#invite-link")
+    assert "#seat=" in link and link.startswith(server)
+    ann.click("#random")
+    ann.wait_for_function("document.querySelectorAll('#placement .cell.ship').length === 17")
+    ann.click("#ready")
+    ann.wait_for_function("document.querySelector('#banner').textContent.startsWith('Waiting for')")
+    bob.goto(link)
+    bob.wait_for_selector("#placing:not(.hidden)")
+    ann.wait_for_function("document.querySelector('#presence').textContent.includes('is here')")
+    bob.fill("#seat-name", "Bob")
+    bob.click("#ready")  # no ships placed: the server places them at random
+    ann.wait_for_function("view.status === 'your-turn'")
+    assert "Bob" in ann.text_content("#enemy-title") and ann.is_visible("#clocks")
+    assert "Ann is aiming" in bob.text_content("#banner")
+    friend_turns([ann, bob], 5)
+    # Bob's stream drops (the connection ends): his page says so, reconnects by itself and is live again
+    state = {"dropped": False}
+
+    def drop_once(route):
+        if state["dropped"]:
+            route.continue_()
+            return
+        state["dropped"] = True
+        route.fulfill(status=200, headers={"content-type": "text/event-stream"}, body="retry: 300\n\n")
+
+    bob.route("**/api/seats/*/events", drop_once)
+    bob.evaluate("listen()")  # a fresh stream, which ends at once
+    bob.wait_for_function("document.querySelector('#link-state').textContent === 'live'", timeout=30_000)
+    assert state["dropped"]
+    friend_turns([ann, bob], 5)
+    # Bob closes his page; Ann sees him go; he comes back through his link and finds the game as it is
+    seat = bob.evaluate("seats[0]")
+    bob.close()
+    ann.wait_for_function(
+        "document.querySelector('#presence').textContent.includes('not connected')", timeout=30_000
+    )
+    bob = open_page("phone")
+    bob.goto(f"{server}/friend#seat={seat}")
+    bob.wait_for_function("view && view.your_shots.length === 10", timeout=30_000)
+    ann.wait_for_function(
+        "document.querySelector('#presence').textContent.includes('is here')", timeout=30_000
+    )
+    shoot(bob, "friend-phone.png", full=False)
+    friend_turns([ann, bob], 120)
+    for page in (ann, bob):
+        page.wait_for_function("view.status === 'over'", timeout=30_000)
+    winners = sorted([ann.evaluate("view.winner"), bob.evaluate("view.winner")])
+    assert winners == ["them", "you"]
+    assert (
+        ann.locator("#enemy .cell.sunk, #enemy .cell.revealed").count() == 17
+    )  # Bob's fleet shown at the end
+    shoot(ann, "friend.png")
+    ann.click("#replaylink")
+    ann.wait_for_url("**/replay?game=*")
+    ann.wait_for_function("document.querySelectorAll('#moves li').length > 30")
+    assert ann.locator("#moves li").first.text_content().startswith("Ann: A1")
+    assert ann.errors == [] and bob.errors == []
+
+
+def test_two_friends_on_one_screen_pass_it_between_turns(server, open_page):
+    page = open_page("phone")
+    page.goto(server + "/friend")
+    page.check("#same-screen")
+    page.click("#create-game")
+    page.wait_for_selector("#placing:not(.hidden)")
+    assert "Player 1: place your fleet" in page.text_content("#banner")
+    page.click("#ready")
+    page.wait_for_selector("#cover:not(.hidden)")
+    assert "Pass the device to Player 2" in page.text_content("#cover-text")
+    page.click("#cover-go")
+    page.wait_for_function("view.seat === 2 && !view.you.placed")
+    page.click("#ready")
+    for _ in range(3):  # a few turns, the cover between each
+        page.wait_for_selector("#cover:not(.hidden)", timeout=30_000)
+        page.click("#cover-go")
+        page.wait_for_function("view.status === 'your-turn'")
+        cell = page.evaluate("[...Array(100).keys()].find((c) => !view.your_shots.some((s) => s.cell === c))")
+        page.click(f"#enemy .cell[data-cell='{cell}']")
+    page.wait_for_selector("#cover:not(.hidden)", timeout=30_000)
+    assert page.errors == []
+
+
+def test_my_games_lists_this_browsers_games_with_links(server, open_page):
+    page = open_page("phone")
+    setup(page, server, "random")
+    start(page)
+    playing = page.evaluate("game.id")
+    setup(page, server, "random")
+    start(page)
+    page.click("#resign")
+    page.click("dialog [data-answer=yes]")
+    page.wait_for_function("game.status === 'over'")
+    finished = page.evaluate("game.id")
+    page.goto(server + "/history")
+    page.wait_for_function("document.querySelectorAll('#games tbody tr').length === 2")
+    assert page.locator(f"#games a[href='/replay?game={finished}']").count() == 1
+    assert page.locator(f"#games a[href='/?game={playing}']").count() == 1
+    assert "you lost (resigned)" in page.text_content("#games tbody tr:first-child")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, overflow
+    shoot(page, "history.png")
+    page.click("#games tbody tr:first-child button")  # forget one
+    page.wait_for_function("document.querySelectorAll('#games tbody tr').length === 1")
+    page.click(f"#games a[href='/?game={playing}']")  # go on with the unfinished one
+    page.wait_for_function(f"game && game.id === '{playing}'")
+
+
+# ---- the calculator, the statistics, the other pages -------------------------------------------------
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_calculator_takes_a_sunk_ship_on_all_its_squares_and_asks_once_per_pause(server, open_page, size):
+    page = open_page(size)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith("/api/calc") else None)
+    page.goto(server + "/calc")
+    page.wait_for_function("document.querySelector('#summary').textContent.includes('layouts left')")
+    assert "30,093,975,536" in page.text_content("#summary")
+    assert "every square it covered" in page.text_content("#how-to-sink")
+    asked.clear()
+    for cell in (0, 1):  # seven clicks each: unknown, miss, hit, C, B, D, S, then P (the Patrol Boat)
+        for _ in range(7):
+            page.click(f"#board .cell[data-cell='{cell}']")
+    page.wait_for_function("document.querySelector('#board .cell[data-cell=\"1\"]').textContent === 'P'")
+    page.wait_for_function("document.querySelector('#message').textContent === ''")
+    assert len(asked) <= 2, asked  # fourteen quick clicks, one or two requests
+    assert page.text_content("#message") == "" and "layouts left" in page.text_content("#summary")
+    assert page.locator("#board .cell.best").count() >= 1
+    page.check("#percent")
+    page.wait_for_function("document.querySelector('#board .cell[data-cell=\"45\"]').textContent.length > 0")
+    if size == "desktop":
+        shoot(page, "calc.png")
+
+
+def test_the_replay_puts_the_board_first_on_a_phone(server, open_page):
+    page = open_page("phone")
+    setup(page, server, "random")
+    start(page)
+    page.click("#resign")
+    page.click("dialog [data-answer=yes]")
+    page.wait_for_selector("#replaylink:not(.hidden)")
+    page.click("#replaylink")
+    page.wait_for_function("document.querySelectorAll('#board .cell').length === 100")
+    assert page.locator("#board").bounding_box()["y"] < page.locator("#first").bounding_box()["y"]
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_addresses_that_lead_nowhere_get_friendly_pages(server, open_page, size):
+    page = open_page(size)
+    page.goto(server + "/no/such/page")
+    assert "There is no page at this address" in page.text_content("main")
+    page.goto(server + "/replay?game=nonsense")
+    page.wait_for_function("document.querySelector('#message').textContent.length > 0")
+    assert "no game at this address" in page.text_content("#message")
+    page.goto(server + "/?game=" + "0" * 32)
+    page.wait_for_function("document.querySelector('#setup-message').textContent.length > 0")
+    assert "not here any more" in page.text_content("#setup-message")
+    page.goto(server + "/friend#seat=" + "0" * 32)
+    page.wait_for_function("document.querySelector('#banner').textContent.length > 0")
+    assert "no game at this link" in page.text_content("#banner")
+    assert page.errors == []
+
+
+WATCH_MOTION = """
+window.moved = [];
+new MutationObserver((changes) => changes.forEach((c) => {
+  if (c.target.className && String(c.target.className).includes("anim-")) window.moved.push(c.target.dataset.cell);
+})).observe(document.querySelector("#play"), {attributes: true, subtree: true, attributeFilter: ["class"]});
+"""
+
+
+def test_dark_mode_follows_the_system_and_motion_follows_its_setting(server, open_page):
+    page = open_page("desktop", color_scheme="dark", reduced_motion="reduce")
+    setup(page, server, "random")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert sum(int(x) for x in background[4:-1].split(",")) < 150, background  # dark
+    start(page)
+    page.evaluate(WATCH_MOTION)
+    fire(page, 44)
+    assert page.evaluate("window.moved") == []  # no motion asked for, none given
+    shoot(page, "dark.png")
+    lively = open_page("desktop", color_scheme="light", reduced_motion="no-preference")
+    setup(lively, server, "random")
+    start(lively)
+    lively.evaluate(WATCH_MOTION)
+    fire(lively, 44)
+    lively.wait_for_function("window.moved.includes('44')")
+    background = lively.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert sum(int(x) for x in background[4:-1].split(",")) > 600, background  # light
+
+
+COUNT_SOUNDS = """
+window.soundsMade = 0;
+const Real = window.AudioContext;
+window.AudioContext = class extends Real {
+  createOscillator() { window.soundsMade += 1; return super.createOscillator(); }
+  createBufferSource() { window.soundsMade += 1; return super.createBufferSource(); }
+};
+"""
+
+
+def test_sounds_are_made_on_the_spot_and_the_mute_switch_is_kept(server, open_page):
+    page = open_page("desktop")
+    page.add_init_script(COUNT_SOUNDS)
+    setup(page, server, "random")
+    start(page)
+    fire(page, 44)
+    page.wait_for_function("window.soundsMade > 0")
+    page.click("#sound")
+    assert (
+        page.text_content("#sound") == "Sound off" and page.get_attribute("#sound", "aria-pressed") == "false"
+    )
+    made = page.evaluate("window.soundsMade")
+    fire(page, 45)
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.soundsMade") == made
+    page.reload()
+    page.wait_for_function("document.querySelector('#sound').textContent === 'Sound off'")
+
+
+def test_the_api_docs_page_needs_no_network(server, open_page):
+    page = open_page("desktop")
+    outside: list[str] = []
+
+    def only_the_server(route):
+        if route.request.url.startswith(server):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_the_server)
+    page.goto(server + "/docs")
+    page.wait_for_function("document.querySelectorAll('.swagger-ui .opblock').length > 15", timeout=30_000)
+    assert outside == [] and page.errors == []
+
+
+@pytest.mark.slow
+def test_every_page_fits_a_phone_screen(server, open_page):
+    page = open_page("phone")
+    for path in ("/", "/friend", "/history", "/calc", "/stats", "/replay", "/arena", "/nowhere"):
         page.goto(server + path)
         page.wait_for_load_state("networkidle")
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, (path, overflow)
-    page.goto(server + "/")
-    page.wait_for_function("document.querySelectorAll('#placement .cell').length === 100")
-    page.click("#random")
-    page.wait_for_function("document.querySelectorAll('#placement .cell.ship').length === 17")
-    page.screenshot(path=str(SHOTS / "phone.png"), full_page=True)
 
 
 @pytest.mark.slow
-def test_the_arena_page_shows_a_saved_run(server, browser):
-    page = browser.new_page(viewport={"width": 1100, "height": 900})
+def test_the_arena_page_shows_a_saved_run(server, open_page):
+    page = open_page("desktop")
     page.goto(server + "/arena")
     page.wait_for_function("document.querySelectorAll('#board tbody tr').length === 3")
     assert "contest" in page.input_value("#runs") and "run=contest" in page.url
@@ -213,6 +613,31 @@ def test_the_arena_page_shows_a_saved_run(server, browser):
     assert "density" in first and "(95% CI)" not in first
     assert page.inner_text("#forfeits").count("crash") >= 1  # the crashing bot's game, and why
     assert len(page.query_selector_all("#matches tbody tr")) == 3
+    assert len(page.query_selector_all("#ratings tbody tr")) == 3 and "Key " in page.inner_text("#key")
     page.wait_for_function("window.Chart && Chart.getChart('means')")
     hover_first_bar(page, "means", horizontal=True)
     page.screenshot(path=str(SHOTS / "arena.png"), full_page=True)
+
+
+def test_a_failed_computer_move_can_be_asked_again(server, open_page):
+    page = open_page("phone")
+    setup(page, server, "best")
+    start(page)
+    failed = {"once": False}
+
+    def fail_once(route):
+        if failed["once"]:
+            route.continue_()
+            return
+        failed["once"] = True
+        route.fulfill(
+            status=500, json={"detail": "the computation's process ended unexpectedly; please try again"}
+        )
+
+    page.route("**/api/games/*/computer", fail_once)
+    page.click("#enemy .cell[data-cell='44']")
+    page.wait_for_selector("#retry:not(.hidden)")
+    assert "try again" in page.text_content("#message")
+    page.click("#retry")
+    page.wait_for_function("game.status === 'player-turn' && game.computer_shots.length === 1")
+    assert page.is_hidden("#retry")

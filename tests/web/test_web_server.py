@@ -1,9 +1,12 @@
-"""The server as a process: a real kill loses nothing acknowledged; 50 games at once on a busy machine."""
+"""The server as a process: a real kill loses nothing acknowledged; 50 games at once on a busy machine; the
+slowest requests hold no other game, stop when their client goes away, and SIGTERM stops the server."""
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -11,15 +14,19 @@ import httpx
 import pytest
 
 from tests.web.server import every_core_busy, free_port, output_of, serving, start
+from tests.web.slow_rules import ONE_HIT, T_SHAPES
 
-MODES = ["random", "best", "learning", "probability"]
+MODES = ["random", "best", "learning", "hunt-target", "probability"]
 
 
 LONGEST_WAIT = 10.0  # seconds: no request may take longer, even with every core busy elsewhere
 
 
-def play(base: str, mode: str, waits: list[float], limit: int = 2000) -> dict:
-    """One whole game with "play for me"; every request's time goes to ``waits``; returns the final state.
+def play(
+    base: str, mode: str, waits: list[float], moves: list[float] | None = None, limit: int = 2000
+) -> dict:
+    """One whole game with "play for me"; every request's time goes to ``waits`` (the computer's moves'
+    also to ``moves``); returns the final state.
 
     A 503 (saturated) is retried after its Retry-After, as a client should; a request taking over
     ``LONGEST_WAIT`` seconds fails the game (the client's timeout).
@@ -30,6 +37,8 @@ def play(base: str, mode: str, waits: list[float], limit: int = 2000) -> dict:
             start = time.perf_counter()
             r = client.post(path, json=body)
             waits.append(time.perf_counter() - start)
+            if moves is not None and path.endswith("/computer"):
+                moves.append(waits[-1])
             if r.status_code != 503:
                 r.raise_for_status()
                 return r.json()
@@ -80,7 +89,7 @@ def test_killing_the_server_loses_nothing_acknowledged(tmp_path):
 def test_fifty_concurrent_games_finish_with_every_core_busy_and_no_request_waits_over_10_s(tmp_path):
     # one client address plays all 50 games, so the per-client rate limit is off here (tested apart)
     with serving(f"sqlite:///{tmp_path / 'games.db'}", "--rate-limit", "") as (base, process):
-        modes = [MODES[i % 3] for i in range(48)] + ["probability"] * 2
+        modes = [MODES[i % 4] for i in range(48)] + ["probability"] * 2
         waits: list[float] = []
         with every_core_busy(), ThreadPoolExecutor(max_workers=50) as pool:
             finals = list(pool.map(lambda m: play(base, m, waits), modes))
@@ -89,7 +98,81 @@ def test_fifty_concurrent_games_finish_with_every_core_busy_and_no_request_waits
         assert max(waits) < LONGEST_WAIT, f"a request took {max(waits):.1f} s"
         stats = httpx.get(base + "/api/stats", timeout=60).json()
         assert stats["games"] == 50
-        assert sum(m["games"] for m in stats["modes"].values()) == 50
+        standard = next(r for r in stats["rules"] if r["key"] == "standard")
+        assert sum(m["games"] for m in standard["modes"].values()) == 50
         print(
             f"{len(waits)} requests, longest {max(waits):.2f} s, {output_of(process).count(' 503 ')} answered 503"
         )
+
+
+def slow(base: str, path: str, body: dict, timeout: float = 60) -> httpx.Response | Exception:
+    """A request that may take long; the exception instead of an answer if the connection failed."""
+    try:
+        return httpx.post(base + path, json=body, timeout=timeout)
+    except httpx.HTTPError as error:
+        return error
+
+
+@pytest.mark.slow
+def test_the_slowest_requests_hold_no_other_game_and_sigterm_stops_the_server(tmp_path):
+    port = free_port()
+    # a move may think 2 s, a calculation 6 s; the T-shaped rules with one hit take minutes exactly
+    options = ("--rate-limit", "", "--move-seconds", "2", "--analysis-seconds", "6")
+    process = start(f"sqlite:///{tmp_path / 'games.db'}", port, *options)
+    base = f"http://127.0.0.1:{port}"
+    calc, game = {"rules_toml": T_SHAPES, "board": ONE_HIT}, {"rules_toml": T_SHAPES, "mode": "best"}
+    try:
+        waits: list[float] = []
+        moves: list[float] = []
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            slowest = [
+                pool.submit(slow, base, "/api/calc", calc),
+                pool.submit(slow, base, "/api/games", game),
+            ]
+            time.sleep(0.5)  # both are thinking
+            games = [
+                pool.submit(play, base, m, waits, moves)
+                for m in ("best", "random", "hunt-target", "learning")
+            ]
+            finals = [g.result() for g in games]
+            answers = [s.result() for s in slowest]
+        assert all(f["status"] == "over" for f in finals)
+        assert max(waits) < LONGEST_WAIT, f"a request took {max(waits):.1f} s beside the slowest requests"
+        # a move thinks at most 2 s, then the density shooter answers: a generous bound on a busy machine
+        assert max(moves) < 5.0, f"a computer move took {max(moves):.1f} s beside the slowest requests"
+        estimate, refused = answers
+        assert estimate.status_code == 200 and estimate.json()["exact"] is False  # the count ran out of time
+        assert refused.status_code == 400 and "too slow under these rules" in refused.json()["detail"]
+        gone = slow(base, "/api/calc", calc, timeout=1)  # a client that hangs up: its work stops
+        assert isinstance(gone, httpx.TimeoutException)
+        for _ in range(100):
+            if '"POST /api/calc" 499' in output_of(process):
+                break
+            time.sleep(0.1)
+        assert '"POST /api/calc" 499' in output_of(process)
+        # SIGTERM while two of the slowest requests are thinking: the server stops, and says so to both
+        pending: list[object] = []
+        threads = [
+            threading.Thread(target=lambda: pending.append(slow(base, "/api/calc", calc))) for _ in range(2)
+        ]
+        for t in threads:
+            t.start()
+        time.sleep(1.0)
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        process.wait(15)  # a generous bound on a busy machine; it takes about two seconds
+        stopped_in = time.monotonic() - signalled
+        for t in threads:
+            t.join(30)
+        # uvicorn shuts down gracefully, then ends by the signal it caught (so the status says SIGTERM)
+        assert process.returncode in (0, -signal.SIGTERM), output_of(process)
+        assert all(isinstance(p, httpx.HTTPError) or p.status_code == 503 for p in pending), pending
+        print(
+            f"stopped {stopped_in:.1f} s after SIGTERM; longest move {max(moves):.2f} s, request {max(waits):.2f} s"
+        )
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "Traceback" not in output_of(process)
+    assert not subprocess.run(["pgrep", "-f", f"forkserver.*{process.pid}"], capture_output=True).stdout

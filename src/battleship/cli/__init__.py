@@ -2,13 +2,37 @@
 
 Each command module imports only what its commands need when they run, so ``battleship --help``
 answers without loading NumPy or Numba.
+
+Run as the ``battleship`` program, Ctrl-C or SIGTERM before a command has started (while Python
+loads it) end it at once, quietly, with the usual 130 or 143: there is nothing to keep yet. Once a
+command runs, its interrupt session takes over (:mod:`battleship.cli.interrupts`).
 """
 
 from __future__ import annotations
 
-import typer
+import os
+import signal
+import sys
 
-from battleship.cli import arena, calc, defence, games, limit, matches, rules, serve
+
+def _end_quietly(number: int, _frame: object) -> None:
+    """A signal outside any command: nothing to keep, so end without a traceback."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(128 + number)
+
+
+from battleship.cli.program import AS_PROGRAM  # noqa: E402
+
+if AS_PROGRAM:
+    for _signal in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_signal, _end_quietly)
+
+import typer  # noqa: E402 -- after the handlers: loading it takes a moment
+
+from battleship.cli import arena, calc, defence, games, limit, matches, rules, serve  # noqa: E402
 
 app = typer.Typer(
     help="Battleship: a rules engine, the classic shooting strategies and exact inference, a probability "

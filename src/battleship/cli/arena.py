@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,7 +13,6 @@ from battleship.cli.common import (
     GeneratorOpt,
     JsonOpt,
     RulesOpt,
-    SeedOpt,
     console,
     emit_json,
     err,
@@ -23,72 +23,235 @@ from battleship.cli.common import (
 
 if TYPE_CHECKING:
     from battleship.lab.arena import ArenaResult
+    from battleship.stop import Stop
+
+UNCONFINED_OPTION = "--unconfined-bots-i-trust"  # battleship.lab.arena.sandbox names it in its refusal
 
 BOT_HELP = (
     "Bots: a registered shooter (density:skew=20, best; see 'battleship shooters'), a Python class with the "
     "Shooter protocol (package.module:Class or path/to/file.py:Class), or exec:COMMAND, a program in any "
-    "language speaking the arena protocol (docs/arena-protocol.md)."
+    "language speaking the arena protocol (docs/arena-protocol.md; COMMAND is split into words as a shell "
+    "would, but no shell runs it: exec:sh -c '...' for a shell line)."
 )
+
+
+# ---- the command's own options (the shared ones are in cli/common.py) ----
+BotsArg = Annotated[list[str] | None, typer.Argument(help=BOT_HELP, metavar="BOT...")]
+
+EntriesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--entries",
+        help="A folder of entries, one file or folder per bot (language from the extension, or a "
+        "bot.toml in the folder): each becomes a bot named after its entry.",
+    ),
+]
+
+ArenaSeedOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--seed",
+        "-s",
+        help="Make the run reproducible from this seed. Anyone who knows it can draw every battlefield: "
+        "a contest leaves it out (the key then comes from the operating system and is revealed in the "
+        "results) or picks it after the entries are in.",
+    ),
+]
+
+TimeLimitOpt = Annotated[
+    float,
+    typer.Option("--time-limit", help="Seconds a bot may take for a shot (the C# Pirates contest's 0.5)."),
+]
+
+StartLimitOpt = Annotated[
+    float, typer.Option("--start-limit", help="Seconds a program may take to start and read the rules.")
+]
+
+CpuLimitOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--cpu-limit",
+        help="CPU seconds a program may use in one game (default: the time limit "
+        "for every cell, plus the start limit).",
+    ),
+]
+
+MemoryLimitOpt = Annotated[
+    int, typer.Option("--memory-limit", help="Megabytes of data memory a program may allocate.")
+]
+
+ProcessLimitOpt = Annotated[
+    int,
+    typer.Option("--process-limit", help="Processes and threads a program may run at once (in the sandbox)."),
+]
+
+MatchesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--matches", help="Also play every pair head to head (each hides a fleet, turns alternate)."
+    ),
+]
+
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Save the run as JSON (the web app's arena page shows it).")
+]
+
+RatingsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--ratings",
+        help="Ratings that carry across runs (OpenSkill): read from this file, updated with this run, "
+        "written back, and saved with the results.",
+    ),
+]
+
+BattlefieldsOpt = Annotated[
+    Path | None,
+    typer.Option("--battlefields", help="Also write the battlefields played, one layout a line, here."),
+]
+
+VerifyOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--verify",
+        help="Check a saved run instead: its key against its commitment, its battlefields against the "
+        "key, and its registered shooters (and any BOT named) replayed game by game.",
+    ),
+]
+
+ReadableOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--bot-can-read",
+        help="A file or folder every program bot may read in the sandbox (an interpreter installed "
+        "outside /usr, say); repeat for more.",
+    ),
+]
+
+UnconfinedOpt = Annotated[
+    bool,
+    typer.Option(
+        UNCONFINED_OPTION,
+        help="Run program and class bots without the sandbox: they can then read and write your files, "
+        "use the network and leave processes behind. Only for bots you trust.",
+    ),
+]
 
 
 @friendly
 def arena_cmd(
-    bots: Annotated[list[str], typer.Argument(help=BOT_HELP, metavar="BOT...")],
+    bots: BotsArg = None,
+    entries: EntriesOpt = None,
     rules: RulesOpt = "standard",
     generator: GeneratorOpt = "uniform",
     games: GamesOpt = 1000,
-    seed: SeedOpt = 0,
-    time_limit: Annotated[
-        float,
-        typer.Option(
-            "--time-limit", help="Seconds a bot may take for a shot (the C# Pirates contest's 0.5)."
-        ),
-    ] = 0.5,
-    start_limit: Annotated[
-        float, typer.Option("--start-limit", help="Seconds a program may take to start and read the rules.")
-    ] = 10.0,
-    cpu_limit: Annotated[
-        float | None,
-        typer.Option(
-            "--cpu-limit",
-            help="CPU seconds a program may use in one game (default: the time limit "
-            "for every cell, plus the start limit).",
-        ),
-    ] = None,
-    memory_limit: Annotated[
-        int, typer.Option("--memory-limit", help="Megabytes of data memory a program may allocate.")
-    ] = 1024,
-    matches: Annotated[
-        bool,
-        typer.Option(
-            "--matches", help="Also play every pair head to head (each hides a fleet, turns alternate)."
-        ),
-    ] = False,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Save the run as JSON (the web app's arena page shows it).")
-    ] = None,
+    seed: ArenaSeedOpt = None,
+    time_limit: TimeLimitOpt = 0.5,
+    start_limit: StartLimitOpt = 10.0,
+    cpu_limit: CpuLimitOpt = None,
+    memory_limit: MemoryLimitOpt = 1024,
+    process_limit: ProcessLimitOpt = 64,
+    matches: MatchesOpt = False,
+    out: OutOpt = None,
+    ratings: RatingsOpt = None,
+    battlefields: BattlefieldsOpt = None,
+    verify: VerifyOpt = None,
+    readable: ReadableOpt = None,
+    unconfined: UnconfinedOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Every bot on the same battlefields: a leaderboard with 95% intervals, paired differences from the
-    leader, forfeits by cause and time per shot; --matches adds head-to-head win rates."""  # fmt: skip
+    leader, forfeits by cause and time per shot; --matches adds head-to-head win rates. Program and
+    class bots run in a sandbox (bubblewrap). The battlefields come from a secret key whose SHA-256 is
+    printed first and which the results reveal, so anyone can check them (--verify)."""  # fmt: skip
     from battleship import rules as rules_mod
     from battleship.lab import arena
 
+    jail = arena.choose(unconfined, tuple(str(p) for p in readable or ()))
+    if verify is not None:
+        _verify(verify, bots or [], battlefields, jail, as_json)
+        return
     r = rules_mod.load(rules)
-    parsed = [arena.parse_bot(text, r) for text in bots]
-    limits = arena.Limits(time_limit, start_limit, cpu_limit, memory_limit)
+    parsed = [arena.parse_bot(text, r) for text in bots or []]
+    if entries is not None:
+        parsed += arena.load_entries(entries)
+    limits = arena.Limits(time_limit, start_limit, cpu_limit, memory_limit, process_limit)
+    key = arena.Key.new() if seed is None else arena.Key.from_seed(seed)
+    from battleship.lab.arena.contest import check
+
+    check(r, parsed, games, limits, jail)  # refused now, before the commitment is printed
+    if ratings is not None:
+        _ratings_mod().read(ratings)  # a bad file is refused now, not after the run
+    err.print(
+        f"commitment: sha256 of the run's key is {key.commitment}; the results reveal the key",
+        highlight=False,
+    )
+    result, stop = _play(r, parsed, games, key, generator, limits, matches, jail, as_json)
+    if ratings is not None and not result.interrupted:
+        result = dataclasses.replace(result, ratings=_ratings_mod().update(ratings, result))
+    _finish(result, r, key, out, battlefields, as_json)
+    if result.interrupted:
+        played = sum(row.games for row in result.leaderboard)
+        err.print(
+            f"interrupted: {played:,} games finished" + (f", saved to {out}" if out else ""), highlight=False
+        )
+        from battleship.stop import exit_code
+
+        raise typer.Exit(exit_code(stop))
+
+
+def _ratings_mod():
+    from battleship.lab.arena import ratings
+
+    return ratings
+
+
+def _play(r, bots, games, key, generator, limits, matches, jail, quiet) -> tuple[ArenaResult, Stop]:
+    """The run, with a progress bar; Ctrl-C or SIGTERM ends it early with what finished."""
+    from battleship.lab import arena
+    from battleship.stop import Stop, signals_stop
+
+    stop = Stop()
     per_bot = games * (len(bots) if matches else 1)  # its battlefields, then each opponent's fleets
-    with progress_bar(disable=as_json) as progress:
+    with progress_bar(disable=quiet) as progress:
         task = progress.add_task("games", total=len(bots) * per_bot)
-        result = arena.run(r, parsed, games, seed, generator, limits, matches, lambda: progress.advance(task))
+        with signals_stop(stop):
+            result = arena.run(
+                r, bots, games, key, generator, limits, matches, lambda: progress.advance(task), jail
+            )
+    return result, stop
+
+
+def _finish(result: ArenaResult, r, key, out: Path | None, battlefields: Path | None, as_json: bool) -> None:
+    from battleship import generators
+    from battleship.lab import arena
+
     if out is not None:
         arena.save(result, out)
+    if battlefields is not None:
+        from battleship.files import write_atomically
+
+        rows = key.battlefields(r, result.generator, result.games)
+        write_atomically(battlefields, generators.format_lines(r, rows).decode())
     if as_json:
         emit_json(result.as_dict())
         return
     _print(result)
     if out is not None:
         console.print(f"saved to {out}; 'battleship serve --arena {out}' shows it at /arena", highlight=False)
+
+
+def _verify(path: Path, bots: list[str], battlefields: Path | None, jail, as_json: bool) -> None:
+    from battleship.lab.arena.verify import verify
+
+    checks = verify(path, bots, battlefields, jail)
+    if as_json:
+        emit_json({"run": str(path), "ok": all(c.ok for c in checks), "checks": [c.__dict__ for c in checks]})
+    else:
+        for c in checks:
+            console.print(f"{'ok  ' if c.ok else 'FAIL'} {c.what}: {c.detail}", highlight=False, markup=False)
+    if not all(c.ok for c in checks):
+        raise typer.Exit(1)
 
 
 def _ms(value: float | None) -> str:
@@ -103,9 +266,11 @@ def _forfeit_text(counts: dict[str, int]) -> str:
 
 
 def _print(result: ArenaResult) -> None:
+    seeded = f"seed {result.seed}" if result.seed is not None else "a secret key"
     title = (
-        f"{result.rules}: {result.games:,} battlefields ({result.generator}, seed {result.seed}), "
+        f"{result.rules}: {result.games:,} battlefields ({result.generator}, {seeded}), "
         f"{result.time_limit:g} s a shot; a forfeit scores {result.forfeit_score}"
+        + ("" if result.jail == "sandbox" else "; programs ran UNCONFINED")
     )
     rows = [
         [
@@ -132,3 +297,13 @@ def _print(result: ArenaResult) -> None:
         ]  # fmt: skip
         print_table("head to head (A moves first in even games)", ["A", "B", "A wins", "A win rate",
                     "95% interval", "A forfeits", "B forfeits"], rows)  # fmt: skip
+    if result.ratings:
+        rows = [
+            [str(x["rank"]), x["bot"], f"{x['ordinal']:.2f}", f"{x['mu']:.2f}", f"{x['sigma']:.2f}", f"{x['games']:,}",
+             str(x["runs"]), "" if x["change"] is None else f"{x['change']:+.2f}"]
+            for x in result.ratings
+        ]  # fmt: skip
+        print_table("ratings across runs (OpenSkill; ordinal = mu - 3 sigma)", ["#", "bot", "ordinal", "mu",
+                    "sigma", "games", "runs", "this run"], rows)  # fmt: skip
+    console.print(f"key: {result.key} (its sha256 is the commitment printed at the start; "
+                  f"battlefields sha256 {result.battlefields})", highlight=False)  # fmt: skip

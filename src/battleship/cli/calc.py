@@ -8,22 +8,28 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from battleship import rules as rules_mod
 from battleship.cli.common import (
     JsonOpt,
-    RulesOpt,
     SeedOpt,
     SkewOpt,
     console,
+    duration,
     emit_json,
+    err,
+    forewarn,
     friendly,
+    load_rules,
     progress_bar,
     read_text_file,
+    session,
+    source_name,
 )
 from battleship.errors import BattleshipError
 
 if TYPE_CHECKING:
     from battleship.game import Observation, Record
+    from battleship.inference import Posterior
+    from battleship.inference.sampling import Estimate
     from battleship.rules import Rules
 
 GameOpt = Annotated[
@@ -33,6 +39,14 @@ GameOpt = Annotated[
     ),
 ]
 PlayerOpt = Annotated[str | None, typer.Option("--player", help="Whose shots (default: the first who shot).")]
+FileRulesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--rules",
+        "-r",
+        help="Preset name or rules TOML file (default: standard; a game file's own rules always apply).",
+    ),
+]
 
 
 def read_board_arg(board: str, r: Rules) -> Observation:
@@ -40,8 +54,8 @@ def read_board_arg(board: str, r: Rules) -> Observation:
     from battleship import notation
 
     path = Path(board)
-    if path.is_file():
-        return notation.parse_board(read_text_file(path, "board file"), r)
+    if board == "-" or path.is_file():
+        return notation.parse_board(read_text_file(board if board == "-" else path, "board file"), r)
     try:
         return notation.parse_board(board, r)
     except BattleshipError:
@@ -50,31 +64,50 @@ def read_board_arg(board: str, r: Rules) -> Observation:
         raise
 
 
-def read_game_record(path: Path, r: Rules, player: str | None, index: int = 1) -> tuple[str, Record]:
-    """``(player, record)`` of one shooter in game ``index`` of a file in the paper's game notation."""
+def read_game_record(
+    path: Path, rules: str | None, player: str | None, index: int = 1
+) -> tuple[Rules, str, Record]:
+    """``(rules, player, record)`` of one shooter in game ``index`` of a file in the paper's game notation
+    (``-``: standard input).
+
+    The rules are those the file carries; ``rules`` (a preset or TOML file) only for a file that
+    carries none, which otherwise reads as standard, saying so on stderr.
+    """
     from battleship import notation
 
-    games = notation.read_games(read_text_file(path, "game file"), r)
+    where = source_name(path)
+    text = read_text_file(path, "game file")
+    given = load_rules(rules) if rules else None
+    r = notation.game_rules(text, given)
+    if given is None and notation.carried_rules(text) is None:
+        err.print(f"{where} does not say its rules: read under standard", highlight=False)
+    games = notation.read_games(text, r)
     if not 1 <= index <= len(games):
-        raise BattleshipError(f"--index {index}: {path} holds {len(games)} game{'s' * (len(games) != 1)}")
+        raise BattleshipError(f"--index {index}: {where} holds {len(games)} game{'s' * (len(games) != 1)}")
     records = games[index - 1].records()
     if not records:
-        raise BattleshipError(f"{path}: nobody has fired yet")
+        raise BattleshipError(f"{where}: nobody has fired yet")
     name = player or next(iter(records))
     if name not in records:
-        raise BattleshipError(f"{path}: {name!r} fired no shots; shooters: {', '.join(records)}")
-    return name, records[name]
+        raise BattleshipError(f"{where}: {name!r} fired no shots; shooters: {', '.join(records)}")
+    return r, name, records[name]
 
 
 @friendly
 def calc_cmd(
     board: Annotated[
-        str | None, typer.Argument(help="A board state (one line, rows split by '/') or a file holding one.")
+        str | None,
+        typer.Argument(
+            help="A board state (one line, rows split by '/') or a file holding one ('-': standard input)."
+        ),
     ] = None,
-    rules: RulesOpt = "standard",
+    rules: FileRulesOpt = None,
     game: Annotated[
         Path | None,
-        typer.Option("--game", help="A game file in the paper's game notation: its shots, in their order."),
+        typer.Option(
+            "--game",
+            help="A game file in the paper's game notation: its shots, in their order ('-': standard input).",
+        ),
     ] = None,
     index: GameOpt = 1,
     player: PlayerOpt = None,
@@ -87,36 +120,42 @@ def calc_cmd(
     ] = None,
     seconds: Annotated[
         float | None,
-        typer.Option("--time", help="Monte Carlo with this time budget instead of exact counts."),
+        typer.Option(
+            "--time",
+            help="Monte Carlo on exact samples instead of exact counts, answering within this many seconds "
+            "(the whole answer).",
+        ),
     ] = None,
     skew: SkewOpt = False,
     seed: SeedOpt = 0,
     as_json: JsonOpt = False,
 ) -> None:
     """Hit probabilities of every cell given what has been seen: exact counts, or Monte Carlo with --time."""
-    from battleship import inference
     from battleship.cells import cell_name
-    from battleship.inference import sampling
     from battleship.shooters.density import best_cells
 
-    r = rules_mod.load(rules)
+    start = time.perf_counter()
+    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
+        raise BattleshipError(
+            f"--time is a number of seconds above 0 and at most {MAX_SECONDS:,}, not {seconds:g}"
+        )
+    session().deadline(seconds)
     if (board is None) == (game is None):
         raise BattleshipError("give a board state or --game FILE (one of the two)")
     if game is not None:
-        observation = read_game_record(game, r, player, index)[1].observation
+        r, _, record = read_game_record(game, rules, player, index)
+        observation = record.observation
     else:
+        r = load_rules(rules or "standard")
         observation = read_board_arg(board, r)
-    start = time.perf_counter()
     data: dict[str, Any] = {"rules": r.name, "shots": len(observation.shots)}
     if seconds is not None:
-        if seconds <= 0:
-            raise BattleshipError("--time must be a positive number of seconds")
-        estimate = sampling.monte_carlo(r, observation, seconds, seed)
+        estimate = monte_carlo_within(r, observation, seed, seconds, as_json)
         probability = estimate.probability
         data.update(layouts=None, engine=f"monte carlo ({estimate.samples:,} samples)")
         data.update(samples=estimate.samples, standard_error=estimate.standard_error.tolist())
     else:
-        result = inference.posterior(r, observation)
+        result = exact_posterior(r, observation, as_json)
         probability = result.probability
         data.update(layouts=result.layouts, engine=result.engine)
     data["seconds"] = time.perf_counter() - start
@@ -131,6 +170,80 @@ def calc_cmd(
         emit_json({k: data[k] for k in _CALC_KEYS if k in data})
         return
     _print_calc(observation, probability, best, data, percent, skew, png)
+
+
+MAX_SECONDS = 86_400.0
+OUTPUT_SECONDS = 0.15  # of a --time budget, kept back for drawing and printing the answer
+ABANDON_WAIT = 0.2  # seconds to let a sample batch under way finish once the budget is spent
+
+
+def exact_posterior(r: Rules, observation: Observation, quiet: bool) -> Posterior:
+    """The exact posterior, said up front when it will take long, with a spinner, stoppable by Ctrl-C."""
+    from battleship import inference
+    from battleship.cli.estimate import exact_seconds
+
+    expected = exact_seconds(r, observation)
+    forewarn(expected, "counting every layout", "--time 10 answers by Monte Carlo within ten seconds")
+    session().keeping(lambda: "nothing to keep: the count was not finished")
+    with progress_bar(quiet or expected < 2) as progress:
+        progress.add_task(f"counting layouts (expected about {duration(expected)})", total=None)
+        return session().run(inference.posterior, r, observation)
+
+
+def monte_carlo_within(
+    r: Rules, observation: Observation, seed: int, seconds: float, quiet: bool
+) -> Estimate:
+    """Monte Carlo on exact samples, drawn in batches until the session's deadline (``--time``).
+
+    The batches run in a worker thread: one that has not finished when the time is up is left
+    behind (a batch can take long where rejection fails and exact sampling counts the board) and
+    the answer is the batches finished, so the budget holds for the whole answer.
+    """
+    import threading
+
+    import numpy as np
+
+    from battleship.inference.sampling import Estimate, monte_carlo
+
+    s = session()
+    budget = s.stop.remaining() or 0.0
+    lock, done, box = threading.Lock(), [], {}
+
+    def batches() -> None:
+        size = 16  # a small first batch keeps short budgets short
+        try:
+            while not s.stop.requested:
+                part = monte_carlo(r, observation, seed=seed * 1_000_003 + len(done), samples=size)
+                with lock:
+                    done.append(part)
+                size = min(2 * size, 256)
+        except BaseException as exc:  # handed to the main thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=batches, name="battleship-samples", daemon=True)
+    s.keeping(lambda: "nothing to keep: the estimate was not finished")
+    with progress_bar(quiet or budget < 2) as progress:
+        progress.add_task("sampling", total=None)
+        worker.start()
+        while worker.is_alive() and (s.stop.remaining() or 0.0) > OUTPUT_SECONDS and not s.signalled:
+            worker.join(0.05)
+    s.check()
+    s.stop.request()  # the budget is spent: no new batch
+    worker.join(ABANDON_WAIT)
+    if worker.is_alive():
+        s.abandon(worker)
+    if "error" in box and not done:
+        raise box["error"]
+    with lock:
+        parts = list(done)
+    if not parts:
+        raise BattleshipError(
+            f"no exact sample was drawn within --time {seconds:g}: on this board rejection keeps too few "
+            "draws and exact sampling counts the layouts first; give more --time, or leave it out for exact counts"
+        )
+    n = sum(p.samples for p in parts)
+    p = sum(part.probability * part.samples for part in parts) / n
+    return Estimate(n, p, np.sqrt(p * (1 - p) / n), sum(part.seconds for part in parts))
 
 
 # the --json keys, in the order they have always been printed
@@ -175,8 +288,10 @@ def _print_calc(observation, probability, best, data, percent, skew, png) -> Non
 
 @friendly
 def replay_cmd(
-    game: Annotated[Path, typer.Argument(help="A game file in the paper's game notation.")],
-    rules: RulesOpt = "standard",
+    game: Annotated[
+        Path, typer.Argument(help="A game file in the paper's game notation ('-': standard input).")
+    ],
+    rules: FileRulesOpt = None,
     index: GameOpt = 1,
     player: PlayerOpt = None,
     frames: Annotated[
@@ -189,13 +304,27 @@ def replay_cmd(
 
     Without --frames or --gif it prints the turns as a table.
     """
-    r = rules_mod.load(rules)
-    name, record = read_game_record(game, r, player, index)
+    from battleship.cli.estimate import exact_seconds
+
+    r, name, record = read_game_record(game, rules, player, index)
     if frames is not None:
         frames.mkdir(parents=True, exist_ok=True)
+    forewarn(
+        exact_seconds(r) * len(record.shots),
+        f"counting every layout before each of the {len(record.shots)} turns",
+        "calc --game FILE gives one turn's map (with --time, by Monte Carlo)",
+    )
+    done: list[int] = []
+    session().keeping(
+        lambda: (
+            f"{len(done)} of {len(record.shots)} turns replayed"
+            + (f", their frames kept in {frames}" if frames is not None else "")
+            + ("; the GIF was not written" if gif is not None else "")
+        )
+    )
     with progress_bar(disable=as_json) as progress:
         task = progress.add_task(f"replaying {name}", total=len(record.shots))
-        turns = _replay_turns(r, record, frames, gif, lambda: progress.advance(task))
+        turns = _replay_turns(r, record, frames, gif, lambda: (done.append(1), progress.advance(task)))
     if as_json:
         emit_json(
             {
@@ -233,7 +362,7 @@ def _replay_turns(
     images, turns = [], []
     for turn, shot in enumerate(record.shots):
         before = Observation(r, record.shots[:turn])
-        result = inference.posterior(r, before)
+        result = session().run(inference.posterior, r, before)
         p = float(result.probability.ravel()[shot.cell])
         if pictures:
             title = f"turn {turn + 1}: {cell_name(shot.cell, r.cols)} ({100 * p:.1f}%), {shot.outcome.value}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -18,25 +18,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
-from battleship.errors import BattleshipError
+from battleship.cli.output import PIPE_WIDTH, console, err
+from battleship.errors import BattleshipError, NotationError
 from battleship.shooters import names as shooter_names
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from battleship.cli.interrupts import Session
     from battleship.rules import Rules
     from battleship.shooters.options import Options
 
-# Piped output is never cut or squeezed: tables keep their natural width, as in a very wide terminal.
-PIPE_WIDTH = 10_000
-console = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else PIPE_WIDTH)
-err = Console(stderr=True, width=None if sys.stderr.isatty() or "COLUMNS" in os.environ else PIPE_WIDTH)
-
 # ---- options with the same name, letter and meaning in every command ------------------------------
-RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or rules TOML file.")]
+RulesOpt = Annotated[
+    str, typer.Option("--rules", "-r", help="Preset name or rules TOML file ('-': standard input).")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed: the same seed gives the same result.")]
 GamesOpt = Annotated[int, typer.Option("--games", "-n", help="Number of games.")]
@@ -67,8 +73,23 @@ GeneratorOpt = Annotated[
 ]
 LayoutsOpt = Annotated[
     Path | None,
-    typer.Option("--layouts", help="Play on these layouts (one a line in the layout format) instead."),
+    typer.Option(
+        "--layouts",
+        help="Play on these layouts (one a line in the layout format; '-': standard input) instead; "
+        "--games N plays the first N.",
+    ),
 ]
+OutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--out", help="Write every game's shots to this file, one game a line (--resume carries it on)."
+    ),
+]
+ResumeOpt = Annotated[
+    bool, typer.Option("--resume", help="Carry on the run saved in --out (after Ctrl-C or a kill).")
+]
+MAX_GAMES = 10**10  # more than a day of the fastest shooter on every core of a large machine
+MAX_JOBS = 1024
 TieOpt = Annotated[
     str | None,
     typer.Option(
@@ -95,11 +116,18 @@ def shooter_help() -> str:
     )
 
 
-def positive(value: int, option: str) -> int:
-    """Refuse a count below one, naming the option."""
+def positive(value: int, option: str, high: int | None = None) -> int:
+    """Refuse a count below one (or above ``high``), naming the option and its range."""
     if value < 1:
         raise BattleshipError(f"{option} must be at least 1, not {value}")
+    if high is not None and value > high:
+        raise BattleshipError(f"{option} runs from 1 to {high:,}, not {value:,}")
     return value
+
+
+def games_option(value: int, option: str = "--games") -> int:
+    """A number of games: from 1 to :data:`MAX_GAMES`."""
+    return positive(value, option, MAX_GAMES)
 
 
 def shooter_options(spec: str, tie: str | None, skew: bool, r: Rules | None = None) -> tuple[str, Options]:
@@ -132,19 +160,46 @@ def label(name: str, options: Options) -> str:
 
 
 def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn user errors into a one-line message and exit code 2, never a traceback."""
+    """Run a command in an interrupt session (:mod:`battleship.cli.interrupts`) and turn user errors into
+    a one-line message and exit code 2, never a traceback; an interrupt exits 130 (SIGTERM: 143)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except BattleshipError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(2) from None
-        except BrokenPipeError:
-            raise typer.Exit(0) from None
+        global _stdin_read
+        from battleship.cli import interrupts
+
+        _stdin_read = False
+        from battleship.stop import Stopped
+
+        with interrupts.session() as s:
+            try:
+                result = func(*args, **kwargs)
+            except Stopped as exc:
+                if s.signalled:
+                    s.interrupted()
+                err.print(f"[bold red]error:[/] {exc}", highlight=False)
+                raise typer.Exit(2) from None
+            except BattleshipError as exc:
+                if s.signalled:  # the work failed because it was stopped
+                    s.interrupted()
+                err.print(f"[bold red]error:[/] {exc}", highlight=False)
+                raise typer.Exit(2) from None
+            except KeyboardInterrupt:  # raised by code outside the session's handlers
+                s.stop.signal = s.stop.signal or signal.SIGINT
+                s.interrupted()
+            except BrokenPipeError:
+                raise typer.Exit(0) from None
+            s.check()  # a signal during the last moments: the work is done, and says so
+            return result
 
     return wrapper
+
+
+def session() -> Session:
+    """The running command's interrupt session: its stop flag, what it keeps, how it ends."""
+    from battleship.cli import interrupts
+
+    return interrupts.current()
 
 
 def emit_json(data: object) -> None:
@@ -152,17 +207,87 @@ def emit_json(data: object) -> None:
     sys.stdout.write(json.dumps(data, indent=2) + "\n")
 
 
-def progress_bar(disable: bool) -> Progress:
-    """A Rich progress bar on stderr that vanishes when done."""
+def on_terminal() -> bool:
+    """True when both stdout and stderr are a terminal: progress is shown then, never in pipes or files."""
+    return sys.stdout.isatty() and sys.stderr.isatty()
+
+
+def progress_bar(disable: bool = False) -> Progress:
+    """A Rich progress bar on stderr that vanishes when done: what, how far, time so far and time left.
+
+    Shown only on a terminal (:func:`on_terminal`) and never when ``disable`` (``--json``). A task with
+    no known total shows a spinner and the time so far; put the up-front estimate in its description.
+    """
     return Progress(
+        SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        TextColumn("elapsed"),
+        TimeElapsedColumn(),
+        TextColumn("left"),
         TimeRemainingColumn(),
         console=err,
-        disable=disable,
+        disable=disable or not on_terminal(),
         transient=True,
     )
+
+
+def duration(seconds: float) -> str:
+    """Seconds as a person says them: ``40 s``, ``12 min``, ``3 h``, ``5 days``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 36 * 3600:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:,.0f} days"
+
+
+LONG = 60.0  # seconds past which a command says up front how long it expects to take
+
+
+class Pace:
+    """Says once, a second or so into a run of games, when at its pace the whole will take more than
+    :data:`LONG` seconds (the first games measure what no formula can: this shooter on these rules)."""
+
+    def __init__(self, total: int, done: int = 0, quiet: bool = False):
+        self.total, self.first, self.quiet = total, done, quiet
+        self.start = time.monotonic()
+        self.said = False
+
+    def after(self, done: int, instead: str) -> None:
+        """Called after each batch of games, ``done`` in all so far."""
+        elapsed = time.monotonic() - self.start
+        if self.said or self.quiet or done <= self.first or elapsed < 1.0:
+            return
+        self.said = True
+        rate = (done - self.first) / elapsed
+        forewarn(elapsed + (self.total - done) / rate, f"{self.total - self.first:,} games", instead)
+
+
+EXACT_PLAY = ("optimal", "learning")  # shooters that count every consistent layout before each shot
+
+
+def forewarn_play(r: Rules, names: list[str], games: int) -> None:
+    """Say up front when a shooter counting every layout each shot makes ``games`` games far too long."""
+    slow = [name for name in names if name in EXACT_PLAY]
+    if slow:
+        from battleship.cli.estimate import exact_seconds
+
+        per_game = exact_seconds(r) * r.cells / 2  # the first shots cost most; the open board is shared
+        forewarn(
+            per_game * games * len(slow),
+            f"{', '.join(slow)} counting every layout before each shot, over {games:,} games",
+            "a shooter with a kernel (battleship shooters), fewer games, or a smaller board",
+        )
+
+
+def forewarn(seconds: float | None, what: str, instead: str, quiet: bool = False) -> None:
+    """Say before the work starts when it is expected to take more than :data:`LONG` seconds, and what to do
+    instead (on stderr, so scripts reading stdout are not disturbed)."""
+    if seconds is not None and seconds > LONG:
+        err.print(f"note: {what} is expected to take about {duration(seconds)}; {instead}", highlight=False)
 
 
 @contextmanager
@@ -197,8 +322,22 @@ def compiling(what: str, quiet: bool = False) -> Iterator[None]:
         err.print(f"compiled {what} in {time.perf_counter() - start:.0f} s", highlight=False)
 
 
-def read_text_file(path: Path, what: str) -> str:
-    """A text file's contents, or a clear error naming it."""
+STDIN = "-"
+_stdin_read = False
+
+
+def read_text_file(path: Path | str, what: str) -> str:
+    """A text file's contents (``-``: standard input, which can be read once), or a clear error naming it."""
+    global _stdin_read
+    if str(path) == STDIN:
+        if _stdin_read:
+            raise BattleshipError(f"standard input is read once: give the {what} as a file")
+        _stdin_read = True
+        try:
+            return sys.stdin.read()
+        except UnicodeDecodeError:
+            raise BattleshipError(f"the {what} on standard input is not UTF-8 text") from None
+    path = Path(path)
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -207,35 +346,64 @@ def read_text_file(path: Path, what: str) -> str:
         raise BattleshipError(f"{what} {path} is not UTF-8 text") from None
 
 
-def read_layout_file(path: Path, r: Rules) -> np.ndarray:
-    """A file of layouts, one a line in the layout format, as rows of placement indices."""
+def source_name(path: Path | str) -> str:
+    """How a file the user gave is named in messages (``-`` is standard input)."""
+    return "standard input" if str(path) == STDIN else str(path)
+
+
+def load_rules(text: str) -> Rules:
+    """The rules a ``--rules`` option names: a preset, a TOML file, or ``-`` for TOML on standard input."""
+    from battleship import rules as rules_mod
+
+    if text == STDIN:
+        return rules_mod.from_toml(read_text_file(STDIN, "rules"), source="standard input")
+    return rules_mod.load(text)
+
+
+def read_layout_file(path: Path | str, r: Rules) -> np.ndarray:
+    """A file of layouts, one a line in the layout format (``-``: standard input), as rows of placement indices."""
     from battleship import generators, notation
 
     layouts = []
+    where = source_name(path)
     for number, line in enumerate(read_text_file(path, "layouts file").splitlines(), 1):
-        if line.strip():
+        if line.strip() and not line.lstrip().startswith("#"):
             try:
                 layouts.append(notation.parse_layout(line, r))
+            except NotationError as exc:  # its own "line 1" is this file's line ``number``
+                column = f"column {exc.column}: " if exc.column is not None else ""
+                raise BattleshipError(f"{where}: layout on line {number}: {column}{exc.reason}") from None
             except BattleshipError as exc:
-                raise BattleshipError(f"{path}: layout on line {number}: {exc}") from None
+                raise BattleshipError(f"{where}: layout on line {number}: {exc}") from None
     if not layouts:
-        raise BattleshipError(f"{path} holds no layouts")
+        raise BattleshipError(f"{where} holds no layouts")
     return generators.to_indices(r, layouts)
 
 
-def games_on_layouts(games: int | None, rows: np.ndarray | None, path: Path | None) -> int:
-    """How many games to play: --games, or one per layout of --layouts; more games than layouts is refused."""
+def games_on_layouts(
+    games: int | None, rows: np.ndarray | None, path: Path | str | None
+) -> tuple[int, np.ndarray | None]:
+    """How many games to play, and the layouts they are played on.
+
+    Without --layouts: --games (10,000 by default). With them: one game a layout, or with --games N the
+    first N of the file (said on stderr); more games than layouts is refused.
+    """
     if rows is None:
-        return positive(10_000 if games is None else games, "--games")
+        return games_option(10_000 if games is None else games), None
     if games is None:
-        return len(rows)
-    positive(games, "--games")
+        return len(rows), rows
+    games_option(games)
+    where = source_name(path or STDIN)
     if games > len(rows):
         raise BattleshipError(
-            f"--games {games} but {path} holds {len(rows)} layout{'s' if len(rows) != 1 else ''}: "
+            f"--games {games:,} but {where} holds {len(rows):,} layout{'s' if len(rows) != 1 else ''}: "
             "leave out --games to play each layout once"
         )
-    return games
+    if games < len(rows):
+        err.print(
+            f"note: playing the first {games:,} of the {len(rows):,} layouts in {where}", highlight=False
+        )
+    return games, rows[:games]
 
 
 def parse_sizes(text: str, low: int = 4, high: int = 16) -> list[int]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from battleship import rules as rules_mod
 from battleship.cli.common import (
+    MAX_JOBS,
     ClusterOpt,
     JobsOpt,
     JsonOpt,
@@ -18,15 +18,23 @@ from battleship.cli.common import (
     TieOpt,
     console,
     emit_json,
+    forewarn,
     friendly,
+    games_option,
     label,
+    load_rules,
     positive,
     progress_bar,
     read_layout_file,
+    session,
     shooter_help,
     shooter_options,
 )
 from battleship.errors import BattleshipError
+
+if TYPE_CHECKING:
+    from battleship.lab.defence import SearchResult
+    from battleship.layout import Layout
 
 DEFAULT_SMOOTHING = 2.0  # battleship.inference.prior.DEFAULT_SMOOTHING, checked by a test
 
@@ -63,47 +71,109 @@ def defend_cmd(
     ] = "uniform",
     tie: TieOpt = None,
     skew: SkewOpt = False,
-    out: Annotated[Path | None, typer.Option("--out", help="Write the layout (layout format).")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the layout found (layout format), as soon as it is found."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The layout a shooter finds last: the Dunman High paper's construction, or an annealed search; checked in fresh games."""
+    """The layout a shooter finds last: the Dunman High paper's construction, or an annealed search; checked in fresh games.
+
+    Ctrl-C stops within two seconds: the layout found so far (an annealing's best) is printed and
+    written to --out, its check in fresh games left undone.
+    """
     if method not in METHODS:
         raise BattleshipError(f"--method must be one of {', '.join(METHODS)}, not {method!r}")
-    if check < 1 or uniform_games < 1:
-        raise BattleshipError("--check and --uniform-games must be at least 1")
-    from battleship import notation
-    from battleship.lab import defence
-
-    positive(jobs, "--jobs")
-    r = rules_mod.load(rules)
+    for option, value in (("--iterations", iterations), ("--seeds", seeds)):
+        positive(value, option, 10**9)
+    games_option(check, "--check")
+    games_option(uniform_games, "--uniform-games")
+    positive(jobs, "--jobs", MAX_JOBS)
+    r = load_rules(rules)
     name, options = shooter_options(shooter, tie, skew, r)
+    _forewarn(r, name, method, iterations * seeds + check + uniform_games)
+    from battleship.lab import defence
     from battleship.lab.pool import open_pool
 
-    search, built = None, 0
-
+    s = session()
+    found = Found(out)
+    s.keeping(found.kept)
     with open_pool(cluster, jobs) as pool, progress_bar(disable=as_json) as progress:
+        search, built = None, 0
         if method == "construct":
-            progress.add_task(f"building the layout {name} finds last", total=None)
-            layout, built = defence.adversary_layout(r, name, options, seed=seed)
+            layout, built = _construct(r, name, options, seed, progress)
         else:
             task = progress.add_task(f"annealing against {name}", total=iterations)
             search = defence.search_layout(
-                r,
-                name,
-                options,
-                iterations,
-                seeds,
-                seed,
-                on_step=lambda _i: progress.advance(task),
-                pool=pool,
-            )
+                r, name, options, iterations, seeds, seed,
+                on_step=lambda _i: progress.advance(task), pool=pool, stop=s.stop,
+            )  # fmt: skip
             layout = search.layout
-        progress.add_task("checking in fresh games", total=None)
-        result = defence.measure(r, name, options, layout, check, uniform_games, jobs, generator, pool)
-    text = notation.format_layout(layout)
-    if out is not None:
-        out.write_text(text + "\n", encoding="utf-8")
-    _report(r, label(name, options), method, seed, layout, text, result, built, search, as_json)
+        found.have(layout, search)
+        if s.signalled:
+            s.interrupted()
+        task = progress.add_task("checking in fresh games", total=check + uniform_games)
+        result = defence.measure(
+            r, name, options, layout, check, uniform_games, jobs, generator, pool,
+            on_games=lambda n: progress.advance(task, n), stop=s.stop,
+        )  # fmt: skip
+    _report(r, label(name, options), method, seed, layout, found.text, result, built, search, as_json)
+
+
+class Found:
+    """The layout a defence run has found so far, written to --out as soon as it is found."""
+
+    def __init__(self, out: Path | None):
+        self.out, self.text, self.search = out, "", None
+
+    def have(self, layout: Layout, search: SearchResult | None) -> None:
+        from battleship import notation
+
+        self.text, self.search = notation.format_layout(layout), search
+        if self.out is not None:
+            self.out.write_text(self.text + "\n", encoding="utf-8")
+
+    def kept(self) -> str:
+        if not self.text:
+            return "nothing to keep: no layout was found yet"
+        where = f"written to {self.out}" if self.out is not None else "not written (--out FILE keeps it)"
+        how = ""
+        if self.search is not None:
+            how = (
+                f" after {self.search.iterations:,} moves, {self.search.cost:.2f} shots on the search's games"
+            )
+        return f"the layout found{how}, {self.text}, is {where}; its check in fresh games was not done"
+
+
+def _construct(r, name, options, seed, progress):
+    """The Dunman High paper's construction, in a worker thread (stoppable), its shots on the progress bar."""
+    from battleship.lab import defence
+
+    task = progress.add_task(f"building the layout {name} finds last (shots)", total=None)
+    s = session()
+
+    def build():
+        return defence.adversary_layout(
+            r, name, options, seed, on_shot=lambda n: progress.update(task, completed=n), stop=s.stop
+        )
+
+    return s.run(build)
+
+
+def _forewarn(r, name: str, method: str, games: int) -> None:
+    """Say up front when the shooter's exact counting makes the run long."""
+    from battleship.cli.estimate import exact_seconds
+    from battleship.lab import is_kernel
+
+    per_count = exact_seconds(r)
+    counts = (r.cells // 2 if method == "construct" else 0) + (0 if is_kernel(name) else games * r.cells // 2)
+    if method == "construct" or not is_kernel(name):
+        forewarn(
+            per_count * counts,
+            f"{'building the layout and ' if method == 'construct' else ''}checking it against {name}",
+            "a shooter with a kernel (battleship shooters), fewer --check and --uniform-games games, "
+            "or a smaller board",
+        )
 
 
 def _report(r, shown, method, seed, layout, text, result, built, search, as_json) -> None:
@@ -152,7 +222,9 @@ def _report(r, shown, method, seed, layout, text, result, built, search, as_json
 
 @friendly
 def learn_cmd(
-    layouts: Annotated[Path, typer.Argument(help="Layouts, one a line in the layout format.")],
+    layouts: Annotated[
+        Path, typer.Argument(help="Layouts, one a line in the layout format ('-': standard input).")
+    ],
     rules: RulesOpt = "standard",
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the model (JSON).")] = Path(
         "model.json"
@@ -162,14 +234,24 @@ def learn_cmd(
     ] = DEFAULT_SMOOTHING,
     as_json: JsonOpt = False,
 ) -> None:
-    """Fit C. Liam Brown's Learning-mode placement model to recorded layouts; `learning:model=FILE` plays with it."""
+    """Fit C. Liam Brown's Learning-mode placement model to recorded layouts; `learning:model=FILE` plays with it.
+
+    Ctrl-C stops within two seconds; the model is written only once fitted.
+    """
     from battleship.inference import prior as placement_prior
 
-    r = rules_mod.load(rules)
+    r = load_rules(rules)
     rows = read_layout_file(layouts, r)
-    model = placement_prior.fit(r, rows, smoothing)
-    placement_prior.save(model, out)
-    shift = placement_prior.open_board_shift(model)
+    s = session()
+    s.keeping(lambda: f"nothing written: the model was not fitted ({out} is as it was)")
+    with progress_bar(disable=as_json) as progress:
+        task = progress.add_task(f"fitting to {len(rows):,} layouts", total=None)
+        model = s.run(placement_prior.fit, r, rows, smoothing)
+        with s.committing():
+            placement_prior.save(model, out)
+            s.keeping(lambda: f"the model was fitted and written to {out}; its open-board map was not shown")
+        progress.update(task, description="the model's open-board hit probabilities")
+        shift = s.run(placement_prior.open_board_shift, model)
     if as_json:
         emit_json(
             {

@@ -5,18 +5,22 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from battleship import rules as rules_mod
 from battleship.cli.common import (
+    MAX_JOBS,
     ClusterOpt,
     GeneratorOpt,
     JobsOpt,
     JsonOpt,
     LayoutsOpt,
+    OutOpt,
+    Pace,
+    ResumeOpt,
     RulesOpt,
     SeedOpt,
     SkewOpt,
@@ -24,15 +28,19 @@ from battleship.cli.common import (
     compiling,
     console,
     emit_json,
+    err,
+    forewarn_play,
     friendly,
     games_on_layouts,
     label,
+    load_rules,
     one_shooter,
     positive,
     print_table,
     progress_bar,
     read_layout_file,
     read_text_file,
+    session,
     shooter_help,
     shooter_options,
 )
@@ -41,6 +49,7 @@ from battleship.errors import BattleshipError
 if TYPE_CHECKING:
     import numpy as np
 
+    from battleship.game import Record
     from battleship.layout import Layout
     from battleship.rules import Rules
     from battleship.shooters.options import Options
@@ -52,20 +61,40 @@ OldShooterOpt = Annotated[
 ]
 GamesOrLayoutsOpt = Annotated[
     int | None,
-    typer.Option("--games", "-n", help="Number of games (default 10,000, or one per --layouts layout)."),
+    typer.Option(
+        "--games", "-n", help="Number of games (default 10,000, or one per --layouts layout; at most 10^10)."
+    ),
 ]
+NOTATION_GAMES = 100_000  # --notation replays every game in Python
 
 
 def read_layout(text: str, r: Rules) -> Layout:
-    """A layout from its text or a file holding it (the layout format or the paper's grid notation)."""
+    """A layout from its text or a file holding it (the layout format or the paper's grid notation; ``-``:
+    standard input)."""
     from battleship import notation
 
     path = Path(text)
-    if "/" not in text.strip() or path.is_file():
-        text = read_text_file(path, "layout file")
+    if text == "-" or "/" not in text.strip() or path.is_file():
+        text = read_text_file(text if text == "-" else path, "layout file")
     if text.lstrip().startswith("["):
         return notation.read_grid(text, r)
     return notation.parse_layout(text, r)
+
+
+def play_one(name: str, options: Options, target: Layout, seed: int, game: int = 0) -> Record:
+    """Game ``game`` of a run seeded ``seed`` (its stream, ``rng.game_rng``) played by a resolved shooter,
+    stoppable between shots, its record naming the shooter as everywhere."""
+    from battleship.game import play
+    from battleship.rng import game_rng
+    from battleship.shooters import spec
+
+    s = session()
+
+    def between_shots(_observation: object, _shot: object) -> None:
+        s.stop.check()
+
+    record = s.run(play, spec(name).make(options), target, game_rng(seed, game), between_shots)
+    return dataclasses.replace(record, shooter=label(name, options))
 
 
 @friendly
@@ -76,7 +105,12 @@ def play_cmd(
     tie: TieOpt = None,
     skew: SkewOpt = False,
     generator: GeneratorOpt = "uniform",
-    layout: Annotated[str | None, typer.Option("--layout", help="Target layout: its text or a file.")] = None,
+    layout: Annotated[
+        str | None, typer.Option("--layout", help="Target layout: its text or a file ('-': standard input).")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write the game (the paper's notation) to this file.")
+    ] = None,
     old_shooter: OldShooterOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -84,24 +118,27 @@ def play_cmd(
 
     The board at the end follows as comment lines (starting with #), which the readers skip.
     """
-    import numpy as np
-
     from battleship import generators, notation
-    from battleship.game import play
     from battleship.render import grid_text
-    from battleship.shooters import spec
 
-    r = rules_mod.load(rules)
+    r = load_rules(rules)
     target = read_layout(layout, r) if layout else generators.generate(r, generator, seed, 1)[0]
     name, options = shooter_options(one_shooter(shooter, old_shooter, "random"), tie, skew, r)
-    record = play(spec(name).make(options), target, np.random.default_rng([seed, 1]))
+    session().keeping(lambda: "the game was not finished; nothing written")
+    if out is not None and out.exists():
+        raise BattleshipError(f"{out} exists: remove it or choose another file")
+    with progress_bar(as_json) as progress:
+        progress.add_task(f"{label(name, options)} playing", total=None)
+        record = play_one(name, options, target, seed)
     game_text = notation.write_game(notation.from_record(record))
+    if out is not None:
+        out.write_text(game_text, encoding="utf-8")
     board = record.observation.text()
     if as_json:
         emit_json(
             {
                 "rules": r.name,
-                "shooter": label(name, options),
+                "shooter": record.shooter,
                 "seed": seed,
                 "shots": len(record.shots),
                 "layout": target.text(),
@@ -112,7 +149,7 @@ def play_cmd(
         )
         return
     sys.stdout.write(game_text)
-    console.print(f"# {label(name, options)} sank the fleet in {len(record.shots)} shots:", highlight=False)
+    console.print(f"# {record.shooter} sank the fleet in {len(record.shots)} shots:", highlight=False)
     for line in grid_text(record.observation.grid(), r.symbols).split("\n"):
         console.print("# ", line, sep="", highlight=False)
     console.print(f"# {board}", highlight=False, soft_wrap=True)
@@ -123,31 +160,39 @@ def write_notation(
 ) -> None:
     """Every game of a run in the paper's notation, separated by blank lines, replayed by the readable shooter.
 
-    The layouts are the run's own; a shooter that draws random numbers draws them from its own
-    generator here (seeded by the game number), so its moves follow the same law but are not the
-    kernel's very moves. Deterministic shooters (ties ``first`` or ``centre``) make the same moves.
+    The layouts are the run's own and game ``i`` draws the run's stream ``i`` (``rng.game_rng``), so
+    these are the very games the run counted, shot for shot. Interrupted, the file keeps every game
+    written whole.
     """
-    import numpy as np
-
     from battleship import generators, notation
-    from battleship.game import play
-    from battleship.shooters import spec
 
-    if len(rows) > 100_000:
-        raise BattleshipError("--notation writes at most 100,000 games; it replays each one in Python")
     if path.exists():
         raise BattleshipError(f"{path} exists: remove it or choose another file")
-    with (
-        path.open("w", encoding="utf-8") as handle,
-        progress_bar(disable=quiet or len(rows) < 200) as progress,
-    ):
+    s = session()
+    written = 0
+    s.keeping(lambda: f"the games were all played; {written:,} of {len(rows):,} written to {path}")
+    with path.open("w", encoding="utf-8") as handle, progress_bar(quiet) as progress:
         task = progress.add_task("writing games", total=len(rows))
+        handle.write(notation.write_rules(r) + "\n")
         for i, row in enumerate(rows):
-            record = play(
-                spec(name).make(options), generators.to_layout(r, row), np.random.default_rng([seed, i])
-            )
-            handle.write(notation.write_game(notation.from_record(record, "target")) + "\n")
+            record = play_one(name, options, generators.to_layout(r, row), seed, i)
+            with s.committing():
+                game_text = notation.write_game(notation.from_record(record, "target"), rules_header=False)
+                handle.write(game_text + "\n")
+                handle.flush()
+                written += 1
             progress.advance(task)
+
+
+def kept_games(done: Callable[[], int], games: int, out: Path | None) -> Callable[[], str]:
+    """What a run that plays ``games`` games says it kept when interrupted after ``done`` (read late)."""
+
+    def describe() -> str:
+        if out is None:
+            return f"{done():,} of {games:,} games played, none kept (--out FILE keeps them, --resume carries on)"
+        return f"kept {done():,} of {games:,} games in {out}; the same command with --resume carries on"
+
+    return describe
 
 
 @friendly
@@ -159,45 +204,59 @@ def simulate_cmd(
     games: GamesOrLayoutsOpt = None,
     seed: SeedOpt = 0,
     jobs: JobsOpt = 1,
-    out: Annotated[Path | None, typer.Option("--out", help="Write shots per game, one a line.")] = None,
+    out: OutOpt = None,
     tie: TieOpt = None,
     skew: SkewOpt = False,
-    resume: Annotated[bool, typer.Option("--resume", help="Carry on the run saved in --out.")] = False,
+    resume: ResumeOpt = False,
     cluster: ClusterOpt = None,
     games_file: Annotated[
         Path | None,
         typer.Option(
             "--notation",
             help="Also write every game in the paper's game notation (at most 100,000 games), played by the "
-            "readable shooter on the same layouts.",
+            "readable shooter on the same layouts with the same random numbers: the games counted.",
         ),
     ] = None,
     old_shooter: OldShooterOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Play many games of one shooter and summarise the shots per game (streamed: any number of games)."""
+    """Play many games of one shooter and summarise the shots per game (streamed: any number of games).
+
+    Ctrl-C (or SIGTERM) stops within two seconds, keeping every finished game in --out;
+    --resume carries the run on.
+    """
     from battleship import generators, lab
 
-    r = rules_mod.load(rules)
-    positive(jobs, "--jobs")
+    r = load_rules(rules)
+    positive(jobs, "--jobs", MAX_JOBS)
     name, options = shooter_options(one_shooter(shooter, old_shooter, "random"), tie, skew, r)
     rows = read_layout_file(layouts, r) if layouts is not None else None
-    games = games_on_layouts(games, rows, layouts)
-    shots_file = _shots_file(out, resume, r, name, options, generator, seed, games, layouts)
-    done, histogram = shots_file.start(resume, r.cells) if shots_file else (0, None)
+    games, rows = games_on_layouts(games, rows, layouts)
+    if games_file is not None and games > NOTATION_GAMES:
+        raise BattleshipError(
+            f"--notation writes at most {NOTATION_GAMES:,} games; it replays each one in Python"
+        )
+    forewarn_play(r, [name], games)
+    tally = lab.PairedTally(1, r.cells)
+    shots_file = _shots_file(out, resume, r, [(name, options)], generator, seed, games, rows)
+    if shots_file is not None:
+        shots_file.start(resume, tally.add_rows)
+    s = session()
+    s.keeping(kept_games(lambda: tally.done, games, out))
     with compiling(f"the {name} kernels", quiet=as_json):
-        lab.warm_up(r, name, generator)
+        s.run(lab.warm_up, r, name, generator)
     from battleship.lab.pool import open_pool
 
+    resumed = tally.done
     with open_pool(cluster, jobs) as pool:
-        histogram, seconds = _run(
-            r, name, options, games, seed, generator, rows, pool, shots_file, done, histogram, as_json
-        )
+        seconds = _run(r, [(name, options)], games, seed, generator, rows, pool, shots_file, tally, as_json)
+    s.check()
     if games_file is not None:
-        layout_rows = rows[:games] if rows is not None else generators.draw(r, generator, seed, games)
+        layout_rows = rows if rows is not None else generators.draw(r, generator, seed, games)
         write_notation(games_file, r, name, options, seed, layout_rows, as_json)
-    summary = lab.summarise_histogram(histogram, r.ship_cells, seconds)
-    summary = dataclasses.replace(summary, games_per_second=(games - done) / seconds if seconds > 0 else 0.0)
+    summary = lab.summarise_histogram(tally.histograms[0], r.ship_cells, seconds)
+    played = games - resumed
+    summary = dataclasses.replace(summary, games_per_second=played / seconds if seconds > 0 else 0.0)
     shown = label(name, options)
     if as_json:
         emit_json({"shooter": shown, "rules": r.name, "seed": seed, **summary.as_dict()})
@@ -220,49 +279,58 @@ def simulate_cmd(
     )
 
 
-def _shots_file(out, resume, r, name, options, generator, seed, games, layouts):
+def _shots_file(out, resume, r, specs, generator, seed, games, rows):
     """The --out file of a run with the parameters that must match to --resume it (None without --out)."""
+    import hashlib
+
     from battleship import lab
 
     if out is None:
         if resume:
             raise BattleshipError("--resume needs --out FILE, the run to carry on")
         return None
-    params = {
-        "shooter": label(name, options),
+    shown = [label(name, options) for name, options in specs]
+    params: dict[str, object] = {
+        "shooter" if len(specs) == 1 else "shooters": shown[0] if len(specs) == 1 else shown,
         "rules": r.to_toml(),
         "generator": generator,
         "seed": seed,
         "games": games,
-        "tie": options.tie,
-        "layouts": str(layouts) if layouts else None,
+        "layouts_sha256": None if rows is None else hashlib.sha256(rows.tobytes()).hexdigest(),
     }
-    if set(options.changed()) - {"tie"}:
-        params["options"] = dataclasses.asdict(options)
-    return lab.ShotsFile(out, params, lab.chunk_size(name))
+    for name, options in specs:
+        if set(options.changed()) - {"tie"}:  # the full options, so a changed default is noticed
+            params.setdefault("options", {})[label(name, options)] = dataclasses.asdict(options)
+    return lab.ShotsFile(out, params, shown if len(specs) > 1 else None)
 
 
-def _run(r, name, options, games, seed, generator, rows, pool, shots_file, done, histogram, quiet):
-    """Stream the games from ``done`` on into the histogram (and the shots file); returns it and the seconds."""
-    import numpy as np
+def _run(r, specs, games, seed, generator, rows, pool, shots_file, tally, quiet) -> float:
+    """Every shooter on the same games from ``tally.done`` on, counted into ``tally`` (and the shots file).
 
+    Returns the seconds it took. A stop request (Ctrl-C) ends it early, with every finished game
+    counted and written.
+    """
     from battleship import lab
 
-    if histogram is None:
-        histogram = np.zeros(r.cells + 1, dtype=np.int64)
-    with progress_bar(disable=quiet or (lab.is_kernel(name) and games < 100_000)) as progress:
-        task = progress.add_task(f"{label(name, options)} on {r.name}", total=games, completed=done)
+    s = session()
+    what = label(*specs[0]) if len(specs) == 1 else f"{len(specs)} shooters"
+    with progress_bar(quiet) as progress:
+        task = progress.add_task(f"{what} on {r.name}", total=games, completed=tally.done)
+        pace = Pace(games, tally.done, quiet)
         start = time.perf_counter()
-        if done < games:
-            for chunk in lab.stream(
-                r, name, games, seed=seed, generator=generator, layouts=rows, options=options, start=done,
-                pool=pool, keep_shots=shots_file is not None,
-            ):  # fmt: skip
-                if shots_file is not None:
-                    shots_file.append(chunk.shots)
-                histogram += chunk.histogram
-                progress.advance(task, int(chunk.histogram.sum()))
-        return histogram, time.perf_counter() - start
+        if tally.done < games:
+            chunks = lab.stream_paired(
+                r, specs, games, seed, generator, rows, pool, start=tally.done,
+                keep_shots=shots_file is not None, stop=s.stop,
+            )  # fmt: skip
+            for chunk in chunks:
+                with s.committing():
+                    if shots_file is not None:
+                        shots_file.append(chunk.shots)
+                    tally.add(chunk.histograms, chunk.minus_first, chunk.seconds, chunk.games)
+                progress.advance(task, chunk.games)
+                pace.after(tally.done, "fewer --games, more --jobs, or --cluster")
+        return time.perf_counter() - start
 
 
 @friendly
@@ -278,6 +346,15 @@ def compare_cmd(
     jobs: JobsOpt = 1,
     tie: TieOpt = None,
     skew: SkewOpt = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write every game's shots to this file, one game a line, one column a shooter "
+            "(--resume carries it on).",
+        ),
+    ] = None,
+    resume: ResumeOpt = False,
     figures_dir: Annotated[
         Path | None,
         typer.Option("--figures", help="Also draw the DataGenetics charts (PNG and SVG) into this folder."),
@@ -285,83 +362,56 @@ def compare_cmd(
     cluster: ClusterOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Every shooter on the same layouts: one table with paired differences from the first."""
+    """Every shooter on the same layouts: one table with paired differences from the first.
+
+    Means and paired differences are over the very same games. Ctrl-C stops within two seconds,
+    keeping every finished game in --out; --resume carries the run on.
+    """
     from battleship import lab
 
-    r = rules_mod.load(rules)
-    positive(jobs, "--jobs")
+    r = load_rules(rules)
+    positive(jobs, "--jobs", MAX_JOBS)
     specs: dict[str, tuple[str, Options]] = {}
     for text in shooters:  # refuse unknown names, bad options and unplayable rules before any work
         name, options = shooter_options(text, tie, skew, r)
-        specs[label(name, options)] = (name, options)
-    if len(specs) < len(shooters):
-        raise BattleshipError("a shooter is named twice (with the same options)")
+        shown = label(name, options)
+        if shown in specs:
+            raise BattleshipError(f"{shown} is named twice (as {text!r}): give each shooter once")
+        specs[shown] = (name, options)
     rows = read_layout_file(layouts, r) if layouts is not None else None
-    games = games_on_layouts(games, rows, layouts)
+    games, rows = games_on_layouts(games, rows, layouts)
+    forewarn_play(r, [name for name, _ in specs.values()], games)
+    tally = lab.PairedTally(len(specs), r.cells)
+    shots_file = _shots_file(out, resume, r, list(specs.values()), generator, seed, games, rows)
+    if shots_file is not None:
+        shots_file.start(resume, tally.add_rows)
+    s = session()
+    s.keeping(kept_games(lambda: tally.done, games, out))
     for name, _ in specs.values():
         with compiling(f"the {name} kernels", quiet=as_json):
-            lab.warm_up(r, name, generator)
-    histograms, minus_first, seconds, wall = _paired_run(
-        r, specs, games, seed, generator, rows, cluster, jobs, as_json
-    )
-    summaries, differences = {}, {}
-    for i, shown in enumerate(specs):
-        # the run's wall time, shared among the shooters by the time each spent playing
-        share = wall * seconds[i] / seconds.sum() if seconds.sum() > 0 else 0.0
-        summaries[shown] = lab.summarise_histogram(histograms[i], r.ship_cells, share)
-        differences[shown] = lab.paired_from_sums(games, int(minus_first[i, 0]), int(minus_first[i, 1]))
+            s.run(lab.warm_up, r, name, generator)
+    from battleship.lab.pool import open_pool
+
+    with open_pool(cluster, jobs) as pool:
+        wall = _run(r, list(specs.values()), games, seed, generator, rows, pool, shots_file, tally, as_json)
+    s.check()
+    result = tally.comparison(r.name, list(specs), r.ship_cells, seed, wall)
     first = next(iter(specs))
     written = []
     if figures_dir is not None:
         from battleship.lab import figures
 
         written = figures.compare_charts(
-            dict(zip(specs, histograms, strict=True)),
+            dict(zip(specs, tally.histograms, strict=True)),
             r.cells,
             r.ship_cells,
             figures_dir,
             f"{r.name}, {games:,} games",
         )
     if as_json:
-        emit_json(
-            {
-                "rules": r.name,
-                "seed": seed,
-                "games": games,
-                "shooters": {
-                    name: {
-                        **s.as_dict(),
-                        "minus_first": differences[name][0],
-                        "minus_first_ci95": list(differences[name][1]),
-                    }
-                    for name, s in summaries.items()
-                },
-                "figures": [str(p) for p in written],
-            }
-        )
+        emit_json({**result.as_dict(), "figures": [str(p) for p in written]})
         return
-    _print_compare(r, games, seed, summaries, differences, first, written)
-
-
-def _paired_run(r, specs, games, seed, generator, rows, cluster, jobs, quiet):
-    """Every shooter on the same games: histograms, sums of differences from the first, seconds each, wall time."""
-    import numpy as np
-
-    from battleship import lab
-    from battleship.lab.pool import open_pool
-
-    histograms = np.zeros((len(specs), r.cells + 1), dtype=np.int64)
-    minus_first = np.zeros((len(specs), 2), dtype=np.int64)
-    seconds = np.zeros(len(specs))
-    with open_pool(cluster, jobs) as pool, progress_bar(disable=quiet) as progress:
-        task = progress.add_task(f"{len(specs)} shooters on {r.name}", total=games)
-        start = time.perf_counter()
-        for chunk in lab.stream_paired(r, list(specs.values()), games, seed, generator, rows, pool):
-            histograms += chunk.histograms
-            minus_first += chunk.minus_first
-            seconds += chunk.seconds
-            progress.advance(task, int(chunk.histograms[0].sum()))
-        return histograms, minus_first, seconds, time.perf_counter() - start
+    _print_compare(r, games, seed, result.summaries, result.minus_first, first, written)
 
 
 def _print_compare(r, games, seed, summaries, differences, first, written) -> None:
@@ -398,21 +448,40 @@ def _print_compare(r, games, seed, summaries, differences, first, written) -> No
 
 
 @friendly
-def demo_cmd(seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
-    """One game of every registered shooter on one standard layout, with each final board."""
-    import numpy as np
+def demo_cmd(rules: RulesOpt = "standard", seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
+    """One game of every registered shooter on one layout, with each final board.
 
+    Shooters that refuse the rules are left out, saying why; so are those played on exact counts
+    when one count would take minutes (Sea Battle's ten ships).
+    """
     from battleship import generators
-    from battleship.game import play
+    from battleship.cli.estimate import exact_seconds
     from battleship.render import grid_text
     from battleship.shooters import specs
+    from battleship.shooters.options import Options
 
-    r = rules_mod.preset("standard")
+    r = load_rules(rules)
     target = generators.generate(r, "uniform", seed, 1)[0]
-    # learning needs a model fitted to recorded layouts; best is one of the others
-    playable = [s for s in specs().values() if s.name not in ("learning", "best") and s.refusal(r) is None]
-    with compiling("every shooter's kernels", quiet=as_json):
-        records = {s.name: play(s.make(), target, np.random.default_rng([seed, 1])) for s in playable}
+    slow = exact_seconds(r)
+    left_out: dict[str, str] = {}
+    playable = []
+    for spec in specs().values():
+        # learning needs a model fitted to recorded layouts; best is one of the others
+        why = "it needs a model (learning:model=FILE)" if spec.name == "learning" else spec.refusal(r)
+        if spec.name == "best":
+            continue
+        if why is None and spec.kernel is None and slow > DEMO_EXACT_SECONDS:
+            why = f"it counts every layout each shot, about {slow:.0f} s a count on these rules"
+        if why is None:
+            playable.append(spec)
+        else:
+            left_out[spec.name] = why
+    records = {}
+    with compiling("every shooter's kernels", quiet=as_json), progress_bar(as_json) as progress:
+        task = progress.add_task("playing", total=len(playable))
+        for spec in playable:
+            records[spec.name] = play_one(spec.name, Options(), target, seed)
+            progress.advance(task)
     if as_json:
         emit_json(
             {
@@ -423,6 +492,7 @@ def demo_cmd(seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
                     name: {"shots": len(rec.shots), "board": rec.observation.text()}
                     for name, rec in records.items()
                 },
+                "left_out": left_out,
             }
         )
         return
@@ -431,3 +501,8 @@ def demo_cmd(seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
     for name, record in records.items():
         console.print(f"\n[bold]{name}[/]: {len(record.shots)} shots", highlight=False)
         console.print(grid_text(record.observation.grid(), r.symbols))
+    for name, why in left_out.items():
+        err.print(f"note: {name} left out: {why}", highlight=False)
+
+
+DEMO_EXACT_SECONDS = 5.0  # demo leaves out exact-play shooters when one count takes longer

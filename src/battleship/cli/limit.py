@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from battleship import rules as rules_mod
 from battleship.cli.common import (
     JsonOpt,
     RulesOpt,
@@ -14,7 +13,10 @@ from battleship.cli.common import (
     console,
     emit_json,
     friendly,
+    load_rules,
     positive,
+    progress_bar,
+    session,
     shooter_help,
 )
 
@@ -41,15 +43,21 @@ def limit_cmd(
 
     Prints the fewest expected shots any strategy can average over uniform layouts, and each
     shooter's mean and gap to it. Small boards only (a few thousand layouts): the 4x4 board with
-    ships of 3 and 2 takes seconds, boards of 5x5 with two ships do not finish.
+    ships of 3 and 2 takes seconds, boards of 5x5 with two ships do not finish. Ctrl-C stops within
+    two seconds.
     """
     from rich.table import Table
 
     from battleship.cells import cell_name
     from battleship.lab.limit import limit
 
-    r = rules_mod.load(rules)
-    result = limit(r, shooters or DEFAULT_SHOOTERS, seed=seed, budget=positive(budget, "--budget"))
+    r = load_rules(rules)
+    positive(budget, "--budget", 10**9)
+    s = session()
+    s.keeping(lambda: "nothing to keep: the exact solve was not finished")
+    with progress_bar(disable=as_json) as progress:
+        progress.add_task("solving every layout exactly, then playing each shooter on them", total=None)
+        result = s.run(limit, r, shooters or DEFAULT_SHOOTERS, seed=seed, budget=budget)
     best = result.optimum
     if as_json:
         emit_json(

@@ -15,17 +15,24 @@ from battleship.cli.common import (
     RulesOpt,
     SeedOpt,
     console,
+    duration,
     emit_json,
+    forewarn,
     friendly,
+    label,
+    load_rules,
     parse_sizes,
     progress_bar,
+    session,
 )
 from battleship.errors import BattleshipError
 
 
 @friendly
 def rules_cmd(
-    name: Annotated[str | None, typer.Argument(help="A preset or rules file to show.")] = None,
+    name: Annotated[
+        str | None, typer.Argument(help="A preset or rules file to show ('-': TOML on standard input).")
+    ] = None,
     toml: Annotated[bool, typer.Option("--toml", help="Print the rules as TOML.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -44,7 +51,7 @@ def rules_cmd(
             table.add_row(key, f"{r.rows}x{r.cols}", fleet, r.spacing.value, r.sinks.value, desc)
         console.print(table)
         return
-    r = rules_mod.load(name)
+    r = load_rules(name)
     if toml:
         sys.stdout.write(r.to_toml())
     elif as_json:
@@ -59,16 +66,23 @@ def rules_cmd(
 @friendly
 def shooters_cmd(
     rules: Annotated[
-        str | None, typer.Option("--rules", "-r", help="Also say whether each can play these rules.")
+        str | None,
+        typer.Option(
+            "--rules", "-r", help="Also say whether each can play these rules, and what best plays."
+        ),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List the registered shooters: what each does, the options it reads, and whether the lab has a kernel."""
+    """List the registered shooters: what each does, the options it reads, and whether the lab has a kernel.
+
+    With --rules, whether each plays them (and what it leaves unread), and what best becomes.
+    """
     from rich.table import Table
 
-    from battleship.shooters import specs
+    from battleship.shooters import registry, specs
 
-    r = rules_mod.load(rules) if rules is not None else None
+    r = load_rules(rules) if rules is not None else None
+    best = label(*registry.resolve("best", r)) if r is not None else None
     rows = []
     for spec in specs().values():
         row = {
@@ -80,6 +94,8 @@ def shooters_cmd(
         if r is not None:
             row["refusal"] = spec.refusal(r) if spec.name != "best" else None
             row["unread"] = spec.unread(r)
+            if spec.name == "best":
+                row["plays"] = best
         rows.append(row)
     if as_json:
         emit_json(rows)
@@ -91,9 +107,13 @@ def shooters_cmd(
         cells = [row["name"], row["summary"], ", ".join(row["reads"]), "yes" if row["kernel"] else ""]
         if r is not None:
             plays = "yes" if not row["unread"] else f"yes; {row['unread']}"
+            if row["name"] == "best":
+                plays = f"yes, as {best}"
             cells.append(plays if row["refusal"] is None else f"no: {row['refusal']}")
         table.add_row(*cells)
     console.print(table)
+    if r is not None:
+        console.print(f"best on {r.name} plays {best}", highlight=False)
 
 
 @friendly
@@ -107,30 +127,69 @@ def layout_cmd(
             "--count", "-n", help="Print N layouts, one a line (-n is also the number of games elsewhere)."
         ),
     ] = None,
+    start: Annotated[
+        int,
+        typer.Option(
+            "--start", help="Begin at layout K of the seed, from 0 (carries on an interrupted --count)."
+        ),
+    ] = 0,
     as_json: JsonOpt = False,
 ) -> None:
-    """Draw seeded layouts: one as a grid, or N one per line in the layout format."""
+    """Draw seeded layouts: one as a grid, or N one per line in the layout format.
+
+    Layout K of a seed is the same however many are drawn. Ctrl-C stops within two seconds, every
+    line written whole, and says the --start that carries on.
+    """
     from battleship import generators, notation
     from battleship.render import grid_text
 
-    r = rules_mod.load(rules)
-    if count is not None and count < 0:
-        raise BattleshipError("--count must be at least 0")
+    r = load_rules(rules)
+    if count is not None and not 0 <= count <= MAX_LAYOUTS:
+        raise BattleshipError(f"--count runs from 0 to {MAX_LAYOUTS:,}, not {count:,}")
+    if not 0 <= start <= MAX_LAYOUTS:
+        raise BattleshipError(f"--start runs from 0 to {MAX_LAYOUTS:,}, not {start:,}")
     n = 1 if count is None else count
-    indices = generators.draw(r, generator, seed, n)
     if as_json:
+        indices = generators.draw(r, generator, seed, n, first=start)
         lines = generators.format_lines(r, indices).decode().split()
         emit_json({"rules": r.name, "generator": generator, "seed": seed, "layouts": lines})
     elif count is None:
-        layout = generators.to_layout(r, indices[0])
+        layout = generators.to_layout(r, generators.draw(r, generator, seed, 1, first=start)[0])
         console.print(grid_text(layout.grid(), r.symbols))
         console.print(notation.format_layout(layout), highlight=False, soft_wrap=True)
     else:
-        out = sys.stdout.buffer
-        chunk = 65536
-        for first in range(0, n, chunk):
-            out.write(generators.format_lines(r, indices[first : first + chunk]))
-        out.flush()
+        _write_layouts(r, generator, seed, start, n)
+
+
+MAX_LAYOUTS = 10**12
+LAYOUT_BLOCK = 65_536  # layouts drawn and written at a time (about 7 MB of text on 10x10)
+
+
+def _write_layouts(r, generator: str, seed: int, start: int, n: int) -> None:
+    """Layouts ``start .. start + n`` one a line on stdout, a block at a time, stoppable between blocks."""
+    from battleship import generators
+
+    s = session()
+    written = 0
+
+    def kept() -> str:
+        left = f"; --start {start + written} --count {n - written} writes the rest" if written < n else ""
+        return f"{written:,} of {n:,} layouts written, every line whole{left}"
+
+    s.keeping(kept)
+    out = sys.stdout.buffer
+    with progress_bar(n < 10 * LAYOUT_BLOCK) as progress:
+        task = progress.add_task("layouts", total=n)
+        while written < n and not s.stop.requested:
+            block = min(LAYOUT_BLOCK, n - written)
+            text = generators.format_lines(
+                r, generators.draw(r, generator, seed, block, first=start + written)
+            )
+            with s.committing():
+                out.write(text)
+                out.flush()
+                written += block
+            progress.advance(task, block)
 
 
 @friendly
@@ -145,18 +204,23 @@ def count_cmd(
     from rich.table import Table
 
     from battleship import inference
+    from battleship.cli.estimate import exact_seconds
 
     targets = (
         [rules_mod.square(n) for n in parse_sizes(sizes, 1, rules_mod.MAX_SIDE)]
         if sizes is not None
-        else [rules_mod.load(rules)]
+        else [load_rules(rules)]
     )
+    expected = [exact_seconds(r) for r in targets]
+    forewarn(sum(expected), "counting every layout", "a smaller board or fleet answers sooner")
     rows = []
-    with progress_bar(disable=as_json or len(targets) == 1) as progress:
-        task = progress.add_task("counting", total=len(targets))
+    s = session()
+    s.keeping(lambda: f"counted {len(rows)} of {len(targets)} rule sets; nothing written")
+    with progress_bar(as_json or sum(expected) < 2) as progress:
+        task = progress.add_task(f"counting (expected about {duration(sum(expected))})", total=len(targets))
         for r in targets:
             start = time.perf_counter()
-            layouts, engine = inference.count(r)
+            layouts, engine = s.run(inference.count, r)
             rows.append(
                 {
                     "rules": r.name,

@@ -1,8 +1,15 @@
-"""The ``serve`` command: the game, the replay, the calculator and the statistics in the browser."""
+"""The ``serve`` command: the game (against the computer or a friend), the replay, the calculator and the
+statistics in the browser.
+
+SIGTERM and Ctrl-C stop the server within a few seconds: every computation under way is stopped at
+once (its worker process killed), live streams end, and requests still open get 503 before uvicorn's
+short graceful shutdown closes the connections.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -25,15 +32,40 @@ def serve_cmd(
         int | None,
         typer.Option(
             "--heavy-workers",
-            help="Moves computed at once (computer moves, calculator; default: one per core).",
+            help="Worker processes for heavy work (computer moves, calculator, heat maps; default: cores + 1).",
         ),
     ] = None,
     heavy_queue: Annotated[
-        int, typer.Option("--heavy-queue", help="Requests that may wait for a worker; past it: 503.")
+        int,
+        typer.Option(
+            "--heavy-queue", help="Requests that may wait for a worker; past it: 503 (a move falls back)."
+        ),
     ] = 16,
     heavy_wait: Annotated[
         float, typer.Option("--heavy-wait", help="Seconds a request may wait for a worker; past it: 503.")
     ] = 5.0,
+    move_seconds: Annotated[
+        float,
+        typer.Option(
+            "--move-seconds",
+            help="Deadline of a computer move; past it the density shooter answers (and says so). "
+            "Levels that cannot move within it under some rules are refused for them.",
+        ),
+    ] = 2.0,
+    analysis_seconds: Annotated[
+        float,
+        typer.Option(
+            "--analysis-seconds", help="Deadline of the calculator and heat maps; past it: an estimate."
+        ),
+    ] = 10.0,
+    forwarded_allow_ips: Annotated[
+        str,
+        typer.Option(
+            "--forwarded-allow-ips",
+            help="Proxies whose X-Forwarded-For is believed: addresses or networks, comma-separated, '*' for "
+            "any (uvicorn's notation; default $FORWARDED_ALLOW_IPS, else none: the peer's address counts).",
+        ),
+    ] = "",
     rate_limit: Annotated[
         str,
         typer.Option(
@@ -55,10 +87,8 @@ def serve_cmd(
         typer.Option("--access-log", help='Where the access log goes: a file, "-" for stderr, "" for none.'),
     ] = "-",
 ) -> None:
-    """Serve the game against the computer, its replays, the calculator and the statistics (FastAPI on uvicorn)."""
-    import uvicorn
-
-    from battleship.web.app import Settings, create_app
+    """Serve the game against the computer or a friend, replays, the calculator and the statistics (FastAPI on uvicorn)."""
+    from battleship.web.app import Settings
 
     if not 0 < port < 65536:
         raise BattleshipError(f"--port {port} is not a port number")
@@ -67,26 +97,63 @@ def serve_cmd(
             raise BattleshipError(f"{name} must be at least {least}, not {value}")
     if heavy_workers is not None and heavy_workers < 1:
         raise BattleshipError(f"--heavy-workers must be at least 1, not {heavy_workers}")
-    if heavy_wait <= 0:
-        raise BattleshipError(f"--heavy-wait must be a positive number of seconds, not {heavy_wait}")
+    for name, seconds in (
+        ("--heavy-wait", heavy_wait),
+        ("--move-seconds", move_seconds),
+        ("--analysis-seconds", analysis_seconds),
+    ):
+        if not seconds > 0:
+            raise BattleshipError(f"{name} must be a positive number of seconds, not {seconds}")
     settings = Settings(
         heavy_queue=heavy_queue,
         heavy_wait=heavy_wait,
+        move_seconds=move_seconds,
+        analysis_seconds=analysis_seconds,
         rate_limit=rate_limit,
         expire_hours=expire_hours,
         arena=tuple(arena or ()),
+        forwarded_allow_ips=forwarded_allow_ips or os.environ.get("FORWARDED_ALLOW_IPS", ""),
     )
     if heavy_workers is not None:
         settings = replace(settings, heavy_workers=heavy_workers)
     _log_to(access_log)
+    _run(settings, db, host, port)
+
+
+def _run(settings, db: str, host: str, port: int) -> None:
+    """Build the app, warm it up, serve until SIGTERM or Ctrl-C (which first stop every computation)."""
+    import uvicorn
+
+    from battleship.web.app import create_app, shut_down
+
+    def ready() -> None:
+        console.print(f"battleship: serving on http://{host}:{port}/ (games stored in {db})", highlight=False)
+
     try:
-        application = create_app(db, warm=True, settings=settings)
+        application = create_app(db, warm=True, settings=settings, on_ready=ready)
     except BattleshipError:
         raise
     except Exception as exc:  # a bad URL or an unreachable database: say which, not a traceback
         raise BattleshipError(f"cannot open the game store {db}: {exc}") from None
-    console.print(f"battleship: serving on http://{host}:{port}/ (games stored in {db})", highlight=False)
-    uvicorn.run(application, host=host, port=port, log_level="warning")
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: object) -> None:
+            shut_down(application)  # computations stop now, not after uvicorn's wait for them
+            super().handle_exit(sig, frame)
+
+    # the proxies to believe are the app's business (Settings.forwarded_allow_ips), not uvicorn's default
+    config = uvicorn.Config(
+        application,
+        host=host,
+        port=port,
+        log_level="warning",
+        proxy_headers=False,
+        timeout_graceful_shutdown=3,
+    )
+    console.print(
+        "battleship: warming up (the first start compiles the engines: a minute or two)…", highlight=False
+    )
+    Server(config).run()
 
 
 def _log_to(access_log: str) -> None:

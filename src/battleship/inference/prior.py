@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from battleship.errors import BattleshipError
+from battleship.files import write_atomically
 from battleship.rules import Rules, Spacing, from_toml
 from battleship.tables import tables
 
@@ -112,7 +113,7 @@ def _coverage(rules: Rules, frequency: np.ndarray) -> np.ndarray:
 def _fit(model: PlacementModel) -> np.ndarray:
     """Region factors, then placement scaling, each by iterative proportional fitting."""
     rules, t = model.rules, tables(model.rules)
-    uniform = uniform_frequency(rules)
+    uniform = uniform_frequency(fitting_rules(rules))
     n = model.layouts
     seen = _coverage(rules, model.counts.astype(np.float64))
     target_cover = (seen + REGION_SMOOTHING * _coverage(rules, uniform)) / (n + REGION_SMOOTHING)
@@ -144,10 +145,14 @@ def _fit(model: PlacementModel) -> np.ndarray:
 
 @lru_cache(maxsize=16)
 def uniform_frequency(rules: Rules) -> np.ndarray:
-    """Per placement, the share of uniform layouts that use it (exact, open board, under :func:`fitting_rules`)."""
+    """Per placement, the share of uniform layouts of ``rules`` that use it (exact, open board).
+
+    Under the real rules, margin included: a model fitted under :func:`fitting_rules` asks for
+    ``uniform_frequency(fitting_rules(rules))``.
+    """
     from battleship.inference import posterior
 
-    result = posterior(fitting_rules(rules))
+    result = posterior(rules)
     out = result.placement_layouts.astype(np.float64) / float(result.layouts)
     out.setflags(write=False)
     return out
@@ -207,10 +212,7 @@ def from_json(text: str, source: str = "model") -> PlacementModel:
 
 def save(model: PlacementModel, path: Path) -> None:
     """Write the model, replacing the file only once it is complete."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(model.to_json(), encoding="utf-8")
-    partial.replace(path)
+    write_atomically(path, model.to_json())
 
 
 def load(path: str | Path) -> PlacementModel:
@@ -234,24 +236,46 @@ def _load(path: str, stamp: int) -> PlacementModel:
 
 GENERATOR_LAYOUTS = 200_000  # layouts drawn to fit a generator's weights (each placement ~1000 times)
 GENERATOR_SEED = 20_261_123  # a seed of its own: no reported run uses it
+# pseudo-layouts of uniform placements mixed into the generator's draws: a placement the generator
+# never drew keeps GENERATOR_SMOOTHING / (GENERATOR_LAYOUTS + GENERATOR_SMOOTHING) of its uniform weight
+GENERATOR_SMOOTHING = 200.0
+
+
+def _uniform_reference(rules: Rules) -> np.ndarray:
+    """Per placement, its uniform frequency: exact where the open board counts in seconds (the row
+    engine, or the search: ``pirates`` 1.5 s), else over ``GENERATOR_LAYOUTS`` exact uniform draws
+    (Sea Battle's open board takes the profile engine two minutes)."""
+    from battleship.game import Observation
+    from battleship.inference import choose_engine, evidence
+
+    if choose_engine(rules, evidence(rules, Observation(rules))) != "profile":
+        return uniform_frequency(rules)
+    from battleship import generators
+
+    rows = generators.draw(rules, "uniform", GENERATOR_SEED + 1, GENERATOR_LAYOUTS)
+    return np.bincount(rows.ravel(), minlength=len(tables(rules).masks)) / GENERATOR_LAYOUTS
 
 
 @lru_cache(maxsize=16)
 def generator_weights(rules: Rules, generator: str) -> np.ndarray | None:
     """Per placement, how much more often ``generator`` draws it than uniform layouts do (None: uniform).
 
-    The shooters' ``prior=GENERATOR`` option: the ratio of the placement's frequency in
-    ``GENERATOR_LAYOUTS`` layouts drawn by the generator to its exact uniform frequency. A placement
-    the generator never draws (the contest generator's last column, say) weighs nothing.
+    The shooters' ``prior=GENERATOR`` option: the placement's frequency in ``GENERATOR_LAYOUTS``
+    layouts drawn by the generator, smoothed with ``GENERATOR_SMOOTHING`` pseudo-layouts of
+    uniform ones, over its exact uniform frequency under the same rules (margin included: both
+    frequencies must count the same layouts). A placement the generator never draws (the contest
+    generator's last column, say) weighs little but never nothing, so a prior never makes a legal
+    board impossible; a placement in no legal layout weighs 1 (it is never counted).
     """
     if not generator or generator == "uniform":
         return None
     from battleship import generators
 
     rows = generators.draw(rules, generator, GENERATOR_SEED, GENERATOR_LAYOUTS)
-    drawn = np.bincount(rows.ravel(), minlength=len(tables(rules).masks)) / GENERATOR_LAYOUTS
-    uniform = uniform_frequency(rules)
+    drawn = np.bincount(rows.ravel(), minlength=len(tables(rules).masks)).astype(np.float64)
+    uniform = _uniform_reference(rules)
+    smoothed = (drawn + GENERATOR_SMOOTHING * uniform) / (GENERATOR_LAYOUTS + GENERATOR_SMOOTHING)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(uniform > 0, drawn / uniform, 0.0)
+        out = np.where(uniform > 0, smoothed / uniform, 1.0)
     out.setflags(write=False)
     return out

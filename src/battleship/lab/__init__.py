@@ -11,9 +11,11 @@
 """
 
 from battleship.lab.runner import (
+    CHUNK,
     SLOW_CHUNK,
     check,
     chunk_size,
+    compare,
     is_kernel,
     play_python,
     play_rows,
@@ -22,8 +24,10 @@ from battleship.lab.runner import (
     stream_paired,
     warm_up,
 )
-from battleship.lab.shots_file import CHUNK, ShotsFile
+from battleship.lab.shots_file import ShotsFile
 from battleship.lab.summary import (
+    Comparison,
+    PairedTally,
     Summary,
     paired_difference,
     paired_from_sums,
@@ -34,10 +38,13 @@ from battleship.lab.summary import (
 __all__ = [
     "CHUNK",
     "SLOW_CHUNK",
+    "Comparison",
+    "PairedTally",
     "ShotsFile",
     "Summary",
     "check",
     "chunk_size",
+    "compare",
     "is_kernel",
     "paired_difference",
     "paired_from_sums",

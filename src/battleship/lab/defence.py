@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,7 @@ from battleship.layout import Layout
 from battleship.rules import Rules, Sinks
 from battleship.shooters import make
 from battleship.shooters.options import Options
+from battleship.stop import Stop
 from battleship.tables import tables
 
 CHECK_SEED = 1_000_003  # fresh games for checking, never the ones a search was scored on
@@ -60,13 +62,28 @@ def _answers(rules: Rules, observation: Observation, cell: int) -> list[tuple[Sh
     return [(Shot(cell, Outcome.MISS), miss), *weights.items()]
 
 
-def adversary_layout(rules: Rules, shooter: str, options: Options | None = None, seed: int = 0):
-    """The Dunman High paper's optimal layout against ``shooter``: (the layout, the shots it took to build)."""
+def adversary_layout(
+    rules: Rules,
+    shooter: str,
+    options: Options | None = None,
+    seed: int = 0,
+    on_shot: Callable[[int], None] | None = None,
+    stop: Stop | None = None,
+):
+    """The Dunman High paper's optimal layout against ``shooter``: (the layout, the shots it took to build).
+
+    ``on_shot`` hears the number of shots answered so far; ``stop`` is checked between shots (raises
+    :class:`~battleship.stop.Stopped`).
+    """
     player = make(shooter, options)
     player.reset(rules, np.random.default_rng(seed))
     observation = Observation(rules)
     hits = 0
     while hits < rules.ship_cells:
+        if stop is not None:
+            stop.check()
+        if on_shot is not None:
+            on_shot(len(observation.shots))
         cell = int(player.next_shot(observation))
         answers = [(shot, w) for shot, w in _answers(rules, observation, cell) if w > 0]
         misses = [a for a in answers if a[0].outcome is Outcome.MISS]
@@ -140,10 +157,13 @@ def search_layout(
     seed: int = 0,
     on_step=None,
     pool: Pool | None = None,
+    stop: Stop | None = None,
 ) -> SearchResult:
     """Anneal towards the layout ``shooter`` needs most shots for (see the module docstring).
 
     Each layout's ``seeds`` games are shared among ``pool``'s workers; the search is the same.
+    With ``stop``, a request ends the search after the move under way: the result holds the best
+    layout found so far and the moves tried (``iterations``).
     """
     options = options or Options()
     lab.check(shooter, rules)
@@ -154,7 +174,11 @@ def search_layout(
     cost = start_cost = layout_cost(rules, shooter, options, row, seeds, seed, pool)
     best_row, best_cost, accepted = row, cost, 0
     hot, cold = 2.0, 0.05  # temperatures in shots: early moves may lose two shots, late ones hardly any
+    tried = 0
     for i in range(iterations):
+        if stop is not None and stop.requested:
+            break
+        tried += 1
         temperature = hot * (cold / hot) ** (i / max(1, iterations - 1))
         candidate = _neighbour(rules, row, rng)
         if candidate is not None:
@@ -166,7 +190,7 @@ def search_layout(
                     best_row, best_cost = row, cost
         if on_step is not None:
             on_step(i)
-    return SearchResult(generators.to_layout(rules, best_row), best_cost, start_cost, iterations, accepted)
+    return SearchResult(generators.to_layout(rules, best_row), best_cost, start_cost, tried, accepted)
 
 
 @dataclass(frozen=True)
@@ -196,13 +220,35 @@ def measure(
     jobs: int = 1,
     generator: str = "uniform",
     pool: Pool | None = None,
+    on_games: Callable[[int], None] | None = None,
+    stop: Stop | None = None,
 ) -> Check:
-    """Play ``games`` fresh games on ``layout`` and ``uniform_games`` on layouts from ``generator``."""
+    """Play ``games`` fresh games on ``layout`` and ``uniform_games`` on layouts from ``generator``.
+
+    ``on_games`` hears the games of every chunk played; a ``stop`` request raises
+    :class:`~battleship.stop.Stopped` between chunks.
+    """
     row = generators.to_indices(rules, [layout])[0]
     rows = np.repeat(row[None, :], games, axis=0)
-    run = {"seed": CHECK_SEED, "jobs": jobs, "options": options, "pool": pool}
-    on_layout = lab.simulate(rules, shooter, games, layouts=rows, **run)
-    uniform = lab.simulate(rules, shooter, uniform_games, generator=generator, **run)
-    a = lab.summarise(on_layout, rules.ship_cells, 1.0)
-    b = lab.summarise(uniform, rules.ship_cells, 1.0)
-    return Check(a.mean, a.ci95, games, b.mean, b.ci95, uniform_games)
+    run = {"seed": CHECK_SEED, "jobs": jobs, "options": options, "pool": pool, "stop": stop}
+    a = _histogram(lab.stream(rules, shooter, games, layouts=rows, keep_shots=False, **run), on_games, stop)
+    b = _histogram(
+        lab.stream(rules, shooter, uniform_games, generator=generator, keep_shots=False, **run),
+        on_games,
+        stop,
+    )
+    on_layout = lab.summarise_histogram(a, rules.ship_cells, 1.0)
+    uniform = lab.summarise_histogram(b, rules.ship_cells, 1.0)
+    return Check(on_layout.mean, on_layout.ci95, games, uniform.mean, uniform.ci95, uniform_games)
+
+
+def _histogram(chunks, on_games: Callable[[int], None] | None, stop: Stop | None) -> np.ndarray:
+    """The histogram of a stream of chunks (raising :class:`~battleship.stop.Stopped` when it was cut short)."""
+    total = None
+    for chunk in chunks:
+        total = chunk.histogram if total is None else total + chunk.histogram
+        if on_games is not None:
+            on_games(chunk.games)
+    if stop is not None:
+        stop.check()
+    return total

@@ -54,12 +54,18 @@ class Limit:
 
 
 def every_layout(rules: Rules) -> np.ndarray:
-    """Every layout of ``rules`` as rows of placement indices (refused past ``MAX_LAYOUTS``)."""
+    """Every layout of ``rules`` as rows of placement indices (refused past ``MAX_LAYOUTS``).
+
+    A one-ship fleet's layouts are its placements, in table order; larger fleets are listed in the
+    search engine's visiting order (which selects layouts of two ships or more only).
+    """
     total, _ = count(rules)
     if total > MAX_LAYOUTS:
         raise BattleshipError(
             f"{total:,} layouts: the exact optimum is for small boards (at most {MAX_LAYOUTS:,} layouts)"
         )
+    if len(rules.fleet) == 1:
+        return np.arange(total, dtype=np.int64)[:, None]
     return select_by_search(rules, evidence(rules, Observation(rules)), np.arange(total, dtype=np.int64))
 
 

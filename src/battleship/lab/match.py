@@ -9,8 +9,9 @@ The Dunman High paper scales the moves played by the most a game can last, ``2 *
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -21,6 +22,7 @@ from battleship.lab.pool import Pool, Threads
 from battleship.lab.summary import quantile
 from battleship.rules import Rules
 from battleship.shooters.options import Options
+from battleship.stop import Stop
 
 FIRST = ("alternate", "a", "b")
 
@@ -164,25 +166,109 @@ def summarise(rules: Rules, a: Side, b: Side, t: MatchTally, seed: int, first: s
     )
 
 
+@dataclass(frozen=True)
+class MatchChunk:
+    """One chunk of a pairing: the player against every opponent over the same games."""
+
+    start: int
+    tallies: list[MatchTally]  # one per opponent
+    shots: np.ndarray | None  # (games, 1 + opponents): the player's shots, then each opponent's
+    complete: bool = True  # False when a stop request cut the chunk short
+
+    @property
+    def games(self) -> int:
+        """Games in the chunk."""
+        return self.tallies[0].games
+
+
 def play_match_chunk(
-    rules: Rules, player: Side, opponents: tuple[Side, ...], seed: int, start: int, count: int, first: str
-) -> list[MatchTally]:
+    rules: Rules,
+    player: Side,
+    opponents: tuple[Side, ...],
+    seed: int,
+    start: int,
+    count: int,
+    first: str,
+    fleets: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+    keep_shots: bool = False,
+    stop: Stop | None = None,
+) -> MatchChunk:
     """Games ``start .. start + count`` of ``player`` against each opponent (a pure function).
 
     The player fires at fleets hidden by the first opponent's generator, from the seed ``2 * seed``,
     once for every opponent; each opponent fires at the player's fleets from ``2 * seed + 1``.
+    ``fleets`` gives the layouts instead: those the player hides, then those the opponents hide
+    (rows for these games). Cut short by ``stop``, the chunk holds the games every side finished.
     """
+    hides, opponents_hide = fleets
     a = runner.play_chunk(
-        rules, player.name, 2 * seed, start, count, opponents[0].generator, None, player.options
-    )
-    a_first = first_movers(count, first, start)
-    out = []
+        rules, player.name, 2 * seed, start, count, opponents[0].generator, opponents_hide, player.options,
+        True, stop,
+    )  # fmt: skip
+    n, played = a.games, [a]
     for opponent in opponents:
+        rows = None if hides is None else hides[:n]
         b = runner.play_chunk(
-            rules, opponent.name, 2 * seed + 1, start, count, player.generator, None, opponent.options
+            rules, opponent.name, 2 * seed + 1, start, n, player.generator, rows, opponent.options, True, stop
         )
-        out.append(tally(a.shots, b.shots, a_first, rules.cells, a.seconds + b.seconds))
-    return out
+        played.append(b)
+        n = min(n, b.games)
+    a_first = first_movers(n, first, start)
+    tallies = [
+        tally(a.shots[:n], b.shots[:n], a_first, rules.cells, a.seconds + b.seconds) for b in played[1:]
+    ]
+    shots = np.array([p.shots[:n] for p in played], dtype=np.int64).T.copy() if keep_shots else None
+    return MatchChunk(start, tallies, shots, n == count)
+
+
+def tally_rows(rows: np.ndarray, start: int, first: str, cells: int) -> list[MatchTally]:
+    """The tallies of games ``start ..`` given as ``(games, 1 + opponents)`` shots (a resumed file's lines)."""
+    a_first = first_movers(len(rows), first, start)
+    return [tally(rows[:, 0], rows[:, i], a_first, cells, 0.0) for i in range(1, rows.shape[1])]
+
+
+def add_tallies(totals: list[MatchTally] | None, tallies: list[MatchTally]) -> list[MatchTally]:
+    """``totals`` with a chunk's tallies added (the chunk's own when there are none yet)."""
+    if totals is None:
+        return [dataclasses.replace(t, moves=t.moves.copy()) for t in tallies]
+    for total, t in zip(totals, tallies, strict=True):
+        total.add(t)
+    return totals
+
+
+def stream_pairings(
+    rules: Rules,
+    player: Side,
+    opponents: list[Side],
+    games: int,
+    seed: int,
+    first: str,
+    pool: Pool,
+    start: int = 0,
+    fleets: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+    keep_shots: bool = False,
+    stop: Stop | None = None,
+) -> Iterator[MatchChunk]:
+    """The player against every opponent from game ``start`` to ``games``, chunk by chunk in order on ``pool``.
+
+    With ``stop`` the stream ends early once it is requested, after the games finished up to then.
+    """
+    for side in (player, *opponents):
+        runner.check(side.name, rules)
+        runner.warm_up(rules, side.name, side.generator)
+    chunk = min(runner.chunk_size(side.name) for side in (player, *opponents))
+    for rows in fleets:
+        if rows is not None and len(rows) < games:
+            raise BattleshipError(f"{games:,} games asked for but only {len(rows):,} layouts given")
+    tasks = (
+        (
+            rules, player, tuple(opponents), seed, first_game, count, first,
+            tuple(None if rows is None else rows[first_game : first_game + count] for rows in fleets),
+            keep_shots,
+        )
+        for first_game, count in runner.cuts(start, games, chunk)
+    )  # fmt: skip
+    yield from runner.up_to_a_stop(pool.ordered(play_match_chunk, tasks, stop))
 
 
 def play_pairings(
@@ -194,28 +280,17 @@ def play_pairings(
     first: str,
     pool: Pool,
     on_chunk: Callable[[int], None] | None = None,
+    fleets: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
 ) -> list[MatchTally]:
     """The player against every opponent over ``games`` games, chunk by chunk on ``pool``.
 
     ``on_chunk`` hears the number of games of every chunk done (a progress bar).
     """
-    for side in (player, *opponents):
-        runner.check(side.name, rules)
-        runner.warm_up(rules, side.name, side.generator)
-    chunk = min(runner.chunk_size(side.name) for side in (player, *opponents))
-    tasks = (
-        (rules, player, tuple(opponents), seed, start, min(chunk, games - start), first)
-        for start in range(0, games, chunk)
-    )
     totals: list[MatchTally] | None = None
-    for tallies in pool.ordered(play_match_chunk, tasks):
+    for chunk in stream_pairings(rules, player, opponents, games, seed, first, pool, fleets=fleets):
         if on_chunk is not None:
-            on_chunk(tallies[0].games)
-        if totals is None:
-            totals = tallies
-        else:
-            for total, t in zip(totals, tallies, strict=True):
-                total.add(t)
+            on_chunk(chunk.games)
+        totals = add_tallies(totals, chunk.tallies)
     return totals
 
 
@@ -229,12 +304,16 @@ def play_match(
     first: str = "alternate",
     pool: Pool | None = None,
     on_chunk: Callable[[int], None] | None = None,
+    fleets: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
 ) -> MatchResult:
-    """Play ``games`` games of A against B; reproducible from ``seed`` (on threads, or on ``pool``)."""
+    """Play ``games`` games of A against B; reproducible from ``seed`` (on threads, or on ``pool``).
+
+    ``fleets``: the layouts A hides and those B hides (rows of placement indices), instead of drawing them.
+    """
     first_movers(1, first)  # checks the option before any work
     if games < 1:
         raise BattleshipError("--games must be at least 1")
-    (t,) = play_pairings(rules, a, [b], games, seed, first, pool or Threads(jobs), on_chunk)
+    (t,) = play_pairings(rules, a, [b], games, seed, first, pool or Threads(jobs), on_chunk, fleets)
     return summarise(rules, a, b, t, seed, first)
 
 

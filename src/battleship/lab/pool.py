@@ -10,12 +10,15 @@ Dask reruns the tasks of a worker that died, nothing is lost and nothing counted
   tcp://HOST:8786`` uses the scheduler started there with ``dask scheduler`` and ``dask worker``.
 
 Both give results in chunk order with a bounded number of chunks in flight, so memory stays flat
-for any number of games.
+for any number of games. Given a :class:`~battleship.stop.Stop`, they submit no more chunks once it
+is requested: threads hand it to every chunk (which returns the games it finished), a cluster's
+chunks still queued or running are cancelled and only those already done come back.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,10 +28,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from battleship.errors import BattleshipError
+from battleship.stop import Stop
 
 CONNECT_SECONDS = 10  # how long to wait for a scheduler to answer
 WORKER_SECONDS = 30  # how long to wait for a cluster's first worker
 IN_FLIGHT = 4  # chunks queued per worker thread: enough to keep each busy, few enough to stay small
+POLL = 0.05  # seconds between looks at a stop request while waiting on a cluster's chunk
 # a local cluster's workers share this machine's cores with its scheduler and this process: their
 # statistical profiler (every 10 ms) and GIL monitor (every 1 ms) cost up to a tenth of a 2-core
 # machine (benchmarks/cluster.py); remote workers can be started with the same settings through
@@ -44,7 +49,9 @@ class Pool(Protocol):
 
     threads: int
 
-    def ordered(self, fn: Callable[..., Any], tasks: Iterable[tuple]) -> Iterator[Any]: ...
+    def ordered(
+        self, fn: Callable[..., Any], tasks: Iterable[tuple], stop: Stop | None = None
+    ) -> Iterator[Any]: ...
 
 
 class Threads:
@@ -53,10 +60,22 @@ class Threads:
     def __init__(self, jobs: int = 1):
         self.threads = max(1, jobs)
 
-    def ordered(self, fn: Callable[..., Any], tasks: Iterable[tuple]) -> Iterator[Any]:
-        """Results in order, at most ``IN_FLIGHT`` chunks a thread queued at once."""
-        with ThreadPoolExecutor(max_workers=self.threads) as executor:
-            yield from _in_order(lambda task: executor.submit(fn, *task), tasks, IN_FLIGHT * self.threads)
+    def ordered(
+        self, fn: Callable[..., Any], tasks: Iterable[tuple], stop: Stop | None = None
+    ) -> Iterator[Any]:
+        """Results in order, at most ``IN_FLIGHT`` chunks a thread queued at once.
+
+        With ``stop``, every chunk is called with ``stop=stop`` and winds down when it is requested;
+        the chunks already queued then return at once, so all of them come back.
+        """
+        extra = {} if stop is None else {"stop": stop}
+        executor = ThreadPoolExecutor(max_workers=self.threads)
+        try:
+            yield from _in_order(
+                lambda task: executor.submit(fn, *task, **extra), tasks, IN_FLIGHT * self.threads, stop
+            )
+        finally:  # a consumer that stops early leaves no queued chunk to run
+            executor.shutdown(wait=True, cancel_futures=True)
 
 
 class Cluster:
@@ -67,17 +86,54 @@ class Cluster:
         self.address = address
         self.threads = max(1, sum(w["nthreads"] for w in client.scheduler_info()["workers"].values()))
 
-    def ordered(self, fn: Callable[..., Any], tasks: Iterable[tuple]) -> Iterator[Any]:
-        """Results in order; a task whose worker dies is run again by Dask on another worker."""
-        yield from _in_order(
-            lambda task: self.client.submit(fn, *task, pure=False), tasks, IN_FLIGHT * self.threads + 2
-        )
+    def ordered(
+        self, fn: Callable[..., Any], tasks: Iterable[tuple], stop: Stop | None = None
+    ) -> Iterator[Any]:
+        """Results in order; a task whose worker dies is run again by Dask on another worker.
+
+        A stop request cancels the chunks not yet done (a worker cannot be reached mid-chunk): the
+        results already computed come back, in order, up to the first one missing.
+        """
+        pending: deque = deque()
+        try:
+            for task in tasks:
+                if stop is not None and stop.requested:
+                    break
+                pending.append(self.client.submit(fn, *task, pure=False))
+                if len(pending) >= IN_FLIGHT * self.threads + 2:
+                    if not _wait(pending[0], stop):
+                        break
+                    yield pending.popleft().result()
+            while pending and _wait(pending[0], stop):
+                yield pending.popleft().result()
+        finally:
+            if pending:
+                self.client.cancel(list(pending))
 
 
-def _in_order(submit: Callable[[tuple], Any], tasks: Iterable[tuple], window: int) -> Iterator[Any]:
-    """Submit tasks keeping ``window`` in flight; yield their results in submission order."""
+def _wait(future: Any, stop: Stop | None) -> bool:
+    """Wait for a cluster's future; False when a stop request comes first."""
+    if stop is None:
+        return True
+    while not future.done():
+        if stop.requested:
+            return False
+        time.sleep(POLL)
+    return True
+
+
+def _in_order(
+    submit: Callable[[tuple], Any], tasks: Iterable[tuple], window: int, stop: Stop | None = None
+) -> Iterator[Any]:
+    """Submit tasks keeping ``window`` in flight; yield their results in submission order.
+
+    Once ``stop`` is requested no more tasks are submitted; those in flight are still waited for
+    (each winds down at the request).
+    """
     pending: deque = deque()
     for task in tasks:
+        if stop is not None and stop.requested:
+            break
         pending.append(submit(task))
         if len(pending) >= window:
             yield pending.popleft().result()

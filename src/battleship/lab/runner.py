@@ -5,6 +5,13 @@ streams for the layout and the shooter, so the same seed gives the same shot cou
 number of jobs and wherever the chunks run. Jobs are threads running the nogil Numba kernels, or
 the workers of a Dask cluster (:mod:`battleship.lab.pool`); shooters without a kernel are played
 in Python, a game at a time.
+
+A run given a :class:`~battleship.stop.Stop` winds down within a fraction of a second of a request:
+a chunk on threads plays its games in slices of about ``SLICE_SECONDS`` (a kernel is not stopped
+mid-call: the kernels belong to their shooters), a shooter played in Python looks at the flag
+between shots, and each chunk returns the games it finished (:attr:`ChunkResult.complete` False).
+A stream ends after the first incomplete chunk, so what it gave is every game from the start up to
+the first one unfinished, which is what a shots file keeps and ``--resume`` carries on from.
 """
 
 from __future__ import annotations
@@ -12,19 +19,31 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
 from battleship import generators
 from battleship.errors import BattleshipError
 from battleship.lab.pool import Pool, Threads
-from battleship.lab.shots_file import CHUNK
+from battleship.lab.summary import Comparison, PairedTally
 from battleship.rules import Rules
 from battleship.shooters import kernels, registry
 from battleship.shooters.kernels import play_rows
 from battleship.shooters.options import Options
+from battleship.stop import Stop
 
-SLOW_CHUNK = 50  # games per chunk for shooters played in Python (seconds a game, not microseconds)
+CHUNK = 4_096  # games per chunk for kernel shooters (a fraction of a second for the slowest)
+SLOW_CHUNK = 4  # games per chunk for shooters played in Python: seconds a game, and few lost to a stop
+SLICE_SECONDS = 0.1  # a stoppable chunk plays its kernel games in slices of about this long
+FIRST_SLICE = 64  # games in a stoppable chunk's first slice; doubled while slices stay short
+
+
+T = TypeVar("T")
+
+
+class _GameStopped(Exception):
+    """Raised between two shots to abandon a game when its run is asked to stop."""
 
 
 def is_kernel(shooter: str) -> bool:
@@ -44,16 +63,35 @@ def check(shooter: str, rules: Rules) -> None:
         raise BattleshipError(why)
 
 
-def play_python(rules: Rules, shooter: str, seed: int, rows: np.ndarray, options: Options, first: int = 0):
-    """Shots per game of a shooter played in Python; game ``i`` draws from ``rng([seed, first + i])``."""
+def play_python(
+    rules: Rules,
+    shooter: str,
+    seed: int,
+    rows: np.ndarray,
+    options: Options,
+    first: int = 0,
+    stop: Stop | None = None,
+) -> np.ndarray:
+    """Shots per game of a shooter played in Python; game ``i`` draws from ``game_rng(seed, first + i)``.
+
+    With ``stop``, the flag is read between shots and a game under way when it is requested is
+    abandoned: the shots of the games finished before it come back (fewer than ``rows``).
+    """
     from battleship.game import play
+    from battleship.rng import game_rng
+
+    def between_shots(_observation: object, _shot: object) -> None:
+        if stop.requested:
+            raise _GameStopped
 
     spec = registry.spec(shooter)
     out = np.empty(len(rows), dtype=np.int64)
     for i, row in enumerate(rows):
-        record = play(
-            spec.make(options), generators.to_layout(rules, row), np.random.default_rng([seed, first + i])
-        )
+        rng = game_rng(seed, first + i)
+        try:
+            record = play(spec.make(options), generators.to_layout(rules, row), rng, stop and between_shots)
+        except _GameStopped:
+            return out[:i]
         out[i] = len(record.shots)
     return out
 
@@ -66,6 +104,12 @@ class ChunkResult:
     histogram: np.ndarray  # (cells + 1,): games by shots
     shots: np.ndarray | None  # shots per game, only when the run keeps them
     seconds: float  # time spent playing (not drawing layouts)
+    games: int = -1  # games finished (from ``first`` on); -1: the histogram's total
+    complete: bool = True  # False when a stop request cut the chunk short
+
+    def __post_init__(self) -> None:
+        if self.games < 0:
+            object.__setattr__(self, "games", int(self.histogram.sum()))
 
 
 def play_chunk(
@@ -78,21 +122,50 @@ def play_chunk(
     rows: np.ndarray | None,
     options: Options,
     keep_shots: bool = True,
+    stop: Stop | None = None,
 ) -> ChunkResult:
     """Games ``first .. first + count`` of a run: on ``rows`` when given, else drawn by ``generator``.
 
     A pure function of its arguments: a Dask worker that reruns it gives the very same result.
+    With ``stop`` it plays in short slices and returns early, with the games it finished, once a
+    stop is requested (see the module docstring); the games it plays are the same either way.
     """
-    if rows is None:
-        rows = generators.draw(rules, generator, seed, count, first=first, threads=False)
-    start = time.perf_counter()
-    if is_kernel(shooter):
-        shots = play_rows(rules, kernels.KINDS[registry.spec(shooter).kernel], seed, rows, options, first)
+    if stop is None or not is_kernel(shooter):
+        if rows is None:
+            rows = generators.draw(rules, generator, seed, count, first=first, threads=False)
+        start = time.perf_counter()
+        if is_kernel(shooter):
+            shots = play_rows(rules, kernels.KINDS[registry.spec(shooter).kernel], seed, rows, options, first)
+        else:
+            shots = play_python(rules, shooter, seed, rows, options, first, stop)
+        seconds = time.perf_counter() - start
     else:
-        shots = play_python(rules, shooter, seed, rows, options, first)
-    seconds = time.perf_counter() - start
+        shots, seconds = _play_in_slices(rules, shooter, seed, first, count, generator, rows, options, stop)
     histogram = np.bincount(shots, minlength=rules.cells + 1)
-    return ChunkResult(first, histogram, shots if keep_shots else None, seconds)
+    return ChunkResult(
+        first, histogram, shots if keep_shots else None, seconds, len(shots), len(shots) == count
+    )
+
+
+def _play_in_slices(rules, shooter, seed, first, count, generator, rows, options, stop: Stop):
+    """A kernel shooter's games in slices short enough to stop between: (shots finished, seconds playing)."""
+    kind = kernels.KINDS[registry.spec(shooter).kernel]
+    shots = np.empty(count, dtype=np.int64)
+    done, step, seconds = 0, FIRST_SLICE, 0.0
+    while done < count and not stop.requested:
+        n = min(step, count - done)
+        if rows is None:
+            part = generators.draw(rules, generator, seed, n, first=first + done, threads=False)
+        else:
+            part = rows[done : done + n]
+        start = time.perf_counter()
+        shots[done : done + n] = play_rows(rules, kind, seed, part, options, first + done)
+        took = time.perf_counter() - start
+        seconds += took
+        done += n
+        if took < SLICE_SECONDS / 2:
+            step *= 2
+    return shots[:done], seconds
 
 
 def warm_up(rules: Rules, shooter: str, generator: str = "uniform") -> None:
@@ -114,6 +187,21 @@ def _check_games(games: int, layouts: np.ndarray | None) -> None:
         raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
 
 
+def up_to_a_stop(chunks: Iterator[T]) -> Iterator[T]:
+    """Chunks in order up to the first one a stop request cut short (included): every game from the start
+    up to the first one unfinished."""
+    for chunk in chunks:
+        yield chunk
+        if not chunk.complete:
+            return
+
+
+def cuts(start: int, games: int, chunk: int) -> Iterator[tuple[int, int]]:
+    """``(first, count)`` of each chunk from game ``start`` to ``games``."""
+    for first in range(start, games, chunk):
+        yield first, min(chunk, games - first)
+
+
 def stream(
     rules: Rules,
     shooter: str,
@@ -126,27 +214,29 @@ def stream(
     start: int = 0,
     pool: Pool | None = None,
     keep_shots: bool = True,
+    stop: Stop | None = None,
 ) -> Iterator[ChunkResult]:
-    """Chunks in order, from game ``start`` (a multiple of the chunk) to ``games``.
+    """Chunks in order, from game ``start`` (any game: each has its own streams) to ``games``.
 
     They run on ``pool`` (a Dask cluster, see :mod:`battleship.lab.pool`), else on ``jobs`` threads;
-    without ``keep_shots`` each chunk brings back its histogram only.
+    without ``keep_shots`` each chunk brings back its histogram only. With ``stop`` the stream ends
+    early once it is requested, after the games finished up to then (see the module docstring).
     """
     check(shooter, rules)
     chunk = chunk_size(shooter)
     options = options or Options()
     _check_games(games, layouts)
-    if start % chunk:
-        raise BattleshipError(f"a run resumes at a multiple of {chunk} games, not {start}")
+    if not 0 <= start <= games:
+        raise BattleshipError(f"a run of {games} games cannot start at game {start}")
     warm_up(rules, shooter, generator)
     tasks = (
         (
-            rules, shooter, seed, first, min(chunk, games - first), generator,
-            None if layouts is None else layouts[first : first + chunk], options, keep_shots,
+            rules, shooter, seed, first, count, generator,
+            None if layouts is None else layouts[first : first + count], options, keep_shots,
         )
-        for first in range(start, games, chunk)
+        for first, count in cuts(start, games, chunk)
     )  # fmt: skip
-    yield from (pool or Threads(jobs)).ordered(play_chunk, tasks)
+    yield from up_to_a_stop((pool or Threads(jobs)).ordered(play_chunk, tasks, stop))
 
 
 @dataclass(frozen=True)
@@ -157,6 +247,13 @@ class PairedChunk:
     histograms: np.ndarray  # (shooters, cells + 1): games by shots, per shooter
     minus_first: np.ndarray  # (shooters, 2): sum and sum of squares of (shots - the first's shots)
     seconds: np.ndarray  # (shooters,): time each spent playing
+    shots: np.ndarray | None = None  # (games, shooters): every game's shots, when the run keeps them
+    complete: bool = True  # False when a stop request cut the chunk short
+
+    @property
+    def games(self) -> int:
+        """Games in the chunk (every shooter played each of them)."""
+        return int(self.histograms[0].sum())
 
 
 def play_paired_chunk(
@@ -167,20 +264,29 @@ def play_paired_chunk(
     count: int,
     generator: str,
     rows: np.ndarray | None,
+    keep_shots: bool = False,
+    stop: Stop | None = None,
 ) -> PairedChunk:
-    """Games ``first .. first + count`` for every shooter, on the same layouts (a pure function)."""
+    """Games ``first .. first + count`` for every shooter, on the same layouts (a pure function).
+
+    Cut short by ``stop``, it holds the games every shooter finished.
+    """
     if rows is None:
         rows = generators.draw(rules, generator, seed, count, first=first, threads=False)
-    results = [
-        play_chunk(rules, name, seed, first, count, generator, rows, options) for name, options in shooters
-    ]
-    baseline = results[0].shots
-    diffs = [r.shots - baseline for r in results]
+    n, played = count, []
+    for name, options in shooters:
+        result = play_chunk(rules, name, seed, first, n, generator, rows[:n], options, True, stop)
+        played.append(result)
+        n = min(n, result.games)
+    shots = np.array([r.shots[:n] for r in played], dtype=np.int64).reshape(len(shooters), n)
+    diffs = shots - shots[0]
     return PairedChunk(
         first,
-        np.array([r.histogram for r in results]),
+        np.array([np.bincount(s, minlength=rules.cells + 1) for s in shots]),
         np.array([[int(d.sum()), int((d * d).sum())] for d in diffs], dtype=np.int64),
-        np.array([r.seconds for r in results]),
+        np.array([r.seconds for r in played]),
+        shots.T.copy() if keep_shots else None,
+        n == count,
     )
 
 
@@ -193,8 +299,14 @@ def stream_paired(
     layouts: np.ndarray | None = None,
     pool: Pool | None = None,
     jobs: int = 1,
+    start: int = 0,
+    keep_shots: bool = False,
+    stop: Stop | None = None,
 ) -> Iterator[PairedChunk]:
-    """Every shooter on the same games, chunk by chunk in order (memory flat for any number of games)."""
+    """Every shooter on the same games, chunk by chunk in order (memory flat for any number of games).
+
+    From game ``start``; ``keep_shots`` brings back every game's shots; ``stop`` as in :func:`stream`.
+    """
     for name, _ in shooters:
         check(name, rules)
         warm_up(rules, name, generator)
@@ -202,12 +314,33 @@ def stream_paired(
     chunk = min(chunk_size(name) for name, _ in shooters)
     tasks = (
         (
-            rules, tuple(shooters), seed, first, min(chunk, games - first), generator,
-            None if layouts is None else layouts[first : first + chunk],
+            rules, tuple(shooters), seed, first, count, generator,
+            None if layouts is None else layouts[first : first + count], keep_shots,
         )
-        for first in range(0, games, chunk)
+        for first, count in cuts(start, games, chunk)
     )  # fmt: skip
-    yield from (pool or Threads(jobs)).ordered(play_paired_chunk, tasks)
+    yield from up_to_a_stop((pool or Threads(jobs)).ordered(play_paired_chunk, tasks, stop))
+
+
+def compare(
+    rules: Rules,
+    shooters: list[tuple[str, Options]],
+    games: int,
+    seed: int = 0,
+    generator: str = "uniform",
+    layouts: np.ndarray | None = None,
+    jobs: int = 1,
+    pool: Pool | None = None,
+) -> Comparison:
+    """Every shooter on the same ``games`` games: summaries and paired differences from the first."""
+    from battleship.shooters.options import format_spec
+
+    tally = PairedTally(len(shooters), rules.cells)
+    start = time.perf_counter()
+    for chunk in stream_paired(rules, shooters, games, seed, generator, layouts, pool, jobs):
+        tally.add(chunk.histograms, chunk.minus_first, chunk.seconds, chunk.games)
+    names = [format_spec(name, options) for name, options in shooters]
+    return tally.comparison(rules.name, names, rules.ship_cells, seed, time.perf_counter() - start)
 
 
 def simulate(

@@ -1,69 +1,138 @@
-"""Shots per game streamed to a text file, resumable after a kill."""
+"""Games streamed to a text file, one line a game, resumable after an interrupt or a kill.
+
+A line holds whole numbers separated by spaces: a game's shots (``simulate``), each shooter's shots
+on the same layout (``compare``), both sides' shots (``match``). Files of more than one column
+start with a ``#`` line naming the columns; ``numpy.loadtxt`` and most tools skip it. The run's
+parameters are kept beside the file, in ``FILE.run.json``.
+
+Every line is a finished game and games are written in order, so a file cut anywhere (Ctrl-C,
+SIGTERM, a kill, a full disk) holds games ``0 .. n - 1`` and perhaps half a line: ``--resume``
+checks that the parameters match, drops the half line and carries on from game ``n``.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from battleship.errors import BattleshipError
 
-CHUNK = 20_000
+BLOCK = 1 << 22  # bytes read at a time when a run resumes (a 10^8-game file is 300 MB)
+SYNC_SECONDS = 1.0  # most seconds between forcing the file to disk (what a crash of the machine can lose)
 
 
 class ShotsFile:
-    """Shots per game streamed to a text file (one a line) with its run's parameters beside it.
+    """Games written one a line, with the run's parameters beside them (see the module docstring).
 
-    A run killed part-way keeps every chunk written; ``resume`` checks that the parameters match,
-    drops a partly written chunk and says where to carry on.
+    ``columns`` names the numbers of a line when there is more than one (the header line).
     """
 
-    def __init__(self, path: Path, params: dict, chunk: int = CHUNK):
+    def __init__(self, path: Path, params: dict, columns: list[str] | None = None):
         self.path = path
-        self.chunk = chunk
         self.meta = path.with_name(path.name + ".run.json")
         self.params = params
+        self.columns = list(columns or ["shots"])
+        self.header = "# " + "\t".join(self.columns) + "\n" if len(self.columns) > 1 else ""
+        self._synced = 0.0
 
-    def start(self, resume: bool, cells: int) -> tuple[int, np.ndarray]:
-        """Open for writing; returns (games already done, their histogram)."""
-        histogram = np.zeros(cells + 1, dtype=np.int64)
+    @property
+    def width(self) -> int:
+        """Numbers a line."""
+        return len(self.columns)
+
+    def start(self, resume: bool, on_rows: Callable[[np.ndarray], None] | None = None) -> int:
+        """Open for writing; returns the games already in the file (0 for a new run).
+
+        On ``resume``, ``on_rows`` is handed the games kept, in order, as ``(games, width)`` arrays,
+        so that the caller can count them in again.
+        """
         if not resume:
             if self.path.exists():
                 raise BattleshipError(f"{self.path} exists: pass --resume to carry on with it, or remove it")
             self.meta.write_text(json.dumps(self.params, indent=2) + "\n")
-            self.path.write_text("")
-            return 0, histogram
+            self.path.write_text(self.header)
+            return 0
         if not self.path.exists() or not self.meta.exists():
             raise BattleshipError(f"nothing to resume: {self.path} or {self.meta.name} is missing")
-        saved = json.loads(self.meta.read_text())
+        try:
+            saved = json.loads(self.meta.read_text())
+        except ValueError:
+            raise BattleshipError(
+                f"{self.meta} is not the JSON a run writes: cannot resume from it"
+            ) from None
         if saved != self.params:
             changed = sorted(k for k in set(saved) | set(self.params) if saved.get(k) != self.params.get(k))
             raise BattleshipError(f"{self.path} was written by a different run ({', '.join(changed)} differ)")
-        # read line by line (a 10^8-game file is too big to hold as text): tally each chunk apart and
-        # keep it only once complete, then cut the file after the last complete chunk
-        done, keep_bytes, offset = 0, 0, 0
-        chunk = np.zeros(cells + 1, dtype=np.int64)
-        in_chunk = 0
-        with self.path.open("rb") as handle:
-            for line in handle:
-                if not line.endswith(b"\n"):
-                    break  # a line cut short by the kill
-                offset += len(line)
-                chunk[int(line)] += 1
-                in_chunk += 1
-                if in_chunk == self.chunk:
-                    histogram += chunk
-                    chunk[:] = 0
-                    done, keep_bytes, in_chunk = done + self.chunk, offset, 0
-        with self.path.open("r+b") as handle:
-            handle.truncate(keep_bytes)
-        return done, histogram
+        return self._read_back(on_rows)
 
-    def append(self, shots: np.ndarray) -> None:
-        """Add one chunk, flushed to disk before the next is counted."""
+    def _read_back(self, on_rows: Callable[[np.ndarray], None] | None) -> int:
+        """Every whole line, handed to ``on_rows`` in blocks; the file is cut after the last one."""
+        games, keep, line_number = 0, 0, 0
+        with self.path.open("rb") as handle:
+            rest = b""
+            while True:
+                data = handle.read(BLOCK)
+                text = rest + data
+                end = text.rfind(b"\n") + 1
+                whole, rest = text[:end], text[end:]
+                if keep == 0 and self.header and whole.startswith(b"#"):
+                    cut = whole.index(b"\n") + 1
+                    whole, keep, line_number = whole[cut:], cut, 1
+                if whole:
+                    rows = self._parse(whole, line_number)
+                    games += len(rows)
+                    keep += len(whole)
+                    line_number += len(rows)
+                    if on_rows is not None:
+                        on_rows(rows)
+                if not data:
+                    break
+        with self.path.open("r+b") as handle:
+            handle.truncate(keep)  # a line cut short by the kill
+            if keep == 0:
+                handle.write(self.header.encode())
+        return games
+
+    def _parse(self, whole: bytes, before: int) -> np.ndarray:
+        """Whole lines as a ``(games, width)`` array, or a clear error naming the first bad line."""
+        lines = whole.count(b"\n")
+        fields = whole.split()
+        if len(fields) == lines * self.width:
+            try:
+                return np.array(fields).astype(np.int64).reshape(lines, self.width)
+            except ValueError:
+                pass
+        for number, line in enumerate(whole.splitlines(), before + 1):
+            parts = line.split()
+            if len(parts) != self.width or not all(p.isdigit() for p in parts):
+                raise BattleshipError(
+                    f"{self.path}, line {number}: expected {self.width} whole number"
+                    f"{'s' if self.width > 1 else ''}, found {line[:60].decode(errors='replace')!r}"
+                )
+        raise BattleshipError(f"{self.path}: cannot read the games it holds")  # pragma: no cover
+
+    def append(self, rows: np.ndarray) -> None:
+        """Add finished games (shots, or ``(games, width)`` rows), written before they are counted.
+
+        Written whole and flushed at once (an interrupt or a kill of the process loses nothing
+        written); forced to the disk itself at most every ``SYNC_SECONDS``, against a crash of the
+        machine, so that fast shooters are not held up by the disk.
+        """
+        rows = np.asarray(rows).reshape(-1, self.width)
+        if not len(rows):
+            return
+        if self.width == 1:
+            text = "".join(f"{v}\n" for v in rows[:, 0].tolist())
+        else:
+            text = "".join(" ".join(map(str, row)) + "\n" for row in rows.tolist())
         with self.path.open("a") as handle:
-            handle.write("".join(f"{v}\n" for v in shots.tolist()))
+            handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if time.monotonic() - self._synced >= SYNC_SECONDS:
+                os.fsync(handle.fileno())
+                self._synced = time.monotonic()

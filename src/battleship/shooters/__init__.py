@@ -5,7 +5,8 @@ idea it is, where its class lives (imported only when the shooter is first made)
 lab plays it with, and the option keys it reads (``name:key=value,...``; see
 :mod:`battleship.shooters.options`). Which rules a shooter refuses, and why, is its class's
 ``refusal``. Register your own the same way; :func:`battleship.shooters.check.check_shooter` checks
-that a shooter keeps the protocol (and, when it has one, that its kernel plays the very same games).
+that a shooter keeps the protocol and, when it has a kernel, that the kernel plays the very same
+games as the class, shot for shot, random numbers included.
 """
 
 from battleship.shooters.registry import (
@@ -46,7 +47,6 @@ register(
         f"{_HERE}.random:RandomShooter",
         "a uniformly random cell not yet fired at",
         "random",
-        kernel_agrees="in law",
         ignores=("sinkings", "margin"),
         ignores_why="DataGenetics' first baseline fires at any cell not yet fired at",
     )
@@ -57,7 +57,6 @@ register(
         f"{_HERE}.hunt_target:HuntTargetShooter",
         "DataGenetics: random hunt, then the N/S/E/W neighbours of every hit",
         "hunt-target",
-        kernel_agrees="in law",
         ignores=("sinkings", "margin"),
         ignores_why=_AS_DATAGENETICS,
     )
@@ -69,7 +68,6 @@ register(
         "DataGenetics: hunt/target that hunts on one checkerboard colour (colour=0|1)",
         "hunt-target-parity",
         ("colour",),
-        kernel_agrees="in law",
         ignores=("sinkings", "margin"),
         ignores_why=_AS_DATAGENETICS,
     )
@@ -89,7 +87,6 @@ register(
         f"{_HERE}.flood:FloodShooter",
         "The R study: random guesses, and a flood of the neighbours of every hit",
         "flood",
-        kernel_agrees="counts",  # the kernel counts the cells the last flood marks, as the R study does
         ignores=("sinkings", "margin"),
         ignores_why=_AS_THE_R_STUDY,
     )
@@ -101,7 +98,6 @@ register(
         "The R study: a misses-only density over the whole fleet, and a flood on a hit",
         "density-grid",
         ("skew",),
-        kernel_agrees="counts",
         ignores=("sinkings", "margin"),
         ignores_why=_AS_THE_R_STUDY,
     )
@@ -167,5 +163,6 @@ register(
         "the strongest measured shooter for the rules (docs/strategies.md); options apply to it",
         None,
         ("tie", "colour", "weight", "skew", "boost", "samples", "budget", "endgame", "model", "informative"),
+        chooses=f"{_HERE}.best:best_for",
     )
 )

@@ -77,7 +77,7 @@ class BestShooter:
 
         name, options = check(format_spec("best", self.options), rules)
         self._inner = spec(name).make(options)
-        self.name = f"best ({format_spec(name, options)})"
+        self.name = format_spec(name, options)  # what plays, named as everywhere else
         self._inner.reset(rules, rng)
 
     def next_shot(self, observation: Observation) -> int:

@@ -33,6 +33,7 @@ from numba import njit
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
+from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks
 from battleship.shooters.choice import (
     HIT,
@@ -501,7 +502,7 @@ class DensityShooter:
         """Remember the rules; all other state is read from the observation."""
         self._rules = rules
         self._params = self.options.vector(rules)
-        self._state = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
+        self._state = kernel_state(rng)
 
     def next_shot(self, observation: Observation) -> int:
         """The cell this shooter's scores put first."""

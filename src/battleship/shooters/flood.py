@@ -2,18 +2,18 @@
 
 - ``flood`` (the R study's ``guessSearch``): guesses down a shuffled order; a hit starts its
   ``recSearch``, which marks the hit ship cells' whole 4-connected group and every cell next to it.
-  In the kernel each marked cell counts as a guess, including those the last flood marks after the
-  final ship cell, as the study counts.
+  Each marked cell is a shot.
 - ``density-grid`` (its ``denSearch``): fire at the cell that most placements of every ship avoid
   marked cells through (the study never drops sunk ships from ``ship.sizes``), the first such cell
   in R's column-major order, flooding on a hit as above; ``skew`` as in
   :mod:`battleship.shooters.options`.
 
 Both search around a hit the way the R study's ``recSearch`` recurses: fire the cell; if it holds a ship, go
-on with the cell below, then above, right and left, each explored fully before the next. Here the
-referee ends the game at the last ship cell, while the R study (and the lab's kernels, to reproduce its
-table) also counts the cells its final flood marks afterwards, so these shooters can finish a few
-shots sooner than the kernels count.
+on with the cell below, then above, right and left, each explored fully before the next. The
+referee ends the game at the last ship cell, and so do the kernels, shot for shot as the readable
+shooters. The R study also counts the cells its final flood marks after the last ship cell;
+``study=True`` in the kernels counts as it does (:func:`study_guesses`, which reproduces its table:
+``benchmarks/r_study.py``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from numba import njit
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
-from battleship.rng import shuffled
+from battleship.rng import kernel_state, shuffled
 from battleship.rules import Rules
 from battleship.shooters.choice import MISS, UNKNOWN, pattern_factor
 from battleship.shooters.options import Options
@@ -44,7 +44,7 @@ class FloodShooter:
         self._order = (
             self._given_order
             if self._given_order is not None
-            else [int(c) for c in rng.permutation(rules.cells)]
+            else [int(c) for c in shuffled(kernel_state(rng), rules.cells)]
         )
         self._next = 0
         self._stack: list[int] = []
@@ -124,13 +124,18 @@ class DensityGridShooter(FloodShooter):
 
 
 @njit(cache=True, nogil=True)
-def flood(cell, ship_at, marked, rows, cols, stack):
-    """The R study's ``recSearch`` from ``cell``: returns (cells newly marked, ship cells among them)."""
+def flood(cell, ship_at, marked, rows, cols, stack, left, study):
+    """The R study's ``recSearch`` from ``cell``: returns (cells newly marked, ship cells among them).
+
+    Cells are marked in the recursion's order (below, above, right, left, each explored fully);
+    unless ``study``, the flood stops at the last of the ``left`` ship cells still to hit, as the
+    referee ends the game there.
+    """
     top = 0
     stack[top] = cell
     top += 1
     new = ships = 0
-    while top > 0:
+    while top > 0 and (study or ships < left):
         top -= 1
         c = stack[top]
         if marked[c]:
@@ -141,24 +146,25 @@ def flood(cell, ship_at, marked, rows, cols, stack):
             continue
         ships += 1
         r, k = c // cols, c % cols
-        if r + 1 < rows:
-            stack[top] = c + cols
-            top += 1
-        if r > 0:
-            stack[top] = c - cols
+        # pushed in reverse, so that the cell below comes off the stack first
+        if k > 0:
+            stack[top] = c - 1
             top += 1
         if k + 1 < cols:
             stack[top] = c + 1
             top += 1
-        if k > 0:
-            stack[top] = c - 1
+        if r > 0:
+            stack[top] = c - cols
+            top += 1
+        if r + 1 < rows:
+            stack[top] = c + cols
             top += 1
     return new, ships
 
 
 @njit(cache=True, nogil=True)
-def play_flood(state, ship_at, total, rows, cols, order):
-    """The R study's traditional method; ``order`` is the guess order (shuffled when empty)."""
+def play_flood(state, ship_at, total, rows, cols, order, study=False):
+    """The R study's traditional method; ``order`` is the guess order (shuffled from ``state`` when empty)."""
     n = rows * cols
     if order.shape[0] == 0:
         order = shuffled(state, n)
@@ -170,14 +176,14 @@ def play_flood(state, ship_at, total, rows, cols, order):
             break
         if marked[cell]:
             continue
-        new, ships = flood(cell, ship_at, marked, rows, cols, stack)
+        new, ships = flood(cell, ship_at, marked, rows, cols, stack, total - hits, study)
         guesses += new
         hits += ships
     return guesses
 
 
 @njit(cache=True, nogil=True)
-def play_density_grid(ship_at, total, rows, cols, size, skew):
+def play_density_grid(ship_at, total, rows, cols, size, skew, study=False):
     """The R study's density method: misses-only density over the whole fleet, first maximum column by column."""
     n = rows * cols
     marked = np.zeros(n, dtype=np.bool_)
@@ -220,7 +226,31 @@ def play_density_grid(ship_at, total, rows, cols, size, skew):
                 cell = r * cols + c
                 if best < 0 or den[cell] * factor[cell] > den[best] * factor[best]:
                     best = cell
-        new, ships = flood(best, ship_at, marked, rows, cols, stack)
+        new, ships = flood(best, ship_at, marked, rows, cols, stack, total - hits, study)
         guesses += new
         hits += ships
     return guesses
+
+
+def study_guesses(rules: Rules, kind: str, seed: int, rows: np.ndarray) -> np.ndarray:
+    """Guesses per game as the R study counts them (its last flood runs on after the final ship cell).
+
+    ``kind`` is ``"flood"`` or ``"density-grid"``; game ``i`` shuffles from the lab's stream, so the
+    games are the lab's up to the last ship cell.
+    """
+    from battleship.rng import SHOOTER_SALT, seed_words, stream
+    from battleship.shooters.choice import mark_ships
+    from battleship.tables import tables
+
+    t = tables(rules)
+    out = np.empty(len(rows), dtype=np.int64)
+    ship_at = np.empty(rules.cells, dtype=np.int64)
+    for i, row in enumerate(rows):
+        mark_ships(row, t.cell_list, t.size, ship_at)
+        if kind == "flood":
+            state = stream(np.uint64(seed_words(seed)) ^ SHOOTER_SALT, np.uint64(i))
+            no_order = np.empty(0, dtype=np.int64)
+            out[i] = play_flood(state, ship_at, rules.ship_cells, rules.rows, rules.cols, no_order, True)
+        else:
+            out[i] = play_density_grid(ship_at, rules.ship_cells, rules.rows, rules.cols, t.size, 0, True)
+    return out

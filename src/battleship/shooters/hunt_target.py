@@ -19,7 +19,7 @@ from numba import njit
 
 from battleship.cells import neighbours
 from battleship.game import Observation, Outcome
-from battleship.rng import shuffled
+from battleship.rng import kernel_state, shuffled
 from battleship.rules import Rules
 from battleship.shooters.options import Options
 
@@ -36,18 +36,16 @@ class HuntTargetShooter:
         self._given_order = order  # a fixed hunting order, for tests against the kernel
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
-        """Shuffle the hunting order and empty the target queue."""
+        """Shuffle the hunting order (from the game's stream, as the kernel does) and empty the target queue."""
         self._rules = rules
-        order = (
+        self._order = (
             self._given_order
             if self._given_order is not None
-            else [int(c) for c in rng.permutation(rules.cells)]
+            else [
+                int(c)
+                for c in hunt_order(kernel_state(rng), rules.rows, rules.cols, self.parity, self.colour)
+            ]
         )
-        if self.parity and self._given_order is None:
-            on = [c for c in order if (c // rules.cols + c % rules.cols) % 2 == self.colour]
-            on_set = set(on)
-            order = on + [c for c in order if c not in on_set]
-        self._order = order
         self._hunt = 0
         self._queue: deque[int] = deque()
         self._seen = 0

@@ -1,7 +1,8 @@
 """Whole games inside Numba, with no Python per shot: the dispatcher the lab runs.
 
 Each game ``i`` of a run seeded ``seed`` draws from the stream ``rng.stream(seed ^ SHOOTER_SALT, i)``,
-so a game's shots do not depend on how the run is split across jobs. The hidden layout is given as
+so a game's shots do not depend on how the run is split across jobs, and a shooter's readable class
+reset with ``rng.game_rng(seed, i)`` draws the very same numbers the same way. The hidden layout is given as
 ``ship_at`` (cell -> ship index, or -1); each shooter's kernel lives in that shooter's module and
 reads only what has been fired and answered. Every kernel reads its options from the int64 vector
 of :meth:`battleship.shooters.options.Options.vector`.
@@ -15,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from battleship.inference.prior import generator_weights
-from battleship.rng import seed_words, stream
+from battleship.rng import SHOOTER_SALT, seed_words, stream
 from battleship.rules import Rules
 from battleship.shooters.choice import mark_ships
 from battleship.shooters.density import DENSITY as DENSITY_MODE
@@ -27,10 +28,6 @@ from battleship.shooters.options import COLOUR, SKEW, Options
 from battleship.shooters.random import play_random
 from battleship.shooters.trial_sink import play_trial_sink
 from battleship.tables import geometry, tables
-
-# Shooters draw from streams of ``seed ^ SHOOTER_SALT``: a run that draws its layouts with the same
-# seed would otherwise hand the shooter the very numbers that placed the ships.
-SHOOTER_SALT = np.uint64(0x5EED_0F_5A1_7ED)
 
 NOTHING_FORCED = np.empty(0, dtype=np.int64)  # whole games: no shots given in advance
 
@@ -64,9 +61,9 @@ def play_game(kind, state, ship_at, total, rows, cols, params, geometry):
     if kind == RANDOM:
         return play_random(state, ship_at, total, rows, cols)
     if kind == FLOOD:
-        return play_flood(state, ship_at, total, rows, cols, np.empty(0, dtype=np.int64))
+        return play_flood(state, ship_at, total, rows, cols, np.empty(0, dtype=np.int64), False)
     if kind == DENSITY_GRID:
-        return play_density_grid(ship_at, total, rows, cols, size, params[SKEW])
+        return play_density_grid(ship_at, total, rows, cols, size, params[SKEW], False)
     if kind == DENSITY:
         return play_density(state, ship_at, total, rows, cols, params, geometry, DENSITY_MODE, NOTHING_FORCED)
     if kind == SUPERPOSITION:

@@ -21,6 +21,7 @@ import numpy as np
 from battleship.game import Observation
 from battleship.inference import evidence, posterior, select_by_search
 from battleship.inference.endgame import Solver
+from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks
 from battleship.shooters.choice import HIT, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
 from battleship.shooters.density import observed_status
@@ -58,7 +59,7 @@ class OptimalShooter:
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Remember the rules and seed the tie-break stream."""
         self._rules = rules
-        self._state = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
+        self._state = kernel_state(rng)
         self._solver: Solver | None = None
 
     def weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:

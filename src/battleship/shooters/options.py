@@ -42,6 +42,19 @@ SPACING_CODES = {Spacing.TOUCH: 0, Spacing.NO_EDGE: 1, Spacing.NO_CONTACT: 2}
 DEFAULT_WEIGHT = 20
 SUPERPOSITION_BOOST = 5  # the Dunman High paper: "a few percentage points"
 
+# the whole-number keys and the values they may take (low, high, what they are)
+RANGES = {
+    "colour": (0, 1, "a checkerboard colour"),
+    "weight": (1, 10_000, "a factor"),
+    "skew": (0, 100, "a percentage"),
+    "boost": (0, 100, "a percentage"),
+    "samples": (1, 10_000_000, "a number of samples"),
+    "budget": (0, 600_000, "milliseconds"),
+    "endgame": (0, 100_000, "a number of layouts"),
+    "rollouts": (1, 100_000, "a number of layouts"),
+    "width": (1, 1_000, "a number of candidate cells"),
+}
+
 # positions in the kernels' parameter vector
 TIE, COLOUR, WEIGHT, SKEW, BOOST, SINKS, SPACING = range(7)
 
@@ -66,29 +79,14 @@ class Options:
     def __post_init__(self) -> None:
         if self.tie not in TIES:
             raise BattleshipError(f"tie rule {self.tie!r} is not one of {', '.join(TIES)}")
-        if self.colour not in (0, 1):
-            raise BattleshipError(f"colour must be 0 or 1, not {self.colour}")
-        if not 1 <= self.weight <= 10_000:
-            raise BattleshipError(f"weight must be between 1 and 10000, not {self.weight}")
-        if not 1 <= self.samples <= 10_000_000:
-            raise BattleshipError(f"samples must be between 1 and 10000000, not {self.samples}")
-        if not 1 <= self.rollouts <= 100_000:
-            raise BattleshipError(f"rollouts must be between 1 and 100000, not {self.rollouts}")
-        if not 1 <= self.width <= 1_000:
-            raise BattleshipError(
-                f"width is a number of candidate cells between 1 and 1000, not {self.width}"
-            )
-        if not 0 <= self.endgame <= 100_000:
-            raise BattleshipError(f"endgame is a number of layouts between 0 and 100000, not {self.endgame}")
-        if not 0 <= self.budget <= 600_000:
-            raise BattleshipError(f"budget is milliseconds between 0 and 600000, not {self.budget}")
+        for key, (low, high, what) in RANGES.items():
+            value = getattr(self, key)
+            if value is not None and not low <= value <= high:
+                raise BattleshipError(f"{key} is {what} from {low:,} to {high:,}, not {value:,}")
         if self.prior:
             from battleship.generators import parse_generator
 
             parse_generator(self.prior)  # a clear error now rather than mid-run
-        for key in ("skew", "boost"):
-            if getattr(self, key) is not None and not 0 <= getattr(self, key) <= 1000:
-                raise BattleshipError(f"{key} is a percentage between 0 and 1000, not {getattr(self, key)}")
 
     def vector(self, rules: Rules) -> np.ndarray:
         """The int64 parameter vector of the kernels, for ``rules``."""
@@ -113,7 +111,11 @@ class Options:
 
 
 def parse_spec(spec: str, base: Options | None = None) -> tuple[str, Options]:
-    """``"density:tie=random,skew=20"`` -> ``("density", Options(tie="random", skew=20))``."""
+    """``"density:tie=random,skew=20"`` -> ``("density", Options(tie="random", skew=20))``.
+
+    A key given twice, a value that is not a whole number where one is read, and a value out of its
+    range (:data:`RANGES`) are refused, naming the spec.
+    """
     name, _, rest = spec.partition(":")
     name = name.strip()
     if not name:
@@ -127,14 +129,21 @@ def parse_spec(spec: str, base: Options | None = None) -> tuple[str, Options]:
             raise BattleshipError(
                 f"shooter {spec!r}: {item!r} is not key=value with a key among {', '.join(fields)}"
             )
+        if key in values:
+            raise BattleshipError(f"shooter {spec!r}: {key} is given twice")
         if key in ("tie", "model", "prior"):
             values[key] = value.strip()
         else:
             try:
                 values[key] = int(value)
             except ValueError:
-                raise BattleshipError(f"shooter {spec!r}: {key} must be an integer, not {value!r}") from None
-    return name, dataclasses.replace(base or Options(), **values)
+                raise BattleshipError(
+                    f"shooter {spec!r}: {key} must be an integer, not {value.strip()!r}"
+                ) from None
+    try:
+        return name, dataclasses.replace(base or Options(), **values)
+    except BattleshipError as exc:
+        raise BattleshipError(f"shooter {spec!r}: {exc}") from None
 
 
 def format_spec(name: str, options: Options) -> str:

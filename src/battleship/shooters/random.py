@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from battleship.game import Observation
-from battleship.rng import shuffled
+from battleship.rng import kernel_state, shuffled
 from battleship.rules import Rules
 from battleship.shooters.options import Options
 
@@ -20,8 +20,8 @@ class RandomShooter:
         self.options = options or Options()
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
-        """Shuffle the order of fire for a new game."""
-        self._order = rng.permutation(rules.cells)
+        """Shuffle the order of fire for a new game (from the game's stream, as the kernel does)."""
+        self._order = shuffled(kernel_state(rng), rules.cells)
         self._next = 0
 
     def next_shot(self, observation: Observation) -> int:

@@ -14,6 +14,14 @@ finished ship, so no ship can be there).
 - A run with no candidate left is a finished ship: its length names it (one afloat ship of that
   length is struck off) and the cells around it (the spacing rule's halo) become impossible.
 
+With ``prior=GENERATOR`` every count weighs each placement by how often that generator draws it
+(:func:`battleship.inference.prior.generator_weights`). A placement the generator (almost) never
+draws, weighing under ``NEGLIGIBLE``, is first read as absent: a run whose only extensions are such
+placements is finished without the shots that would prove its ends, which is where most of the
+prior's gain lies. The prior never rules a legal layout out, though: as soon as that bold reading
+contradicts the board (a finished run no afloat ship fits, or afloat ships with nowhere left to
+lie), the shooter reads the whole game again counting every placement, and plays on so.
+
 Needs straight ships (a finished ship is read off a straight run) and spacing ``no-edge`` or
 ``no-contact`` (a run of hits is then one ship); it refuses other rules. Where the rules announce a
 sinking (any ``sinks`` but ``none``), the run through the sunk cell is finished at once, without the
@@ -29,10 +37,15 @@ from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
 from battleship.inference.prior import generator_weights
+from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks, Spacing
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, choose, skew_factor
 from battleship.shooters.options import SINKS, SKEW, SPACING, TIE, Options
 from battleship.tables import geometry, tables
+
+# a placement its prior weighs under this (drawn under 1% as often as uniform layouts draw it) is
+# first read as absent; weights are 1 without a prior, so nothing is then
+NEGLIGIBLE = 0.01
 
 
 def refusal(rules: Rules) -> str | None:
@@ -78,8 +91,11 @@ def between(x, first, last, cols):
 
 
 @njit(cache=True, nogil=True)
-def extension_scores(status, afloat, run, length, rows, cols, geometry, score):
-    """Score each cell that extends ``run``; returns how many cells got a score above zero."""
+def extension_scores(status, afloat, run, length, rows, cols, geometry, score, floor):
+    """Score each cell that extends ``run``; returns how many cells got a score above zero.
+
+    Placements weighing less than ``floor`` are left out (read as absent).
+    """
     cell_list, size, ship_of, through_start, through, weight = (
         geometry[0],
         geometry[1],
@@ -102,7 +118,7 @@ def extension_scores(status, afloat, run, length, rows, cols, geometry, score):
             for i in range(through_start[cand], through_start[cand + 1]):
                 p = through[i]
                 s = ship_of[p]
-                if not afloat[s] or size[s] <= length:
+                if not afloat[s] or size[s] <= length or weight[p] < floor:
                     continue
                 # the run's cells and unknown cells only: a hit of another run would join two ships
                 ends = 0
@@ -159,13 +175,17 @@ def sunk_at(cell, status, afloat, rows, cols, geometry, spacing):
 
 
 @njit(cache=True, nogil=True)
-def trial_scores(status, afloat, geometry, score):
-    """Placements of afloat ships over unknown cells only, counted (by prior weight) on each cell they cover."""
+def trial_scores(status, afloat, geometry, score, floor):
+    """Placements of afloat ships over unknown cells only, counted (by prior weight) on each cell they cover.
+
+    Placements weighing less than ``floor`` are left out; returns how many placements were counted.
+    """
     cell_list, size, ship_of, weight = geometry[0], geometry[1], geometry[4], geometry[7]
     score[:] = 0
+    counted = 0
     for p in range(cell_list.shape[0]):
         s = ship_of[p]
-        if not afloat[s]:
+        if not afloat[s] or weight[p] < floor:
             continue
         ok = True
         for k in range(size[s]):
@@ -173,13 +193,19 @@ def trial_scores(status, afloat, geometry, score):
                 ok = False
                 break
         if ok:
+            counted += 1
             for k in range(size[s]):
                 score[cell_list[p, k]] += weight[p]
+    return counted
 
 
 @njit(cache=True, nogil=True)
-def trial_sink_shot(status, afloat, rows, cols, params, geometry, state):
-    """Settle finished runs (updating ``status`` and ``afloat``), then the next cell; -1 if the board contradicts the fleet."""
+def trial_sink_shot(status, afloat, rows, cols, params, geometry, state, floor):
+    """Settle finished runs (updating ``status`` and ``afloat``), then the next cell.
+
+    Placements weighing under ``floor`` are read as absent. Returns -1 when the board contradicts
+    the fleet under that reading (no random number is drawn then).
+    """
     n = rows * cols
     run = np.empty(max(rows, cols), dtype=np.int64)
     score = np.zeros(n, dtype=np.float64)  # placements counted, each by its prior weight (1: uniform)
@@ -190,37 +216,83 @@ def trial_sink_shot(status, afloat, rows, cols, params, geometry, state):
         changed = False
         for first in range(n):
             length = run_from(first, status, rows, cols, run)
-            if length and extension_scores(status, afloat, run, length, rows, cols, geometry, score) == 0:
+            if (
+                length
+                and extension_scores(status, afloat, run, length, rows, cols, geometry, score, floor) == 0
+            ):
                 if not finish(status, afloat, geometry[1], run, length, rows, cols, params[SPACING]):
                     return -1
                 changed = True
     for first in range(n):
         length = run_from(first, status, rows, cols, run)
         if length:
-            extension_scores(status, afloat, run, length, rows, cols, geometry, score)
+            extension_scores(status, afloat, run, length, rows, cols, geometry, score, floor)
             return choose(score, np.empty(0, dtype=np.int64), score > 0, rows, cols, params[TIE], state)
-    trial_scores(status, afloat, geometry, score)
+    if trial_scores(status, afloat, geometry, score, floor) == 0 and floor > 0:
+        return -1  # the afloat ships have nowhere left to lie: the bold reading was wrong
     factor = skew_factor(status, afloat, geometry[1], rows, cols, params[SKEW])
     return choose(score, factor, status == UNKNOWN, rows, cols, params[TIE], state)
 
 
 @njit(cache=True, nogil=True)
+def reread(fired, shots, ship_at, status, afloat, rows, cols, params, geometry):
+    """The board from scratch after the first ``shots`` of ``fired``, as the readable shooter rebuilds it."""
+    status[:] = UNKNOWN
+    afloat[:] = True
+    left = geometry[1].copy()
+    for i in range(shots):
+        cell = fired[i]
+        ship = ship_at[cell]
+        if ship < 0:
+            status[cell] = MISS
+            continue
+        status[cell] = HIT
+        left[ship] -= 1
+        if left[ship] == 0 and params[SINKS] > 0:
+            sunk_at(cell, status, afloat, rows, cols, geometry, params[SPACING])
+
+
+@njit(cache=True, nogil=True)
+def first_unshot(status):
+    """The first cell not fired at (unknown, or ruled out by the margin)."""
+    for cell in range(status.shape[0]):
+        if status[cell] == UNKNOWN or status[cell] == IMPOSSIBLE:
+            return cell
+    return -1
+
+
+@njit(cache=True, nogil=True)
 def play_trial_sink(state, ship_at, total, rows, cols, params, geometry):
-    """Shots trial-sink needs to hit every ship cell."""
+    """Shots trial-sink needs to hit every ship cell (bold reading of the prior first, see the module docstring)."""
     status = np.zeros(rows * cols, dtype=np.int8)
     afloat = np.ones(geometry[1].shape[0], dtype=np.bool_)
     left = geometry[1].copy()
+    fired = np.empty(rows * cols, dtype=np.int64)
+    floor = NEGLIGIBLE
     shots = hits = 0
     while hits < total:
-        cell = trial_sink_shot(status, afloat, rows, cols, params, geometry, state)
+        cell = trial_sink_shot(status, afloat, rows, cols, params, geometry, state, floor)
+        if cell < 0 and floor > 0:
+            floor = 0.0
+            reread(fired, shots, ship_at, status, afloat, rows, cols, params, geometry)
+            cell = trial_sink_shot(status, afloat, rows, cols, params, geometry, state, floor)
+        if cell < 0:  # never on a legal board (the tests play every kind); a game still ends
+            cell = first_unshot(status)
+        fired[shots] = cell
         shots += 1
         ship = ship_at[cell]
         if ship >= 0:
             status[cell] = HIT
             hits += 1
             left[ship] -= 1
-            if left[ship] == 0 and params[SINKS] > 0:
-                sunk_at(cell, status, afloat, rows, cols, geometry, params[SPACING])
+            if (
+                left[ship] == 0
+                and params[SINKS] > 0
+                and not sunk_at(cell, status, afloat, rows, cols, geometry, params[SPACING])
+                and floor > 0
+            ):
+                floor = 0.0
+                reread(fired, shots, ship_at, status, afloat, rows, cols, params, geometry)
         else:
             status[cell] = MISS
     return shots
@@ -243,10 +315,25 @@ class TrialSinkShooter:
         self._rules = rules
         self._params = self.options.vector(rules)
         self._geometry = geometry(tables(rules), generator_weights(rules, self.options.prior))
-        self._state = np.array([rng.integers(0, 2**63)], dtype=np.uint64)
+        self._state = kernel_state(rng)
+        self._floor = NEGLIGIBLE
 
     def next_shot(self, observation: Observation) -> int:
-        """Rebuild the board from the shots (hits, misses and announced sinkings), settle finished ships, pick."""
+        """Rebuild the board from the shots (hits, misses and announced sinkings), settle finished ships, pick.
+
+        The prior is read boldly (placements under ``NEGLIGIBLE`` absent) until that contradicts
+        the board; from then on, for the rest of the game, every placement counts.
+        """
+        cell = self._read(observation, self._floor)
+        if cell < 0 and self._floor > 0:
+            self._floor = 0.0
+            cell = self._read(observation, 0.0)
+        if cell < 0:
+            raise BattleshipError("the hits seen so far cannot be the fleet's ships under these rules")
+        return int(cell)
+
+    def _read(self, observation: Observation, floor: float) -> int:
+        """The next cell with placements under ``floor`` read as absent; -1 if the board contradicts that."""
         rules = self._rules
         status = np.zeros(rules.cells, dtype=np.int8)
         afloat = np.ones(len(rules.fleet), dtype=np.bool_)
@@ -259,10 +346,9 @@ class TrialSinkShooter:
                     shot.cell, status, afloat, rules.rows, rules.cols, self._geometry, self._params[SPACING]
                 )
             ):
+                if floor > 0:
+                    return -1
                 raise BattleshipError(f"a sinking at {cell_name(shot.cell, rules.cols)} fits no afloat ship")
-        cell = trial_sink_shot(
-            status, afloat, rules.rows, rules.cols, self._params, self._geometry, self._state
+        return trial_sink_shot(
+            status, afloat, rules.rows, rules.cols, self._params, self._geometry, self._state, floor
         )
-        if cell < 0:
-            raise BattleshipError("the hits seen so far cannot be the fleet's ships under these rules")
-        return int(cell)

@@ -1,9 +1,17 @@
-"""The FastAPI app: the JSON API (with an OpenAPI schema that says what it does) and the five pages.
+"""The FastAPI app: the JSON API (with an OpenAPI schema that says what it does), the pages, and the API's
+documentation page, all served from the package (nothing fetched at run time).
 
 Every bad input gets a 4xx whose body is ``{"detail": "<what is wrong, and where>"}``; request
-bodies are bounded; heavy work passes a :class:`~battleship.web.gate.Gate` (503 when saturated);
-each client is rate limited (429); a game is reachable only by its 128-bit random id, and
+bodies are bounded; each client is rate limited (429); heavy work runs in worker processes behind a
+gate, each request with a deadline, stopped when its client goes away or the server shuts down; a
+game is reachable only by its 128-bit random id (a seat between friends by its own token), and
 unfinished games expire.
+
+Warm-up (``warm=True``, as ``battleship serve`` runs it): the worker processes and the server's own
+kernels are run once during start-up, before the port accepts requests, so no player's first move
+waits for the compiler. A closed port is what browsers, scripts and health checks already read as
+"not up yet", where a 503 during warm-up would reach a player as an error; the command says it is
+warming up meanwhile.
 """
 
 from __future__ import annotations
@@ -11,22 +19,30 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 
 from battleship.rules import preset
-from battleship.web import guard, routes, store
+from battleship.stop import INTERRUPT
+from battleship.web import friend_routes, guard, routes, store
 from battleship.web.arena_runs import ArenaRuns
+from battleship.web.computer import Computer
+from battleship.web.friends import Friends
 from battleship.web.gate import Gate
-from battleship.web.service import RULES, Service
+from battleship.web.hub import Hub
+from battleship.web.models import Models
+from battleship.web.service import Service
+from battleship.web.workers import Workers
 
 STATIC = Path(__file__).parent / "static"
 log = logging.getLogger("battleship.web")
@@ -34,70 +50,125 @@ log = logging.getLogger("battleship.web")
 
 @dataclass(frozen=True)
 class Settings:
-    """How much the server takes on: heavy-work slots and queue, per-client rate, game expiry."""
+    """How much the server takes on: heavy-work processes, queue and deadlines, per-client rate, expiry, proxies."""
 
-    heavy_workers: int = max(1, os.cpu_count() or 1)  # more threads than cores only share them
-    heavy_queue: int = 16  # requests waiting for a slot before the rest hear 503
-    heavy_wait: float = 5.0  # seconds a request may wait for a slot (its deadline)
+    heavy_workers: int = (os.cpu_count() or 1) + 1  # one more than the cores: a move always finds a process
+    heavy_queue: int = 16  # requests waiting for a worker before the rest hear 503 (a move falls back)
+    heavy_wait: float = 5.0  # seconds a request may wait for a worker
+    move_seconds: float = 2.0  # the computer's move, "play for me": past it the density shooter answers
+    analysis_seconds: float = 10.0  # the calculator and replay heat maps: past it an estimate answers
     rate_limit: str = guard.Limits().rate
     expire_hours: float = 24.0  # unfinished games with no move for this long are deleted (0: never)
     arena: tuple[Path, ...] = ()  # saved arena runs shown at /arena
+    forwarded_allow_ips: str = ""  # proxies whose X-Forwarded-For is believed (uvicorn's notation); none
 
 
 def create_app(
-    url: str = "sqlite:///battleship.db", warm: bool = False, settings: Settings | None = None
+    url: str = "sqlite:///battleship.db",
+    warm: bool = False,
+    settings: Settings | None = None,
+    on_ready: Callable[[], None] | None = None,
 ) -> FastAPI:
-    """The app, storing games at the SQLAlchemy ``url``; ``warm`` fits the Learning models at once, in the background."""
+    """The app, storing games at the SQLAlchemy ``url``; ``warm`` runs every kernel before the port opens."""
     settings = settings or Settings()
     limits = guard.Limits(settings.rate_limit)
     limits.items()  # a bad --rate-limit is refused now, not at the first request
     engine = store.connect(url)
-    service = Service(engine)
-    if warm:
-        for name in RULES:
-            service.models.refit_in_background(preset(name))
+    gate = Gate(settings.heavy_workers, settings.heavy_queue, settings.heavy_wait)
+    workers = Workers(settings.heavy_workers)
+    computer = Computer(gate, workers, settings.move_seconds, settings.analysis_seconds)
+    hub = Hub()
     app = FastAPI(
         title="battleship",
-        summary="Play against the computer, replay games, ask the calculator, read the statistics.",
-        version="2",
-        lifespan=_lifespan(engine, settings.expire_hours),
+        summary="Play the computer or a friend, replay games, ask the calculator, read the statistics.",
+        version="3",
+        lifespan=_lifespan(warm, settings.expire_hours, on_ready),
+        docs_url=None,
+        redoc_url=None,
     )
-    app.state.service = service
-    app.state.arena = ArenaRuns(settings.arena)
-    gate = Gate(settings.heavy_workers, settings.heavy_queue, settings.heavy_wait)
-    app.state.gate = gate
-    guard.install(app, limits)
-    routes.install(app, service, gate)
+    state = app.state
+    state.settings, state.gate, state.workers, state.computer, state.hub = (
+        settings,
+        gate,
+        workers,
+        computer,
+        hub,
+    )
+    state.service = Service(engine, computer, Models(engine))
+    state.friends = Friends(engine, hub)
+    state.arena = ArenaRuns(settings.arena)
+    state.stops, state.stopping = set(), threading.Event()
+    guard.install(app, limits, _page_html("missing", "page not found"), settings.forwarded_allow_ips)
+    routes.install(app)
+    friend_routes.install(app)
     _pages(app)
+    _docs(app)
     app.openapi = lambda: _schema(app)
     return app
 
 
-def _lifespan(engine, expire_hours: float):
-    """While the app runs, a thread deletes unfinished games idle for ``expire_hours`` (checked often)."""
+def shut_down(app: FastAPI) -> None:
+    """Begin stopping (SIGTERM, Ctrl-C): every heavy job stops now and every live stream ends."""
+    app.state.stopping.set()
+    for stop in list(app.state.stops):
+        stop.request(INTERRUPT)
+    app.state.hub.wake_all()
+
+
+def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | None):
+    """Start-up (warm-up when asked), a thread deleting idle unfinished games, and the pool closed at the end."""
 
     @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if warm:
+            await run_in_threadpool(_warm_up, app)
+        if on_ready is not None:
+            on_ready()
         stop = threading.Event()
         if expire_hours > 0:
-            idle = timedelta(hours=expire_hours)
-            every = min(600.0, max(1.0, idle.total_seconds() / 10))
-
-            def sweep() -> None:
-                while True:
-                    gone = store.expire(engine, store.now() - idle)
-                    if gone:
-                        log.info("expired %d unfinished game(s) idle for over %g hours", gone, expire_hours)
-                    if stop.wait(every):
-                        return
-
-            threading.Thread(target=sweep, daemon=True, name="expire-games").start()
+            threading.Thread(
+                target=_sweep,
+                args=(app.state.service.engine, expire_hours, stop),
+                daemon=True,
+                name="expire-games",
+            ).start()
         try:
             yield
         finally:
             stop.set()
+            shut_down(app)
+            app.state.workers.close()
 
     return lifespan
+
+
+def _warm_up(app: FastAPI) -> None:
+    """The worker processes (forked warm) and this process's own kernels: layouts, answers, the stand-ins."""
+    from battleship.web import jobs
+    from battleship.web.records import shots_json
+    from battleship.web.service import random_layout
+
+    app.state.workers.start()
+    for name in ("standard", "pirates"):
+        rules = preset(name)
+        random_layout(rules)
+        board = jobs.positions(rules)[1]
+        jobs.quick_shot(rules, board, [0])
+        jobs.estimate(rules, board, True)
+        shots_json(board.shots, rules)
+    app.state.service.models.fit(preset("standard"))
+
+
+def _sweep(engine, expire_hours: float, stop: threading.Event) -> None:
+    """Delete unfinished games idle for ``expire_hours`` (checked often) until ``stop``."""
+    idle = timedelta(hours=expire_hours)
+    every = min(600.0, max(1.0, idle.total_seconds() / 10))
+    while True:
+        gone = store.expire(engine, store.now() - idle)
+        if gone:
+            log.info("expired %d unfinished game(s) idle for over %g hours", gone, expire_hours)
+        if stop.wait(every):
+            return
 
 
 def _schema(app: FastAPI) -> dict:
@@ -117,6 +188,8 @@ def _schema(app: FastAPI) -> dict:
 # header every page shares
 PAGES = (
     ("/", "game", "play the computer"),
+    ("/friend", "friend", "play a friend"),
+    ("/history", "history", "my games"),
     ("/replay", "replay", "replay"),
     ("/calc", "calc", "probability calculator"),
     ("/stats", "stats", "statistics"),
@@ -124,12 +197,15 @@ PAGES = (
 )
 
 
-def _pages(app: FastAPI) -> None:
-    """The five pages and their static files."""
+def _page_html(page: str, title: str) -> str:
     layout = (STATIC / "layout.html").read_text()
+    return layout.replace("{title}", title).replace("{page}", (STATIC / f"{page}.html").read_text())
+
+
+def _pages(app: FastAPI) -> None:
+    """The pages and their static files."""
     for path, page, title in PAGES:
-        html = layout.replace("{title}", title).replace("{page}", (STATIC / f"{page}.html").read_text())
-        app.add_api_route(path, _page(html), include_in_schema=False)
+        app.add_api_route(path, _page(_page_html(page, title)), include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
 
@@ -137,6 +213,19 @@ def _page(html: str):
     """An endpoint that serves ``html`` (a function of no arguments: FastAPI reads none from the query)."""
 
     def serve() -> HTMLResponse:
-        return HTMLResponse(html)
+        return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
 
     return serve
+
+
+def _docs(app: FastAPI) -> None:
+    """The API's documentation page, drawn by the vendored Swagger UI."""
+    swagger = "/static/vendor/swagger-ui"
+    html = get_swagger_ui_html(
+        openapi_url="/openapi.json",
+        title="battleship: the API",
+        swagger_js_url=f"{swagger}/swagger-ui-bundle.js",
+        swagger_css_url=f"{swagger}/swagger-ui.css",
+        swagger_favicon_url=f"{swagger}/favicon-32x32.png",
+    )
+    app.add_api_route("/docs", lambda: html, include_in_schema=False, response_class=HTMLResponse)

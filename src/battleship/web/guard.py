@@ -1,9 +1,15 @@
-"""What stands between the network and the game: body bounds, per-client rate limits, the access log, and
-every error answered as JSON with a ``detail`` string.
+"""What stands between the network and the game: forwarded addresses (from configured proxies only), body
+bounds, per-client rate limits, the access log, and every error answered as JSON with a ``detail``
+string (or, for a page that does not exist, a page that says so).
+
+The middlewares are plain ASGI: they pass the connection's own ``receive`` through, so an endpoint
+can tell when its client went away (and stop its heavy work), and a live event stream flows
+unbuffered.
 
 Status codes the API answers with (and the OpenAPI schema lists): 400 bad input (a body that is not
-the documented JSON included), 404 no such game,
-409 not allowed now, 413 body too large, 429 too many requests from one client, 503 the server is saturated (both with ``Retry-After``).
+the documented JSON included), 404 no such game, 409 not allowed now, 413 body too large, 429 too
+many requests from one client, 503 the server is saturated or shutting down (both with
+``Retry-After``), 500 when a computation's process died.
 """
 
 from __future__ import annotations
@@ -16,18 +22,23 @@ from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from limits import RateLimitItem, parse_many, storage, strategies
 from pydantic import BaseModel
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from battleship.errors import BattleshipError
+from battleship.stop import Stopped
 from battleship.web.gate import Saturated
-from battleship.web.service import Conflict, NotFound
+from battleship.web.records import Conflict, NotFound
+from battleship.web.workers import Closed, WorkerDied
 
 MAX_BODY = 65_536  # bytes: the largest request is a custom rules file with a board or layout
 
 access = logging.getLogger("battleship.access")
-_GAME_ID = re.compile(r"/api/games/([0-9a-f]{6})[0-9a-f]{26}")
+_SECRET = re.compile(r"/api/(games|seats)/([0-9a-f]{6})[0-9a-f]{26}")  # ids and seat tokens are keys
 
 
 class Problem(BaseModel):
@@ -58,85 +69,156 @@ def problem(status: int, detail: str, retry_after: int | None = None) -> JSONRes
     return JSONResponse({"detail": detail}, status_code=status, headers=headers)
 
 
-def install(app: FastAPI, limits: Limits) -> None:
-    """Add the middlewares and the error handlers to ``app``."""
-    # the last added runs first: the log sees every answer, refusals included
-    _bound_bodies(app)
-    _rate_limit(app, limits.items())
-    _access_log(app)
-    _handlers(app)
+def install(app: FastAPI, limits: Limits, missing_page: str, forwarded_allow_ips: str = "") -> None:
+    """Add the middlewares and the error handlers to ``app`` (``missing_page``: the HTML of a page not found)."""
+    # the last added runs first: the log sees every answer, refusals included; the client's address
+    # is settled before the rate limit reads it
+    app.add_middleware(BoundBodies)
+    app.add_middleware(RateLimit, items=limits.items())
+    app.add_middleware(AccessLog)
+    if forwarded_allow_ips.strip():
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=forwarded_allow_ips)
+    _handlers(app, missing_page)
 
 
-def _access_log(app: FastAPI) -> None:
-    """One line a request: client, method, path (game ids shortened: they are the games' keys), status, time."""
+def _client(scope: Scope) -> str:
+    client = scope.get("client")
+    return client[0] if client else "-"
 
-    @app.middleware("http")
-    async def log(request: Request, call_next):
-        start = time.perf_counter()
-        status = 500
+
+class AccessLog:
+    """One line a request: client, method, path (game ids and seats shortened), status, time."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not access.isEnabledFor(logging.INFO):
+            await self.app(scope, receive, send)
+            return
+        start, status = time.perf_counter(), 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
         try:
-            response = await call_next(request)
-            status = response.status_code
-            return response
+            await self.app(scope, receive, sending)
         finally:
-            if access.isEnabledFor(logging.INFO):
-                client = request.client.host if request.client else "-"
-                path = _GAME_ID.sub(r"/api/games/\1…", request.url.path)
-                access.info(
-                    '%s "%s %s" %d %.1fms',
-                    client,
-                    request.method,
-                    path,
-                    status,
-                    1000 * (time.perf_counter() - start),
-                )
+            path = _SECRET.sub(r"/api/\1/\2…", scope["path"])
+            ms = 1000 * (time.perf_counter() - start)
+            access.info('%s "%s %s" %d %.1fms', _client(scope), scope["method"], path, status, ms)
 
 
-def _rate_limit(app: FastAPI, items: list[RateLimitItem]) -> None:
+class RateLimit:
     """429 with ``Retry-After`` once a client (by address) passes any of ``items`` on the API."""
-    limiter = strategies.MovingWindowRateLimiter(storage.MemoryStorage())
 
-    @app.middleware("http")
-    async def limit(request: Request, call_next):
-        if items and request.url.path.startswith("/api/"):
-            client = request.client.host if request.client else "-"
-            for item in items:
-                if not limiter.test(item, client):
-                    reset = limiter.get_window_stats(item, client).reset_time
+    def __init__(self, app: ASGIApp, items: list[RateLimitItem]):
+        self.app, self.items = app, items
+        self.limiter = strategies.MovingWindowRateLimiter(storage.MemoryStorage())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.items and scope["path"].startswith("/api/"):
+            client = _client(scope)
+            for item in self.items:
+                if not self.limiter.test(item, client):
+                    reset = self.limiter.get_window_stats(item, client).reset_time
                     wait = max(1, math.ceil(reset - time.time()))
-                    return problem(429, f"too many requests: at most {item} from one client", wait)
-            for item in items:
-                limiter.hit(item, client)
-        return await call_next(request)
+                    await problem(429, f"too many requests: at most {item} from one client", wait)(
+                        scope, receive, send
+                    )
+                    return
+            for item in self.items:
+                self.limiter.hit(item, client)
+        await self.app(scope, receive, send)
 
 
-def _bound_bodies(app: FastAPI) -> None:
-    """413 for a body over ``MAX_BODY`` bytes, declared or not."""
-    too_big = f"request bodies are limited to {MAX_BODY} bytes"
+class BoundBodies:
+    """413 for a body over ``MAX_BODY`` bytes, declared or not (an undeclared one is read up to the bound)."""
 
-    @app.middleware("http")
-    async def bound(request: Request, call_next):
-        size = request.headers.get("content-length")
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        size = headers.get(b"content-length")
+        too_big = _TooBig()
         if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
-            return problem(413, too_big)
-        unsized = size is None and request.method in ("POST", "PUT", "PATCH")
-        if unsized and len(await request.body()) > MAX_BODY:
-            return problem(413, too_big)
-        return await call_next(request)
+            await too_big(scope, receive, send)
+            return
+        if size is None and scope["method"] in ("POST", "PUT", "PATCH"):
+            body, more = b"", True
+            while more:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return  # the client went away before it finished sending
+                body += message.get("body", b"")
+                more = message.get("more_body", False)
+                if len(body) > MAX_BODY:
+                    await too_big(scope, receive, send)
+                    return
+            receive = _replay(body, receive)
+        await self.app(scope, receive, send)
 
 
-def _handlers(app: FastAPI) -> None:
+class _TooBig:
+    """The 413 answer, made only when it is sent."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await problem(413, f"request bodies are limited to {MAX_BODY} bytes")(scope, receive, send)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives ``body`` once, then listens to the connection (for its going away)."""
+    sent = False
+
+    async def again() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return again
+
+
+def _handlers(app: FastAPI, missing_page: str) -> None:
     """Each kind of error as its status code, with a one-sentence ``detail``."""
     for kind, status in ((NotFound, 404), (Conflict, 409), (BattleshipError, 400)):
         app.add_exception_handler(kind, lambda _r, exc, status=status: problem(status, str(exc)))
-
-    @app.exception_handler(Saturated)
-    async def saturated(_request: Request, exc: Saturated):
-        return problem(503, str(exc), exc.retry_after)
+    app.add_exception_handler(Saturated, lambda _r, exc: problem(503, str(exc), exc.retry_after))
+    app.add_exception_handler(Stopped, _stopped)
+    app.add_exception_handler(Closed, lambda _r, exc: problem(503, str(exc), 5))
+    app.add_exception_handler(WorkerDied, lambda _r, exc: problem(500, f"{exc}; please try again"))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError):
         return problem(400, "; ".join(_say(e) for e in exc.errors()))
+
+    @app.exception_handler(HTTPException)
+    async def http(request: Request, exc: HTTPException):
+        if exc.status_code == 404 and not request.url.path.startswith(("/api/", "/openapi")):
+            return HTMLResponse(missing_page, status_code=404)
+        detail = exc.detail if isinstance(exc.detail, str) else "not allowed"
+        if exc.status_code == 404:
+            detail = f"no such address: {request.url.path} (the API's operations are listed at /docs)"
+        answer = problem(exc.status_code, detail)
+        answer.headers.update(exc.headers or {})  # a 405's Allow, say
+        return answer
+
+
+def _stopped(_request: Request, exc: Stopped) -> JSONResponse:
+    """Work stopped: the client went away (499, as nginx logs it: nobody reads the answer) or the server is stopping."""
+    if str(exc) == "cancelled":
+        return problem(499, "the client went away")
+    if str(exc) == "interrupted":
+        return problem(503, "the server is shutting down", 5)
+    return problem(503, f"the computation was stopped ({exc})", 5)
 
 
 def _say(error: dict) -> str:

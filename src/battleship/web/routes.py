@@ -1,56 +1,88 @@
-"""The JSON API: request bodies with their real constraints, every status code each operation can answer,
-and links from a new game to everything one can do with it (so clients and Schemathesis can follow).
+"""The JSON API of games against the computer, the calculator, the statistics and the history: request
+bodies with their real constraints, every status code each operation can answer, and links from a new
+game to everything one can do with it (so clients and Schemathesis can follow).
 
-Heavy work (a shooter or the inference engines) passes the gate; the rest runs on the thread pool.
+Heavy work (a shooter or the inference engines) runs through :func:`stoppable`: with a deadline, and
+stopped when the client goes away or the server shuts down. The rest runs on the thread pool.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from fastapi import Body, FastAPI, Path, Query
+from fastapi import Body, FastAPI, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from starlette.concurrency import run_in_threadpool
 
-from battleship.errors import BattleshipError
+from battleship.rules import preset
+from battleship.stop import CANCELLED, INTERRUPT, Stop
 from battleship.web import stats
-from battleship.web.gate import Gate
+from battleship.web.computer import MODES
+from battleship.web.gate import ANALYSIS, MOVE
 from battleship.web.guard import MAX_BODY, Problem
-from battleship.web.service import MAX_RULES_TOML, MODES, RULES, Service, calculate, random_layout_json
+from battleship.web.records import MAX_RULES_TOML, MAX_SIDE, RULES, custom_rules, rules_json
+from battleship.web.service import MAX_LOOKUP, calculate, random_layout
 
-RuleName = Literal["standard", "datagenetics", "pirates", "r-blog"]
-MAX_CELL = 99  # the largest board the web plays is 10x10 (custom rules included)
+RuleName = Literal[(*RULES, "custom")]  # type: ignore[valid-type]
+ModeName = Literal[tuple(MODES)]  # type: ignore[valid-type]
+MAX_CELL = MAX_SIDE * MAX_SIDE - 1
+CELL_NAME = r"^(auto|[A-O](1[0-5]|[1-9]))$"  # A1 .. O15: rows A.., columns 1.. (boards up to 15x15)
 LAYOUT = r"^[.A-Z/\n]+$"  # rows of '.' and ship letters joined by '/' (or one a line)
 BOARD = r"^[.oxA-Z#/\n]+$"  # rows of '.', 'o', 'x', '#' and ship letters
-GameId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="The game's id (32 hex digits).")]
+HEX = r"^[0-9a-f]{32}$"
+GameId = Annotated[str, Path(pattern=HEX, description="The game's id (32 hex digits).")]
 RulesToml = Annotated[
     str | None,
     Field(
         max_length=MAX_RULES_TOML,
         description="Custom rules: a TOML document as `battleship rules --toml` writes it (boards up to "
-        "10x10, up to 6 ships of up to 5 cells). When given, leave `rules` out.",
+        f"{MAX_SIDE}x{MAX_SIDE}, up to 10 ships of up to 6 cells). With it, `rules` is left out or "
+        '`"custom"`; whether a level answers in time under them is measured when the game starts.',
     ),
 ]
-
+# JSON Schema for "rules_toml goes with rules "custom" (or none), and rules "custom" needs rules_toml"
+ONE_RULES = {
+    "allOf": [
+        {
+            "if": {"required": ["rules_toml"], "properties": {"rules_toml": {"type": "string"}}},
+            "then": {"properties": {"rules": {"const": "custom"}}},
+        },
+        {
+            "if": {"required": ["rules"], "properties": {"rules": {"const": "custom"}}},
+            "then": {"required": ["rules_toml"], "properties": {"rules_toml": {"type": "string"}}},
+        },
+    ]
+}
 
 OPEN_BOARD = "/".join(["." * 10] * 10)
 EXAMPLE_LAYOUT = "CCCCC...../BBBB....../DDD......./SSS......./PP......../" + "/".join(["." * 10] * 5)
 
 
 class NewGame(BaseModel):
-    """A new game: rules (a preset, or custom TOML), the computer's mode, the player's layout (random if left out)."""
+    """A new game: rules (a preset, or custom TOML), the computer's level, the player's layout (random if left out)."""
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{"rules": "standard", "mode": "best", "layout": EXAMPLE_LAYOUT}]},
+        json_schema_extra={
+            "examples": [{"rules": "standard", "mode": "best", "layout": EXAMPLE_LAYOUT}],
+            **ONE_RULES,
+        },
     )
-    rules: RuleName = "standard"
+    rules: RuleName = None  # type: ignore[assignment]  # absent: standard, or the custom rules of rules_toml
     rules_toml: RulesToml = None
-    mode: Literal["random", "probability", "best", "learning"] = "best"
+    mode: ModeName = "best"
     layout: Annotated[
         str | None,
-        Field(max_length=400, pattern=LAYOUT, description="The player's layout, e.g. `BBBB....../...`"),
+        Field(max_length=480, pattern=LAYOUT, description="The player's layout, e.g. `BBBB....../...`"),
     ] = None
+
+
+Cell = (
+    Annotated[StrictInt, Field(ge=0, le=MAX_CELL, description="A cell's index, row by row from 0")]
+    | Annotated[StrictStr, Field(pattern=CELL_NAME, description='A cell\'s name such as "B7", or "auto"')]
+)
 
 
 class Fire(BaseModel):
@@ -59,12 +91,17 @@ class Fire(BaseModel):
     Strict types: ``true`` is not the cell 1, and ``"7"`` is not the cell 7.
     """
 
-    model_config = ConfigDict(extra="forbid")
-    cell: (
-        Annotated[StrictInt, Field(ge=0, le=MAX_CELL)]
-        | Annotated[StrictStr, Field(pattern=r"^(auto|[A-J](10|[1-9]))$")]
-        | None
-    ) = None
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["cell"]},
+                {"required": ["auto"], "properties": {"auto": {"const": True}}},
+            ],
+            "examples": [{"cell": "E5"}, {"auto": True}],
+        },
+    )
+    cell: Cell = None  # type: ignore[assignment]  # absent is allowed with auto: true; null is not a cell
     auto: StrictBool = False
 
     @field_validator("cell", mode="before")
@@ -81,15 +118,32 @@ class Calc(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{"rules": "standard", "board": OPEN_BOARD.replace("..", "o.", 1)}]},
+        json_schema_extra={
+            "examples": [{"rules": "standard", "board": OPEN_BOARD.replace("..", "o.", 1)}],
+            **ONE_RULES,
+        },
     )
-    rules: RuleName = "standard"
+    rules: RuleName = None  # type: ignore[assignment]  # absent: standard, or the custom rules of rules_toml
     rules_toml: RulesToml = None
-    board: Annotated[str, Field(min_length=1, max_length=400, pattern=BOARD)]
+    board: Annotated[str, Field(min_length=1, max_length=480, pattern=BOARD)]
     skew: StrictBool = False
 
 
-def _responses(
+class CustomRules(BaseModel):
+    """Custom rules to read."""
+
+    model_config = ConfigDict(extra="forbid")
+    rules_toml: Annotated[str, Field(max_length=MAX_RULES_TOML, description="A TOML document of rules")]
+
+
+class History(BaseModel):
+    """The ids of games kept in a browser (the id is the key to a game: only its holder can ask)."""
+
+    model_config = ConfigDict(extra="forbid")
+    games: Annotated[list[Annotated[str, Field(pattern=HEX)]], Field(max_length=MAX_LOOKUP)]
+
+
+def responses(
     *codes: int, missing: str = "No game has that id (unfinished games expire)."
 ) -> dict[int | str, dict[str, Any]]:
     """The error answers an operation can give, each a :class:`Problem` (``missing``: what a 404 means)."""
@@ -99,7 +153,8 @@ def _responses(
         409: "Not allowed now: not your turn, the game is over, or (replays) not over yet.",
         413: f"The request body is over {MAX_BODY} bytes.",
         429: "Too many requests from this client: retry after Retry-After seconds.",
-        503: "The server is saturated: retry after Retry-After seconds.",
+        500: "The computation's process died (a crash in compiled code): try again.",
+        503: "The server is saturated or shutting down: retry after Retry-After seconds.",
     }
     retry = {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}}
     return {
@@ -121,34 +176,63 @@ GAME_LINKS = {
 }
 
 
-def _one_rules(body: NewGame | Calc) -> None:
-    """A preset or custom rules, not both (JSON Schema cannot say it; the field's description does)."""
-    if "rules" in body.model_fields_set and body.rules_toml is not None:
-        raise BattleshipError("give rules (a preset) or rules_toml (custom rules), not both")
+def gated(app: FastAPI, lane: str, work: Callable[..., Any]) -> Callable[..., Any]:
+    """``work(*args, stop)`` once a slot of ``lane`` is free, the slot held for all its work."""
+    return lambda *args: app.state.gate.run(work, *args, lane=lane, stop=args[-1])
 
 
-def install(app: FastAPI, service: Service, gate: Gate) -> None:
+async def stoppable(request: Request, seconds: float | None, work: Callable[..., Any], *args: Any) -> Any:
+    """``work(*args, stop)`` on the thread pool with a :class:`Stop` of ``seconds``, asked to stop when the
+    client goes away or the server shuts down."""
+    stop = Stop(seconds)
+    state = request.app.state
+    state.stops.add(stop)
+    if state.stopping.is_set():
+        stop.request(INTERRUPT)
+    watch = asyncio.create_task(_watch(request, stop))
+    try:
+        return await run_in_threadpool(work, *args, stop)
+    finally:
+        watch.cancel()
+        state.stops.discard(stop)
+
+
+async def _watch(request: Request, stop: Stop) -> None:
+    """Set ``stop`` when the client hangs up (looked at five times a second)."""
+    while not stop.requested:
+        if await request.is_disconnected():
+            stop.request(CANCELLED)
+            return
+        await asyncio.sleep(0.2)
+
+
+def install(app: FastAPI) -> None:
     """Add the API's operations to ``app``."""
-    _game_routes(app, service, gate)
-    _other_routes(app, service, gate)
+    _game_routes(app)
+    _other_routes(app)
 
 
-def _game_routes(app: FastAPI, service: Service, gate: Gate) -> None:
+def _game_routes(app: FastAPI) -> None:
     """Starting, playing, giving up and replaying a game."""
+    service, settings = app.state.service, app.state.settings
     game = {"links": GAME_LINKS}
 
     @app.post(
         "/api/games",
         status_code=201,
         operation_id="newGame",
-        responses={201: {"description": "The new game's state", **game}, **_responses()},
+        responses={201: {"description": "The new game's state", **game}, **responses(503)},
     )
-    async def new_game(body: NewGame) -> dict[str, Any]:
-        """Start a game; the answer holds its id (keep it: it is the only way back to the game)."""
-        _one_rules(body)
-        return await run_in_threadpool(service.new_game, body.rules, body.mode, body.layout, body.rules_toml)
+    async def new_game(body: NewGame, request: Request) -> dict[str, Any]:
+        """Start a game; the answer holds its id (keep it: it is the only way back to the game).
 
-    @app.get("/api/games/{game_id}", operation_id="getGame", responses={200: game, **_responses(404)})
+        A level that thinks (probability, best, learning) is timed once under new rules; one that cannot
+        answer within a move's deadline is refused (400) with the reason.
+        """
+        args = (body.rules, body.mode, body.layout, body.rules_toml)
+        return await stoppable(request, None, service.new_game, *args)  # timing a level has its own bound
+
+    @app.get("/api/games/{game_id}", operation_id="getGame", responses={200: game, **responses(404)})
     async def game_state(game_id: GameId) -> dict[str, Any]:
         """The player's view of a game (the computer's layout only once it is over)."""
         return await run_in_threadpool(service.state, game_id)
@@ -156,76 +240,120 @@ def _game_routes(app: FastAPI, service: Service, gate: Gate) -> None:
     @app.post(
         "/api/games/{game_id}/fire",
         operation_id="fire",
-        responses={200: {"description": "The shot and the new state"}, **_responses(404, 409, 503)},
+        responses={200: {"description": "The shot and the new state"}, **responses(404, 409, 500, 503)},
     )
-    async def fire(game_id: GameId, body: Fire = Body(default_factory=Fire)) -> dict[str, Any]:
-        """The player's shot, or with ``"cell": "auto"`` (or ``"auto": true``) the best shooter's ("play for me")."""
+    async def fire(game_id: GameId, request: Request, body: Fire = Body()) -> dict[str, Any]:
+        """The player's shot, or with ``"cell": "auto"`` (or ``"auto": true``) the Expert level's ("play for me").
+
+        "Play for me" thinks within the move's deadline; past it the density shooter answers, and
+        ``auto.fallback`` says why.
+        """
         if body.auto or body.cell == "auto":
-            return await run_in_threadpool(gate.run, service.fire, game_id, None, True)
+            return await stoppable(
+                request, settings.move_seconds, gated(app, MOVE, service.fire), game_id, None, True
+            )
         return await run_in_threadpool(service.fire, game_id, body.cell, False)
 
     @app.post(
         "/api/games/{game_id}/computer",
         operation_id="computerMove",
-        responses={200: {"description": "The shot and the new state"}, **_responses(404, 409, 503)},
+        responses={200: {"description": "The shot and the new state"}, **responses(404, 409, 500, 503)},
     )
-    async def computer(game_id: GameId) -> dict[str, Any]:
-        """The computer's shot at the player's fleet."""
-        return await run_in_threadpool(gate.run, service.computer_turn, game_id)
+    async def computer(game_id: GameId, request: Request) -> dict[str, Any]:
+        """The computer's shot at the player's fleet, within the move's deadline.
 
-    @app.post("/api/games/{game_id}/resign", operation_id="resign", responses=_responses(404, 409))
+        ``computer.shooter`` names the shooter that chose it; when the level could not answer in time
+        (or every worker was busy) the density shooter did, and ``computer.fallback`` says why.
+        """
+        return await stoppable(
+            request, settings.move_seconds, gated(app, MOVE, service.computer_turn), game_id
+        )
+
+    @app.post("/api/games/{game_id}/resign", operation_id="resign", responses=responses(404, 409))
     async def resign(game_id: GameId) -> dict[str, Any]:
         """Give up: the game ends and both layouts are shown."""
         return await run_in_threadpool(service.resign, game_id)
 
-    @app.get("/api/games/{game_id}/replay", operation_id="getReplay", responses=_responses(404, 409))
+    @app.get("/api/games/{game_id}/replay", operation_id="getReplay", responses=responses(404, 409))
     async def replay(game_id: GameId) -> dict[str, Any]:
-        """A finished game move by move, each in the Dunman High paper's notation, with both layouts."""
+        """A finished game move by move (cells named A1..), each also in the Dunman High paper's notation, with both layouts."""
         return await run_in_threadpool(service.replay_view, game_id)
 
-    @app.get("/api/games/{game_id}/heat", operation_id="getHeatMap", responses=_responses(404, 409, 503))
+    @app.get("/api/games/{game_id}/heat", operation_id="getHeatMap", responses=responses(404, 409, 500, 503))
     async def heat(
+        request: Request,
         game_id: GameId,
         move: Annotated[int, Query(ge=0, le=2 * (MAX_CELL + 1), description="After this many moves")] = 0,
         side: Annotated[
             Literal["computer", "player"],
-            Query(description="Whose view: the computer's of your board, or yours"),
+            Query(
+                description="Whose view: the second side's (the computer's) of the first fleet, or the first side's"
+            ),
         ] = "computer",
     ) -> dict[str, Any]:
-        """Exact hit probabilities as one side saw them after ``move`` moves of a finished game."""
-        return await run_in_threadpool(gate.run, service.heat, game_id, move, side)
+        """Hit probabilities as one side saw them after ``move`` moves of a finished game (exact, or an estimate in time)."""
+        seconds = settings.analysis_seconds
+        return await stoppable(request, seconds, gated(app, ANALYSIS, service.heat), game_id, move, side)
 
 
-def _other_routes(app: FastAPI, service: Service, gate: Gate) -> None:
-    """The rules on offer, random layouts, the calculator and the statistics."""
+def _other_routes(app: FastAPI) -> None:
+    """The rules on offer, random layouts, the calculator, the statistics, the history and the arena."""
+    service, settings, computer = app.state.service, app.state.settings, app.state.computer
 
-    @app.get("/api/rules", operation_id="listRules", responses=_responses())
+    @app.get("/api/rules", operation_id="listRules", responses=responses())
     def rules_list() -> dict[str, Any]:
-        """The rules and computer modes the game offers."""
-        from battleship.rules import preset
-        from battleship.web.service import CUSTOM_MODES, rules_json
+        """Every preset (with the shooter each level plays under it), the levels, and the custom rules' bounds."""
+        presets = []
+        for name in RULES:
+            rules = preset(name)
+            presets.append(
+                {**rules_json(rules), "levels": {m: MODES[m].json(rules)["shooter"] for m in MODES}}
+            )
+        return {
+            "rules": presets,
+            "modes": [m.json() for m in MODES.values()],
+            "custom": {
+                "max_side": MAX_SIDE,
+                "max_ships": 10,
+                "max_ship_cells": 6,
+                "max_toml": MAX_RULES_TOML,
+            },
+            "move_seconds": settings.move_seconds,
+        }
 
-        return {"rules": [rules_json(preset(n)) for n in RULES], "modes": MODES, "custom_modes": CUSTOM_MODES}
+    @app.post("/api/rules/custom", operation_id="readRules", responses=responses())
+    def read_rules(body: CustomRules) -> dict[str, Any]:
+        """Read custom rules (TOML) as the pages draw them: the board, the fleet and each ship's shape."""
+        return rules_json(custom_rules(body.rules_toml))
 
-    @app.get("/api/layout", operation_id="randomLayout", responses=_responses())
-    async def random_layout(rules: RuleName = "standard") -> dict[str, Any]:
+    @app.get("/api/layout", operation_id="randomLayout", responses=responses())
+    async def random(rules: Annotated[Literal[RULES], Query()] = "standard") -> dict[str, Any]:  # type: ignore[valid-type]
         """A uniformly random layout for the rules (to start from when placing ships)."""
-        return await run_in_threadpool(random_layout_json, rules)
+        from battleship.web.records import layout_json
 
-    @app.post("/api/calc", operation_id="calculate", responses=_responses(503))
-    async def calc(body: Calc) -> dict[str, Any]:
-        """Exact hit probabilities, the number of layouts left and the best cells of a board state."""
-        _one_rules(body)
-        return await run_in_threadpool(
-            gate.run, calculate, body.rules, body.board, body.skew, body.rules_toml
-        )
+        return await run_in_threadpool(lambda: layout_json(random_layout(preset(rules))))
 
-    @app.get("/api/stats", operation_id="getStats", responses=_responses())
+    @app.post("/api/calc", operation_id="calculate", responses=responses(500, 503))
+    async def calc(body: Calc, request: Request) -> dict[str, Any]:
+        """Hit probabilities, the number of layouts left and the best cells of a board state.
+
+        Exact when the count finishes within the deadline; otherwise an estimate, with ``exact``
+        false and a ``note`` saying so.
+        """
+        args = (computer, body.rules, body.board, body.skew, body.rules_toml)
+        return await stoppable(request, settings.analysis_seconds, gated(app, ANALYSIS, calculate), *args)
+
+    @app.get("/api/stats", operation_id="getStats", responses=responses())
     async def statistics() -> dict[str, Any]:
-        """Figures drawn from every played game."""
+        """Figures drawn from every played game, per rules."""
         return await run_in_threadpool(stats.summary, service)
 
-    @app.get("/api/arena", operation_id="listArenaRuns", responses=_responses())
+    @app.post("/api/history", operation_id="lookupGames", responses=responses())
+    async def history(body: History) -> dict[str, Any]:
+        """One line for each of these games that still exists (the history a browser keeps of its games)."""
+        return {"games": await run_in_threadpool(service.summaries, body.games)}
+
+    @app.get("/api/arena", operation_id="listArenaRuns", responses=responses())
     def arena_runs() -> dict[str, Any]:
         """The saved arena runs on show (``battleship serve --arena FILE``)."""
         return {"runs": app.state.arena.listing()}
@@ -233,7 +361,7 @@ def _other_routes(app: FastAPI, service: Service, gate: Gate) -> None:
     @app.get(
         "/api/arena/{run}",
         operation_id="getArenaRun",
-        responses=_responses(404, missing="No run on show has that id."),
+        responses=responses(404, missing="No run on show has that id."),
     )
     def arena_run(run: Annotated[str, Path(max_length=200)]) -> dict[str, Any]:
         """One saved arena run, as ``battleship arena --out`` wrote it: the leaderboard and the matches."""

@@ -1,13 +1,14 @@
-"""The statistics page's figures, drawn from every played game (C. Liam Brown's stats page).
+"""The statistics page's figures, per rules (each preset, and each set of custom rules apart), drawn from
+every played game (C. Liam Brown's stats page).
 
-A game counts once it was played (:data:`battleship.web.store.PLAYED_MOVES`); the placement map
-appears from ``MIN_LAYOUTS`` layouts, so that it never shows one player's layout; the Learning
-models are read as last fitted (they are refitted in the background, never inside a request).
+A game counts once it was played (:data:`battleship.web.store.PLAYED_MOVES`). The placement map and
+the Adaptive level's model appear only from ``MIN_LAYOUTS`` distinct layouts of as many games
+(:mod:`battleship.web.models`), so that neither ever shows one player's layout. The models are read
+as last fitted: they are refitted in the background, never inside a request.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 import numpy as np
@@ -15,65 +16,98 @@ import numpy as np
 from battleship import notation
 from battleship.cells import iter_cells
 from battleship.lab.match import wilson
-from battleship.rules import preset
+from battleship.rules import Rules
+from battleship.shooters.learning import refusal as learning_refusal
 from battleship.web import store
-from battleship.web.service import MODES, RULES
-
-MIN_LAYOUTS = 30  # played layouts under a rules before its placement map is shown
+from battleship.web.computer import MODES
+from battleship.web.models import MIN_LAYOUTS, enough
+from battleship.web.records import FRIEND, rules_key, rules_of
 
 
 def summary(service) -> dict[str, Any]:
-    """Win rates and game lengths per computer mode; ship placement heat maps; the Learning prior."""
-    games = store.played(service.engine)
-    per_mode: dict[str, dict[str, Any]] = {m: {"games": 0, "computer_wins": 0, "moves": []} for m in MODES}
-    usage: dict[str, np.ndarray] = {}
-    layouts: dict[str, set[str]] = defaultdict(set)
-    played_under: dict[str, int] = defaultdict(int)
-    for g in games:
-        mode = per_mode[g["mode"]]
-        mode["games"] += 1
-        mode["computer_wins"] += g["winner"] == "computer"
-        mode["moves"].append(g["moves"])
-        if g["rules"] not in RULES:
-            continue  # custom rules differ game to game: no placement map
-        rules = preset(g["rules"])
-        grid = usage.setdefault(g["rules"], np.zeros(rules.cells))
-        layout = notation.parse_layout(g["player_layout"], rules)
-        for mask in layout.masks:
-            grid[list(iter_cells(mask))] += 1
-        layouts[g["rules"]].add(g["player_layout"])
-        played_under[g["rules"]] += 1
-    for mode in per_mode.values():
-        n, k = mode["games"], mode["computer_wins"]
-        mode["computer_win_rate"] = k / n if n else None
-        mode["computer_win_rate_ci95"] = list(wilson(k, n)) if n else None
-    placements = {}
-    for name, grid in usage.items():
-        rules = preset(name)
-        games_played = played_under[name]
-        shown = len(layouts[name]) >= MIN_LAYOUTS  # distinct layouts: one player replaying one cannot show it
-        placements[name] = {
-            "games": games_played,
-            "layouts": len(layouts[name]),
-            "minimum": MIN_LAYOUTS,
+    """Per rules: each level's games, wins (with 95% intervals) and lengths; where people put their ships; the model."""
+    groups: dict[str, dict[str, Any]] = {}
+    played = store.played(service.engine)
+    for g in played:
+        key = rules_key(g)
+        if key not in groups:
+            groups[key] = {"rules": rules_of(g), "games": [], "layouts": []}
+        groups[key]["games"].append(g)
+        groups[key]["layouts"].append((g["id"], g["player_layout"]))
+        if g["mode"] == FRIEND:
+            groups[key]["layouts"].append((g["id"], g["computer_layout"]))
+    if "standard" not in groups:
+        from battleship.rules import preset
+
+        groups["standard"] = {"rules": preset("standard"), "games": [], "layouts": []}
+    out, pending = [], []
+    for key, group in groups.items():
+        rules = group["rules"]
+        entry = {
+            "key": key,
+            "name": rules.name,
+            "label": label(rules),
             "rows": rules.rows,
             "cols": rules.cols,
-            "share": (grid / games_played).round(4).tolist() if shown else None,
+            "games": len(group["games"]),
+            "modes": _modes(group["games"]),
+            "placement": _placement(rules, group["layouts"]),
+            "learning": None,
         }
-    learning, pending = {}, []
-    for name in RULES:
-        fitted = service.models.get(preset(name))
-        if fitted is None:
-            pending.append(name)
+        entry["learning"], waiting = _learning(service.models, rules)
+        if waiting:
+            pending.append(key)
+        out.append(entry)
+    out.sort(key=lambda e: (-e["games"], e["key"] != "standard", e["key"]))
+    return {"games": len(played), "rules": out, "learning_pending": pending}
+
+
+def _learning(models, rules: Rules) -> tuple[dict[str, Any] | None, bool]:
+    """The Adaptive level's map under ``rules`` (None where it cannot play them), and whether it is being fitted."""
+    if learning_refusal(rules) or models.cannot(rules):
+        return None, False
+    fitted = models.get(rules)
+    if fitted is None:
+        return None, not models.cannot(rules)
+    shift = fitted.shift.ravel().round(4).tolist() if fitted.learned_from else None
+    return {"layouts": fitted.learned_from, "minimum": MIN_LAYOUTS, "minus_uniform": shift}, False
+
+
+def label(rules: Rules) -> str:
+    """A rules' name as the page lists it (custom rules described by their board and fleet)."""
+    if rules.name != "custom":
+        return rules.name
+    return f"custom: {rules.rows}x{rules.cols}, {len(rules.fleet)} ships, {rules.spacing.value}, sinks {rules.sinks.value}"
+
+
+def _modes(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per level (and between friends): games, wins with a 95% interval, and each game's length."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in (*MODES, FRIEND):
+        mine = [g for g in games if g["mode"] == name]
+        if not mine:
             continue
-        learning[name] = {
-            "layouts": fitted.model.layouts,
-            "minus_uniform": fitted.shift.ravel().round(4).tolist(),
+        wins = sum(g["winner"] == ("player1" if name == FRIEND else "computer") for g in mine)
+        n = len(mine)
+        out[name] = {
+            "games": n,
+            "level": MODES[name].level if name in MODES else "between friends",
+            "wins": wins,  # the computer's, or (between friends) the first player's
+            "win_rate": wins / n,
+            "win_rate_ci95": list(wilson(wins, n)),
+            "moves": [g["moves"] for g in mine],
         }
-    return {
-        "games": len(games),
-        "modes": per_mode,
-        "placements": placements,
-        "learning": learning,
-        "learning_pending": pending,
-    }
+    return out
+
+
+def _placement(rules: Rules, layouts: list[tuple[str, str]]) -> dict[str, Any]:
+    """How often each square held a person's ship, once enough distinct layouts exist (else only the counts)."""
+    counted = enough(layouts)
+    entry: dict[str, Any] = {"layouts": counted, "minimum": MIN_LAYOUTS, "share": None}
+    if counted >= MIN_LAYOUTS:
+        grid = np.zeros(rules.cells)
+        for _game, text in layouts:
+            for mask in notation.parse_layout(text, rules).masks:
+                grid[list(iter_cells(mask))] += 1
+        entry["share"] = (grid / len(layouts)).round(4).tolist()
+    return entry

@@ -1,4 +1,5 @@
-"""Where games live: one SQL table, any SQLAlchemy URL (an embedded SQLite file by default).
+"""Where games live: two SQL tables (games, and the seats of games between friends), any SQLAlchemy URL
+(an embedded SQLite file by default).
 
 A game's row is written, and committed, before the move that changed it is acknowledged, so a
 killed server loses nothing it answered. SQLite runs in WAL mode with full sync.
@@ -14,6 +15,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     Integer,
     MetaData,
     String,
@@ -54,6 +56,24 @@ games = Table(
     Column("computer_layout", Text, nullable=False),
     Column("record", Text, nullable=False),  # JSON: every move in order
     Column("notation", Text),  # the Dunman High paper's game notation, written when the game ends
+    # games between friends: the clock (seconds a side, or none), each side's time used so far (JSON),
+    # when the side to move began its turn; how a game ended (sunk | resigned | time); its rematch
+    Column("clock", Float),
+    Column("clock_used", Text),
+    Column("turn_started", DateTime(timezone=True)),
+    Column("ended_by", String(16)),
+    Column("rematch", String(32)),
+)
+
+# a game between friends has two seats, each reached by its own 128-bit random token (the link a
+# player keeps); side 0 moves first
+seats = Table(
+    "seats",
+    metadata,
+    Column("token", String(32), primary_key=True),
+    Column("game_id", String(32), nullable=False, index=True),
+    Column("side", Integer, nullable=False),
+    Column("name", String(40)),
 )
 
 
@@ -97,9 +117,11 @@ def _add_missing_columns(engine: Engine) -> None:
 
 
 def expire(engine: Engine, idle_before: datetime) -> int:
-    """Delete unfinished games with no move since ``idle_before``; how many went."""
+    """Delete unfinished games with no move since ``idle_before`` (and their seats); how many went."""
+    idle = (games.c.status != "over") & (games.c.updated < idle_before)
     with engine.begin() as c:
-        done = c.execute(delete(games).where(games.c.status != "over", games.c.updated < idle_before))
+        c.execute(delete(seats).where(seats.c.game_id.in_(select(games.c.id).where(idle))))
+        done = c.execute(delete(games).where(idle))
     return done.rowcount
 
 
@@ -116,25 +138,83 @@ def load(engine: Engine, game_id: str) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
-def save(engine: Engine, game_id: str, changes: dict[str, Any], expected_moves: int) -> bool:
-    """Write ``changes`` if nobody moved in between (``moves`` still ``expected_moves``); False if they did."""
+def save(engine: Engine, game_id: str, changes: dict[str, Any], expected: dict[str, Any]) -> bool:
+    """Write ``changes`` if nothing changed in between (``expected``: columns and the values read, such as
+    ``moves`` and ``status``); False if something did."""
+    same = [games.c[name] == value for name, value in expected.items()]
+    with engine.begin() as c:
+        done = c.execute(update(games).where(games.c.id == game_id, *same).values(updated=now(), **changes))
+    return done.rowcount == 1
+
+
+def create_seats(
+    engine: Engine, game_id: str, tokens: tuple[str, str], names: tuple[str | None, str | None]
+) -> None:
+    """The two seats of a game between friends."""
+    with engine.begin() as c:
+        for side, (token, name) in enumerate(zip(tokens, names, strict=True)):
+            c.execute(insert(seats).values(token=token, game_id=game_id, side=side, name=name))
+
+
+def seat(engine: Engine, token: str) -> dict[str, Any] | None:
+    """A seat (its game id, side and name), or None."""
+    with engine.connect() as c:
+        row = c.execute(select(seats).where(seats.c.token == token)).mappings().first()
+    return dict(row) if row else None
+
+
+def seats_of(engine: Engine, game_id: str) -> list[dict[str, Any]]:
+    """A game's seats, side 0 first."""
+    with engine.connect() as c:
+        rows = c.execute(select(seats).where(seats.c.game_id == game_id).order_by(seats.c.side)).mappings()
+        return [dict(r) for r in rows]
+
+
+def name_seat(engine: Engine, token: str, name: str | None) -> None:
+    """Set the name a player gave their seat."""
+    with engine.begin() as c:
+        c.execute(update(seats).where(seats.c.token == token).values(name=name))
+
+
+def set_rematch(engine: Engine, game_id: str, rematch: str) -> bool:
+    """Link a finished game to its rematch, unless it has one already; False if it had."""
     with engine.begin() as c:
         done = c.execute(
-            update(games)
-            .where(games.c.id == game_id, games.c.moves == expected_moves)
-            .values(updated=now(), **changes)
+            update(games).where(games.c.id == game_id, games.c.rematch.is_(None)).values(rematch=rematch)
         )
     return done.rowcount == 1
 
 
+def delete_game(engine: Engine, game_id: str) -> None:
+    """Delete a game and its seats."""
+    with engine.begin() as c:
+        c.execute(delete(seats).where(seats.c.game_id == game_id))
+        c.execute(delete(games).where(games.c.id == game_id))
+
+
+def load_many(engine: Engine, game_ids: list[str]) -> list[dict[str, Any]]:
+    """The rows of the games among ``game_ids`` that exist."""
+    with engine.connect() as c:
+        return [dict(r) for r in c.execute(select(games).where(games.c.id.in_(game_ids))).mappings()]
+
+
 # a game counts in the statistics and the Learning record once it was played: ended by a sinking,
-# or given up after both sides fired at least ten shots (create-and-resign loops count for nothing)
+# or given up (or lost on time) after both sides fired at least ten shots (create-and-resign loops
+# count for nothing)
 PLAYED_MOVES = 20
 
 
 def _played():
     """The SQL condition for a played game (see ``PLAYED_MOVES``)."""
-    return (games.c.status == "over") & (not_(games.c.resigned) | (games.c.moves >= PLAYED_MOVES))
+    sunk = not_(games.c.resigned) & (func.coalesce(games.c.ended_by, "sunk") == "sunk")
+    return (games.c.status == "over") & (sunk | (games.c.moves >= PLAYED_MOVES))
+
+
+def _under(rules: str, toml: str | None):
+    """The SQL condition for games under a preset, or under one set of custom rules."""
+    if toml is None:
+        return games.c.rules == rules
+    return (games.c.rules == "custom") & (games.c.rules_toml == toml)
 
 
 def played(engine: Engine) -> list[dict[str, Any]]:
@@ -144,24 +224,24 @@ def played(engine: Engine) -> list[dict[str, Any]]:
         return [dict(r) for r in rows]
 
 
-def player_layouts(engine: Engine, rules: str) -> list[str]:
-    """The distinct layouts players used in played games under ``rules`` (the Learning mode's record).
-
-    Each layout counts once, however many games used it: replaying one layout cannot steer the model.
-    """
+def human_layouts(engine: Engine, rules: str, toml: str | None = None) -> list[tuple[str, str]]:
+    """(game id, layout) of every layout a person used in a played game under the rules: the player's
+    against the computer, both players' between friends (the Learning record and the placement map)."""
+    where = _played() & _under(rules, toml)
     with engine.connect() as c:
-        rows = c.execute(
-            select(games.c.player_layout).where(_played(), games.c.rules == rules).distinct()
-        ).scalars()
-        return sorted(rows)
+        mine = c.execute(select(games.c.id, games.c.player_layout).where(where)).all()
+        theirs = c.execute(
+            select(games.c.id, games.c.computer_layout).where(where, games.c.mode == "friend")
+        ).all()
+    return [(g, layout) for g, layout in (*mine, *theirs)]
 
 
-def count_played(engine: Engine, rules: str) -> int:
-    """How many played games under ``rules`` have ended."""
+def count_played(engine: Engine, rules: str, toml: str | None = None) -> int:
+    """How many played games under the rules have ended."""
     with engine.connect() as c:
         return int(
             c.execute(
-                select(func.count()).select_from(games).where(_played(), games.c.rules == rules)
+                select(func.count()).select_from(games).where(_played(), _under(rules, toml))
             ).scalar_one()
         )
 

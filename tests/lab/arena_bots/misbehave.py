@@ -2,12 +2,15 @@
 
 Usage: misbehave.py MODE [GAME]  -- MODE misbehaves in game GAME (default 1, counted from 1), and
 only there, so the games before and after show the arena recovering:
-crash, hang, spin, late, nonsense, offboard, double, flood, deaf, memory, nostart, badstart, badlayout, fine;
+crash, hang, spin, late, nonsense, blank, offboard, double, flood, deaf, memory, nostart, badstart, badlayout, fine;
+chatty, which says debug, info and author lines before every answer (the referee skips them);
+orphan, which leaves a child holding its output and exits (code 4) instead of answering;
 and burn, which from the start spins a thread between its turns (only a CPU-time limit stops it),
 and burn-deaf, which does so ignoring SIGXCPU (the referee's own reading of its CPU time stops it).
 """
 
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -54,6 +57,9 @@ for line in sys.stdin:
         bad = game == bad_game and shots == 2
         if bad and mode == "crash":
             raise RuntimeError("the bot fell over")
+        if bad and mode == "orphan":
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # inherits stdout
+            sys.exit(4)
         if bad and mode == "hang":
             time.sleep(3600)
         if bad and mode == "late":
@@ -61,6 +67,12 @@ for line in sys.stdin:
         if bad and mode == "nonsense":
             say("hello there")
             continue
+        if bad and mode == "blank":
+            say("")
+            continue
+        if mode == "chatty":
+            for chatter in ("debug thinking hard", "debug", "info depth 3", "author a tester"):
+                say(chatter)
         if bad and mode == "offboard":
             say("Z99")
             continue

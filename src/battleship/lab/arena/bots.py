@@ -7,14 +7,18 @@ A bot is one of three kinds, named on the command line:
   has one), so its leaderboard figures are its ``compare`` figures;
 - ``package.module:Class`` or ``path/to/file.py:Class``: a class with the :class:`~battleship.game.Shooter`
   protocol, run in a process of its own by :mod:`battleship.lab.arena.host`;
-- ``exec:COMMAND``: any program speaking the line protocol (:mod:`battleship.lab.arena.protocol`).
+- ``exec:COMMAND``: any program speaking the line protocol (:mod:`battleship.lab.arena.protocol`);
+  ``COMMAND`` is split as a POSIX shell splits words (``shlex``), but no shell runs it.
 
 Classes and programs get the same referee: every answer is checked, every wait has a deadline, and
 a fault loses the game (:data:`~battleship.lab.arena.protocol.CAUSES`) and restarts the program.
+They run in a sandbox (:mod:`~battleship.lab.arena.sandbox`) that shows them their own files: those
+their command names (a file ``.py`` of a class; the package of ``package.module``), read-only.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import sys
@@ -27,9 +31,11 @@ from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Game
 from battleship.lab.arena import protocol
-from battleship.lab.arena.channel import Limits, Process
+from battleship.lab.arena.channel import Process
 from battleship.lab.arena.protocol import BotFault
+from battleship.lab.arena.sandbox import Jail, Limits, Program
 from battleship.layout import Layout
+from battleship.rng import game_rng
 from battleship.rules import Rules
 from battleship.shooters import kernels, registry
 from battleship.shooters.options import Options, format_spec
@@ -65,8 +71,8 @@ class Bot:
     asked: str = ""  # the text it was named by (``best`` for the shooter best resolves to)
     said_name: str | None = None  # the name a program gave itself
 
-    def start(self, rules: Rules, limits: Limits) -> None:
-        """Get ready to play ``rules``."""
+    def start(self, rules: Rules, limits: Limits, jail: Jail | None = None, games: int | None = None) -> None:
+        """Get ready to play ``rules``; a program runs in ``jail``, for ``games`` games at most (if known)."""
 
     def play(self, game: int, layout: Layout, row: np.ndarray, seed: int) -> GameResult:
         """Play game ``game`` (from 0) against ``layout`` (also as placement indices, ``row``)."""
@@ -89,7 +95,7 @@ class ShooterBot(Bot):
         self.name, self.options = name, options
         self.label = format_spec(name, options)
 
-    def start(self, rules: Rules, limits: Limits) -> None:
+    def start(self, rules: Rules, limits: Limits, jail: Jail | None = None, games: int | None = None) -> None:
         from battleship.lab import runner
 
         self.rules, self.limits = rules, limits
@@ -110,7 +116,7 @@ class ShooterBot(Bot):
         """One game as :func:`battleship.game.play` plays it (``runner.play_python``), each shot timed."""
         shooter = self.spec.make(self.options)
         referee = Game(layout)
-        shooter.reset(layout.rules, np.random.default_rng([seed, game]))
+        shooter.reset(layout.rules, game_rng(seed, game))
         times: list[float] = []
         while not referee.over:
             begin = time.perf_counter()
@@ -132,22 +138,30 @@ def _late(seconds: float, limit: float, what: str) -> BotFault | None:
 class ProgramBot(Bot):
     """A program speaking the line protocol; a Python class runs as one through the host."""
 
-    def __init__(self, label: str, argv: list[str], kind: str = "program"):
-        self.label, self.argv, self.kind = label, argv, kind
+    def __init__(self, label: str, program: Program, kind: str = "program"):
+        self.label, self.program, self.kind = label, program, kind
         self._process: Process | None = None
         self._failed_starts = 0
 
-    def start(self, rules: Rules, limits: Limits) -> None:
-        self.rules, self.limits = rules, limits
+    def start(self, rules: Rules, limits: Limits, jail: Jail | None = None, games: int | None = None) -> None:
+        if jail is None:
+            raise ValueError("a program bot needs a jail (sandbox.choose())")
+        self.rules, self.limits, self.jail, self.games = rules, limits, jail, games
 
-    def _open(self) -> Process:
-        """The running process, started (and handed the rules) if need be."""
+    def _open(self, game: int = 0) -> Process:
+        """The running process, started (and handed the rules) if need be, before game ``game``."""
         if self._process is not None:
             return self._process
         if self._failed_starts >= START_TRIES:
             raise BotFault("start", f"did not start {START_TRIES} times in a row; not tried again")
         try:
-            self._process = Process(self.argv, self.limits)
+            left = None if self.games is None else max(self.games - game, 1)
+            total = (
+                None
+                if left is None
+                else self.limits.start + left * self.limits.cpu_per_game(self.rules.cells)
+            )
+            self._process = Process(self.program, self.limits, self.jail, total)
             deadline = time.monotonic() + self.limits.start
             self._process.send([protocol.GREETING, *protocol.rules_lines(self.rules), "isready"], deadline)
             answer = self._answer(deadline, "'isready'")
@@ -177,7 +191,7 @@ class ProgramBot(Bot):
     def play(self, game: int, layout: Layout, row: np.ndarray, seed: int) -> GameResult:
         referee, times = Game(layout), []
         try:
-            process = self._open()
+            process = self._open(game)
             process.allow_cpu(self.limits.cpu_per_game(self.rules.cells))
             process.send([f"newgame {game + 1} {derive(seed, game)}"], time.monotonic() + self.limits.time)
             while not referee.over:
@@ -206,7 +220,7 @@ class ProgramBot(Bot):
     def place(self, game: int, seed: int) -> Layout | None:
         """Ask for the fleet to hide; a :class:`BotFault` if the answer is none."""
         try:
-            process = self._open()
+            process = self._open(game)
             deadline = time.monotonic() + self.limits.time
             process.send([f"newgame {game + 1} {derive(seed, game)}", "place"], deadline)
             return protocol.read_layout(self._answer(deadline, "'place'"), self.rules)
@@ -227,10 +241,13 @@ def parse_bot(text: str, rules: Rules) -> Bot:
 
 def _parse(text: str, rules: Rules) -> Bot:
     if text.startswith("exec:"):
-        argv = shlex.split(text[5:])
+        try:
+            argv = shlex.split(text[5:])
+        except ValueError as exc:
+            raise BattleshipError(f"bot {text!r}: cannot split the command into words: {exc}") from None
         if not argv:
             raise BattleshipError(f"bot {text!r}: 'exec:' must be followed by a command")
-        return ProgramBot(text, argv)
+        return ProgramBot(text, program_of(argv))
     name, _, rest = text.partition(":")
     if name in registry.names() or name == "best" or (rest and "=" in rest):
         return ShooterBot(*registry.check(text, rules))
@@ -239,4 +256,36 @@ def _parse(text: str, rules: Rules) -> Bot:
             f"bot {text!r} is not a registered shooter ({', '.join(registry.names())}), "
             "package.module:Class, path/to/file.py:Class or exec:COMMAND"
         )
-    return ProgramBot(text, [sys.executable, "-m", "battleship.lab.arena.host", text], "class")
+    return ProgramBot(text, class_program(text), "class")
+
+
+def program_of(argv: list[str], cwd: str | None = None) -> Program:
+    """A command's :class:`Program`: its own files are the words naming files or directories (relative
+    to ``cwd``, default the arena's); a first word without ``/`` is a command found on PATH."""
+    base = cwd or os.getcwd()
+    reads = [
+        os.path.abspath(os.path.join(base, word))
+        for i, word in enumerate(argv)
+        if (i or "/" in word) and word and os.path.exists(os.path.join(base, word))
+    ]
+    command = os.path.realpath(os.path.join(base, argv[0]))
+    return Program(tuple(argv), tuple(reads), cwd, python=command == os.path.realpath(sys.executable))
+
+
+def class_program(target: str, cwd: str | None = None) -> Program:
+    """How the host serves the class ``target`` names: its ``.py`` file, or its top package, is its own."""
+    where, _, attr = target.rpartition(":")
+    base = cwd or os.getcwd()
+    host = [sys.executable, "-m", "battleship.lab.arena.host"]
+    if where.endswith(".py"):
+        path = os.path.abspath(os.path.join(base, where))
+        if not os.path.isfile(path):
+            raise BattleshipError(f"bot {target!r}: no file {where}")
+        return Program((*host, f"{path}:{attr}"), (path,), cwd, python=True)
+    top = where.split(".")[0]
+    for folder in [base, *sys.path]:
+        for found in (os.path.join(folder or base, top), os.path.join(folder or base, top + ".py")):
+            if os.path.exists(found):
+                env = (("PYTHONPATH", os.path.abspath(folder or base)),)
+                return Program((*host, target), (os.path.abspath(found),), cwd, env, python=True)
+    return Program((*host, target), (), cwd, python=True)  # not found here: the host says so when it starts

@@ -3,8 +3,14 @@
 Bots play one after another, never side by side, so no bot's program shares the CPU with another's
 while it is timed; each program is stopped when its turn is over.
 
-The battlefields are the layouts ``battleship compare`` draws from the same seed and generator, and
-a registered shooter draws the same random numbers, so its row equals its ``compare`` figures.
+The battlefields come from the run's secret key (:mod:`~battleship.lab.arena.keys`), each from a seed
+of its own; the bots' seeds come from the key too, from a stream apart. A registered shooter plays
+the battlefields with the random numbers ``battleship compare --layouts BATTLEFIELDS --seed
+BOT_SEED`` gives it, so its row equals those ``compare`` figures.
+
+Ctrl-C (a ``KeyboardInterrupt``; SIGTERM too under :func:`battleship.stop.signals_stop`) ends the
+run early: every bot process is stopped and the result holds the games that finished, marked
+``interrupted``.
 
 In a match each bot hides a fleet (its own answer to ``place``, else one drawn by the generator) and
 fires at the other's; turns alternate, A moving first in the even games. A side's shots do not depend
@@ -22,46 +28,65 @@ from itertools import combinations
 
 from battleship import generators
 from battleship.errors import BattleshipError
-from battleship.lab.arena.bots import Bot, GameResult, derive
-from battleship.lab.arena.channel import Limits
+from battleship.lab.arena import channel, sandbox
+from battleship.lab.arena.bots import Bot, GameResult, ProgramBot
+from battleship.lab.arena.keys import Key, fingerprint
 from battleship.lab.arena.protocol import BotFault
 from battleship.lab.arena.results import ArenaResult, Pairing, Tally, leaderboard
+from battleship.lab.arena.sandbox import Jail, Limits
 from battleship.layout import Layout
 from battleship.rules import Rules
-
-PLACE, SHOOT = 1, 2  # seed paths for match games
 
 
 def run(
     rules: Rules,
     bots: list[Bot],
     games: int,
-    seed: int = 0,
+    key: Key | int | None = None,
     generator: str = "uniform",
     limits: Limits | None = None,
     matches: bool = False,
     on_game: Callable[[], None] | None = None,
+    jail: Jail | None = None,
+    seed: int | None = None,
 ) -> ArenaResult:
-    """Play the arena (see the module docstring); ``on_game`` hears each game played (a progress bar)."""
-    limits = limits or Limits()
-    _check(rules, bots, games, limits)
+    """Play the arena (see the module docstring); ``on_game`` hears each game played (a progress bar).
+
+    ``key`` is the run's secret (default: a new one from the operating system; an int, or ``seed``,
+    is a public seed: ``Key.from_seed``); ``jail`` where programs run (default: the sandbox, refused
+    in one clear line where the machine has none).
+    """
+    if isinstance(key, int) or (key is None and seed is not None):
+        key = Key.from_seed(key if isinstance(key, int) else seed)
+    limits, key, jail = limits or Limits(), key or Key.new(), jail or sandbox.choose()
+    check(rules, bots, games, limits, jail)
     begin = time.perf_counter()
-    rows = generators.draw(rules, generator, seed, games)
+    rows = key.battlefields(rules, generator, games)
     tallies = [Tally() for _ in bots]
-    for bot, tally in zip(bots, tallies, strict=True):
-        with started(bot, rules, limits):
-            for g in range(games):
-                tally.add(bot.play(g, generators.to_layout(rules, rows[g]), rows[g], seed))
-                _tick(on_game)
+    pairings, interrupted = None, False
+    try:
+        for bot, tally in zip(bots, tallies, strict=True):
+            with started(bot, rules, limits, jail, games):
+                for g in range(games):
+                    layout = generators.to_layout(rules, rows[g])
+                    tally.add(bot.play(g, layout, rows[g], key.bot_seed("battlefields")))
+                    _tick(on_game)
+        if matches:
+            pairings = play_matches(rules, bots, games, key, generator, limits, on_game, jail)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        channel.stop_all()
     board = leaderboard(bots, tallies, rules.ship_cells, rules.cells)
-    pairings = play_matches(rules, bots, games, seed, generator, limits, on_game) if matches else None
     return ArenaResult(
-        rules.name, rules.as_dict(), generator, games, seed, limits.time, rules.cells, board, pairings,
-        time.perf_counter() - begin,
+        rules.name, rules.as_dict(), generator, games, key.seed, limits.time, rules.cells, board, pairings,
+        time.perf_counter() - begin, key.commitment, key.hex, fingerprint(rules, rows),
+        key.bot_seed("battlefields"), interrupted, "sandbox" if jail.confined else "unconfined",
     )  # fmt: skip
 
 
-def _check(rules: Rules, bots: list[Bot], games: int, limits: Limits) -> None:
+def check(rules: Rules, bots: list[Bot], games: int, limits: Limits, jail: Jail) -> None:
+    """Refuse, before anything is played, a run that cannot be fair (a clear error saying why)."""
     if not bots:
         raise BattleshipError("name at least one bot")
     if games < 1:
@@ -75,6 +100,10 @@ def _check(rules: Rules, bots: list[Bot], games: int, limits: Limits) -> None:
             same = f"{seen[bot.label]!r} and {asked!r} are" if seen[bot.label] != asked else f"{asked!r} is"
             raise BattleshipError(f"{same} the same bot on {rules.name} ({bot.label}): name each bot once")
         seen[bot.label] = asked
+    programs = [bot for bot in bots if isinstance(bot, ProgramBot)]
+    sandbox.require(jail, [bot.label for bot in programs])
+    for bot in programs:
+        jail.check(bot.program, bot.label)
 
 
 def _tick(on_game: Callable[[], None] | None) -> None:
@@ -83,25 +112,24 @@ def _tick(on_game: Callable[[], None] | None) -> None:
 
 
 @contextmanager
-def started(bot: Bot, rules: Rules, limits: Limits) -> Iterator[Bot]:
-    """The bot, started; its program is stopped however the block ends."""
-    bot.start(rules, limits)
+def started(bot: Bot, rules: Rules, limits: Limits, jail: Jail, games: int) -> Iterator[Bot]:
+    """The bot, started for ``games`` games; its program is stopped however the block ends."""
+    bot.start(rules, limits, jail, games)
     try:
         yield bot
     finally:
         bot.close()
 
 
-def hidden_fleets(
-    rules: Rules, bot: Bot, k: int, games: int, seed: int, generator: str, limits: Limits
-) -> list:
+def hidden_fleets(rules: Rules, bot: Bot, k: int, games: int, key: Key, generator: str, limits: Limits,
+                  jail: Jail) -> list:  # fmt: skip
     """Bot ``k``'s fleet in each match game: a Layout, or the BotFault its answer to ``place`` was."""
-    drawn = generators.draw(rules, generator, derive(seed, PLACE, k), games)
+    drawn = key.fleets(rules, generator, k, games)
     fleets: list[Layout | BotFault] = []
-    with started(bot, rules, limits):
+    with started(bot, rules, limits, jail, games):
         for g in range(games):
             try:
-                fleets.append(bot.place(g, derive(seed, PLACE, k)) or generators.to_layout(rules, drawn[g]))
+                fleets.append(bot.place(g, key.bot_seed("place", k)) or generators.to_layout(rules, drawn[g]))
             except BotFault as fault:
                 fleets.append(fault)
     return fleets
@@ -122,16 +150,16 @@ def _end(fleet, result: GameResult | None, first: bool) -> tuple[float, BotFault
 
 
 def play_matches(
-    rules: Rules, bots: list[Bot], games: int, seed: int, generator: str, limits: Limits, on_game=None
+    rules: Rules, bots: list[Bot], games: int, key: Key, generator: str, limits: Limits, on_game, jail: Jail
 ) -> list[Pairing]:
     """Every pair of bots head to head over ``games`` games (see the module docstring)."""
-    fleets = [hidden_fleets(rules, b, k, games, seed, generator, limits) for k, b in enumerate(bots)]
+    fleets = [hidden_fleets(rules, b, k, games, key, generator, limits, jail) for k, b in enumerate(bots)]
     played: dict[tuple[int, int], list[GameResult | None]] = {}
     for a, bot in enumerate(bots):
-        with started(bot, rules, limits):
+        with started(bot, rules, limits, jail, games * (len(bots) - 1)):
             for d in range(len(bots)):
                 if d != a:
-                    played[a, d] = [_fire_at(rules, bot, g, fleets[d][g], derive(seed, SHOOT, a, d), on_game)
+                    played[a, d] = [_fire_at(rules, bot, g, fleets[d][g], key.bot_seed("match", a, d), on_game)
                                     for g in range(games)]  # fmt: skip
     return [_pairing(bots, fleets, played, a, b, games) for a, b in combinations(range(len(bots)), 2)]
 

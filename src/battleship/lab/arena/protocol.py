@@ -20,7 +20,7 @@ from battleship.rules import Rules, Ship
 
 VERSION = 1
 GREETING = f"battleship {VERSION}"
-CELL_NAME = re.compile(r"[A-Za-z]{1,2}[0-9]{1,3}")  # looks like a cell name, on the board or not
+CELL_NAME = re.compile(r"[A-Za-z]{1,2}[1-9][0-9]{0,2}")  # a cell name as parse_cell reads one
 MAX_LINE = 4096  # longest line a bot may send, in bytes: a longer one is nonsense, not a shot
 
 
@@ -65,10 +65,14 @@ def result_line(shot: Shot, rules: Rules) -> str:
     return " ".join(words)
 
 
+CHATTER = ("info", "name", "author", "debug")  # first words of lines the referee skips
+
+
 def is_chatter(line: str) -> bool:
-    """Lines a bot may send at any time and the referee skips: ``info ...``, ``name ...``, ``author ...``."""
+    """Lines a bot may send at any time and the referee skips: ``info``, ``name``, ``author``, ``debug``,
+    alone or followed by a space and any text. Every other line answers what the referee asked."""
     word = line.split(" ", 1)[0]
-    return word in ("info", "name", "author")
+    return word in CHATTER
 
 
 def read_shot(line: str, rules: Rules) -> int:

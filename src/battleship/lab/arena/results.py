@@ -3,7 +3,8 @@
 Each bot's games become shots per game (a forfeited game scores the most a game can take, every
 cell of the board), summarised as the lab summarises any run (mean with its 95% interval) and paired
 with the leader's games. ``--out results.json`` writes :meth:`ArenaResult.as_dict`, which
-:func:`load` reads back (the web app's arena page shows such a file).
+:func:`load` reads back (the web app's arena page shows such a file). A run cut short keeps the
+games that finished: each row says how many it played, and pairs with the leader on those.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from battleship.errors import BattleshipError
+from battleship.files import write_atomically
 from battleship.lab.arena.bots import GameResult
 from battleship.lab.arena.protocol import CAUSES, VERSION
 from battleship.lab.match import wilson
@@ -46,6 +48,7 @@ class Row:
     bot: str
     kind: str  # shooter | class | program
     name: str | None  # the name the bot gave itself, if any
+    games: int  # games played (fewer than the run's only if it was interrupted)
     mean: float
     ci95: tuple[float, float]
     sd: float
@@ -57,6 +60,7 @@ class Row:
     forfeits: dict[str, int]
     forfeit_examples: list[dict]
     time_per_shot_ms: dict
+    shots: list[int]  # each game's score, battlefield by battlefield (what --verify replays)
 
 
 def _timing(tally: Tally) -> dict:
@@ -83,19 +87,22 @@ def _forfeits(tally: Tally) -> tuple[dict[str, int], list[dict]]:
 
 
 def leaderboard(bots: list, tallies: list[Tally], ship_cells: int, forfeit_score: int) -> list[Row]:
-    """The rows, best mean first; each paired with the leader's games (the same battlefields)."""
+    """The rows, best mean first, of the bots that played; each paired with the leader's games (the
+    same battlefields; after an interrupted run, those both played)."""
     shots = [t.shots(forfeit_score) for t in tallies]
-    summaries = [summarise(s, ship_cells, 0.0) for s in shots]
-    order = sorted(range(len(bots)), key=lambda i: (summaries[i].mean, i))
-    leader = shots[order[0]]
+    played = [i for i in range(len(bots)) if len(shots[i])]
+    summaries = {i: summarise(shots[i], ship_cells, 0.0) for i in played}
+    order = sorted(played, key=lambda i: (summaries[i].mean, i))
+    leader = shots[order[0]] if order else np.zeros(0, dtype=np.int64)
     rows = []
     for rank, i in enumerate(order, 1):
-        s = summaries[i]
-        diff, diff_ci = paired_difference(shots[i], leader)
+        s, common = summaries[i], min(len(shots[i]), len(leader))
+        diff, diff_ci = paired_difference(shots[i][:common], leader[:common])
         counts, examples = _forfeits(tallies[i])
         rows.append(
-            Row(rank, bots[i].label, bots[i].kind, bots[i].said_name, s.mean, s.ci95,
-                s.sd, s.median, s.min, s.max, diff, diff_ci, counts, examples, _timing(tallies[i]))
+            Row(rank, bots[i].label, bots[i].kind, bots[i].said_name, len(shots[i]), s.mean, s.ci95,
+                s.sd, s.median, s.min, s.max, diff, diff_ci, counts, examples, _timing(tallies[i]),
+                shots[i].tolist())
         )  # fmt: skip
     return rows
 
@@ -135,6 +142,13 @@ class ArenaResult:
     leaderboard: list[Row]
     matches: list[Pairing] | None
     seconds: float
+    commitment: str = ""  # SHA-256 of the key, printed before the first game
+    key: str = ""  # the key itself, revealed now the run is over
+    battlefields: str = ""  # SHA-256 of the battlefields in the layout text, one a line
+    bot_seed: int = 0  # the seed registered shooters drew from (compare --layouts ... --seed BOT_SEED)
+    interrupted: bool = False  # stopped early (Ctrl-C): the rows hold the games that finished
+    jail: str = "sandbox"  # where programs ran: sandbox | unconfined
+    ratings: list[dict] | None = None  # the bots' ratings after this run (--ratings), best first
     protocol: int = VERSION
 
     def as_dict(self) -> dict:
@@ -143,13 +157,10 @@ class ArenaResult:
 
 
 def save(result: ArenaResult, path: Path) -> None:
-    """Write a run as JSON (what ``--out`` does); written aside and renamed, so a file is whole or untouched."""
-    part = path.with_name(path.name + ".part")
-    try:
-        part.write_text(json.dumps(result.as_dict(), indent=1) + "\n")
-        part.replace(path)
-    except OSError as exc:
-        raise BattleshipError(f"cannot write {path}: {exc.strerror or exc}") from None
+    """Write a run as JSON (what ``--out`` does): to a new file of a random name beside ``path``
+    (created exclusively, so no link planted there is followed), then renamed over ``path`` (the
+    name itself is replaced, never written through), so a file is whole or untouched."""
+    write_atomically(path, json.dumps(result.as_dict(), indent=1) + "\n")
 
 
 REQUIRED = ("rules", "games", "seed", "leaderboard")

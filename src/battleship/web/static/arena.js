@@ -28,7 +28,7 @@ function showBoard(run) {
     cell(tr, r.rank ?? "");
     cell(tr, r.bot + (r.name ? ` (${r.name})` : ""), true);
     cell(tr, r.kind ?? "");
-    cell(tr, `${fixed(r.mean)} (${interval(r.ci95)})`);
+    cell(tr, `${fixed(r.mean)} (${interval(r.ci95)})` + (run.interrupted ? ` over ${r.games} games` : ""));
     cell(tr, r.minus_leader_ci95 ? `${signed(r.minus_leader)} (${interval(r.minus_leader_ci95)})` : "");
     cell(tr, forfeitText(r.forfeits));
     cell(tr, fixed(t.median, 3));
@@ -61,6 +61,31 @@ function showChart(run) {
       }}}},
     },
   });
+}
+
+function showRatings(run) {
+  const body = $("ratings").tBodies[0];
+  body.replaceChildren();
+  for (const r of run.ratings || []) {
+    const tr = body.insertRow();
+    cell(tr, r.rank ?? "");
+    cell(tr, r.bot + (r.in_run ? "" : " (not in this run)"), true);
+    cell(tr, fixed(r.ordinal));
+    cell(tr, fixed(r.mu));
+    cell(tr, fixed(r.sigma));
+    cell(tr, r.games);
+    cell(tr, r.runs);
+    cell(tr, r.change === null || r.change === undefined ? "" : signed(r.change));
+  }
+  $("rating-box").hidden = !(run.ratings && run.ratings.length);
+}
+
+function showKey(run) {
+  // the commitment was printed before the first game; the key, revealed now, lets anyone check the battlefields
+  $("key").textContent = run.key
+    ? `Key ${run.key} (SHA-256 ${run.commitment}); battlefields SHA-256 ${run.battlefields}. ` +
+      "Check them with battleship arena --verify on the results file."
+    : "";
 }
 
 function showForfeits(run) {
@@ -96,10 +121,15 @@ function show(run, where) {
     $("about").textContent = `${where} is not an arena run saved by battleship arena --out.`;
     return;
   }
+  const drawn = run.seed === null || run.seed === undefined ? "a secret key" : `seed ${run.seed}`;
   $("about").textContent = `${where}: ${run.rules}, ${run.games.toLocaleString()} battlefields ` +
-    `(${run.generator ?? "uniform"} layouts, seed ${run.seed}), ${run.time_limit ?? "?"} s a shot.`;
+    `(${run.generator ?? "uniform"} layouts, ${drawn}), ${run.time_limit ?? "?"} s a shot` +
+    (run.jail === "unconfined" ? "; program bots ran unconfined" : "") +
+    (run.interrupted ? "; interrupted: each bot's games so far." : ".");
   showBoard(run);
   showChart(run);
+  showRatings(run);
+  showKey(run);
   showForfeits(run);
   showMatches(run);
 }

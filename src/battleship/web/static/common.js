@@ -1,23 +1,34 @@
-// Shared helpers of the pages: requests, cell names, the viridis scale, boards, chart axis titles.
+// Shared helpers of the pages: requests, cell names, the viridis scale, boards, chart axis titles, sounds,
+// the games this browser keeps, and a confirmation dialog.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const AXIS = (text) => ({display: true, text, font: {size: 13}});  // a Chart.js axis title
+const REDUCED_MOTION = window.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 // 429 (too many requests) and 503 (saturated) are answered before any work is done, so asking again
 // after the server's Retry-After is safe even for a shot; a few tries, then the server's words are shown.
 const API_TRIES = 5;
 
-async function api(path, body) {
-  const options = body === undefined ? {} : {
-    method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body),
+async function api(path, body, signal) {
+  const options = body === undefined ? {signal} : {
+    method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body), signal,
   };
   for (let attempt = 1; ; attempt++) {
-    const response = await fetch(path, options);
+    let response;
+    try { response = await fetch(path, options); }
+    catch (err) {
+      if (err.name === "AbortError") throw err;
+      throw new Error("The server cannot be reached: check the connection and try again.");
+    }
     const data = await response.json().catch(() => ({detail: response.statusText}));
     if (response.ok) return data;
     const busy = response.status === 429 || response.status === 503;
-    if (!busy || attempt === API_TRIES) throw new Error(data.detail || response.statusText);
+    if (!busy || attempt === API_TRIES) {
+      const error = new Error(data.detail || response.statusText);
+      error.status = response.status;
+      throw error;
+    }
     const seconds = Math.min(10, Number(response.headers.get("Retry-After")) || 1);
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   }
@@ -100,7 +111,116 @@ function labelCells(cells, cols, extra) {
     if (c.contains("hit")) parts.push("hit");
     if (c.contains("sunk")) parts.push("sunk" + (b.textContent && b.textContent !== "#" ? " " + b.textContent : ""));
     if (c.contains("revealed") && !c.contains("sunk")) parts.push("ship not found");
+    if (c.contains("last")) parts.push("the last shot");
     if (extra && extra[i]) parts.push(extra[i]);
     b.setAttribute("aria-label", `${cellName(i, cols)}, ${parts.length ? parts.join(", ") : "not fired at"}`);
   });
+}
+
+// A short animation on a square just fired at (none when the system asks for less motion).
+function animate(cell, outcome) {
+  if (REDUCED_MOTION || !cell) return;
+  const name = `anim-${outcome}`;
+  cell.classList.remove(name);
+  void cell.offsetWidth;  // restart the animation
+  cell.classList.add(name);
+  setTimeout(() => cell.classList.remove(name), 1200);  // longer than any of the animations
+}
+
+// Sounds made on the spot with the Web Audio API (nothing fetched); a switch in the header mutes them.
+const sound = (() => {
+  let context = null;
+  let muted = localStorage.getItem("battleship-muted") === "1";
+  function show() {
+    const b = $("sound");
+    if (!b) return;
+    b.textContent = muted ? "Sound off" : "Sound on";
+    b.setAttribute("aria-pressed", String(!muted));
+  }
+  function tone(frequency, start, length, type = "sine", volume = 0.15, slide = 0) {
+    const t = context.currentTime + start, osc = context.createOscillator(), gain = context.createGain();
+    osc.type = type;
+    osc.frequency.setValueAtTime(frequency, t);
+    if (slide) osc.frequency.exponentialRampToValueAtTime(Math.max(30, frequency + slide), t + length);
+    gain.gain.setValueAtTime(volume, t);
+    gain.gain.exponentialRampToValueAtTime(0.0001, t + length);
+    osc.connect(gain).connect(context.destination);
+    osc.start(t);
+    osc.stop(t + length + 0.02);
+  }
+  function noise(start, length, volume = 0.2, cutoff = 900) {
+    const t = context.currentTime + start, samples = Math.floor(context.sampleRate * length);
+    const buffer = context.createBuffer(1, samples, context.sampleRate), data = buffer.getChannelData(0);
+    for (let i = 0; i < samples; i++) data[i] = (Math.random() * 2 - 1) * (1 - i / samples);
+    const source = context.createBufferSource(), filter = context.createBiquadFilter(), gain = context.createGain();
+    filter.type = "lowpass"; filter.frequency.value = cutoff; gain.gain.value = volume;
+    source.buffer = buffer;
+    source.connect(filter).connect(gain).connect(context.destination);
+    source.start(t);
+  }
+  const SOUNDS = {
+    miss: () => { noise(0, 0.35, 0.18, 700); tone(420, 0, 0.18, "sine", 0.05, -200); },
+    hit: () => { noise(0, 0.25, 0.3, 2200); tone(110, 0, 0.3, "triangle", 0.25, -60); },
+    sunk: () => { noise(0, 0.6, 0.3, 1200); [392, 330, 262, 196].forEach((f, k) => tone(f, 0.08 + k * 0.12, 0.2, "square", 0.06)); },
+    win: () => [523, 659, 784, 1047].forEach((f, k) => tone(f, k * 0.13, 0.22, "triangle", 0.12)),
+    lose: () => [392, 349, 311, 262].forEach((f, k) => tone(f, k * 0.18, 0.3, "sine", 0.12)),
+    turn: () => tone(880, 0, 0.12, "sine", 0.06),
+  };
+  document.addEventListener("DOMContentLoaded", () => {
+    show();
+    const b = $("sound");
+    if (b) b.addEventListener("click", () => { muted = !muted; localStorage.setItem("battleship-muted", muted ? "1" : "0"); show(); });
+  });
+  return {
+    play(name) {
+      if (muted || !SOUNDS[name] || !window.AudioContext) return;
+      try {
+        context = context || new AudioContext();
+        if (context.state === "suspended") context.resume();
+        SOUNDS[name]();
+      } catch (err) { /* no audio device: play on silently */ }
+    },
+    get muted() { return muted; },
+  };
+})();
+
+// The games this browser has played (ids and seats only; no account): newest first, at most 200.
+const myGames = {
+  KEY: "battleship-history",
+  all() {
+    try { return JSON.parse(localStorage.getItem(this.KEY) || "[]"); } catch (err) { return []; }
+  },
+  add(entry) {
+    const list = this.all().filter((g) => g.id !== entry.id || g.seat !== entry.seat);
+    list.unshift({...entry, started: entry.started || new Date().toISOString()});
+    localStorage.setItem(this.KEY, JSON.stringify(list.slice(0, 200)));
+  },
+  remove(id, seat) {
+    localStorage.setItem(this.KEY, JSON.stringify(this.all().filter((g) => !(g.id === id && (g.seat || null) === (seat || null)))));
+  },
+  clear() { localStorage.removeItem(this.KEY); },
+};
+
+// A yes/no question in a dialog (resolves true for yes); the page stays usable with the keyboard.
+function confirmDialog(question, yes = "Yes", no = "No") {
+  return new Promise((resolve) => {
+    const dialog = document.createElement("dialog");
+    dialog.setAttribute("aria-label", question);
+    dialog.innerHTML = `<p></p><div class="controls"><button type="button" class="primary" data-answer="yes"></button><button type="button" data-answer="no"></button></div>`;
+    dialog.querySelector("p").textContent = question;
+    dialog.querySelector("[data-answer=yes]").textContent = yes;
+    dialog.querySelector("[data-answer=no]").textContent = no;
+    document.body.appendChild(dialog);
+    const done = (answer) => { dialog.close(); dialog.remove(); resolve(answer); };
+    dialog.addEventListener("click", (e) => { if (e.target.dataset.answer) done(e.target.dataset.answer === "yes"); });
+    dialog.addEventListener("cancel", (e) => { e.preventDefault(); done(false); });
+    dialog.showModal();
+    dialog.querySelector("[data-answer=no]").focus();
+  });
+}
+
+// Copy text to the clipboard, saying so in ``status`` (or showing it, where copying is not allowed).
+async function copyText(text, status) {
+  try { await navigator.clipboard.writeText(text); status.textContent = "Copied."; }
+  catch (err) { status.textContent = "Copy it from the box."; }
 }

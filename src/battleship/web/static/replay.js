@@ -1,5 +1,6 @@
-// The replay page: a finished game move by move (step, play, pause), the moves in the Dunman High paper's
-// notation, and beside the board the heat map the shooter saw before each shot (the DataGenetics walkthrough).
+// The replay page: a finished game move by move (step, play, pause), the moves named A1.. (the Dunman High
+// paper's notation beside each), and beside the board the heat map the shooter saw before each shot (the
+// DataGenetics walkthrough). Games between friends replay the same way, with the players' names.
 "use strict";
 
 let replay = null;    // /api/games/{id}/replay
@@ -8,39 +9,46 @@ let timer = null;     // playing
 const heatCache = new Map();
 let board = [], heat = [];
 
-function side() { return $("side").value; }  // whose shots: the computer's (at your fleet) or yours
-
-function shotsOf(who, upTo) { return replay.moves.slice(0, upTo).filter((m) => m.player === who); }
+// "computer": the second side's shots at the first side's fleet; "player": the first side's at the second's
+function side() { return $("side").value; }
+function shooterSide() { return side() === "computer" ? 1 : 0; }
+function names() {
+  const friend = replay.mode === "friend";
+  return friend ? replay.names : ["You", "The computer"];
+}
+// The words for the view of side ``s``'s shots: the fleet they fire at, who fires, whose heat map.
+function titles(s) {
+  if (replay.mode !== "friend") {
+    return s === 1 ? {fleet: "Your fleet", by: "the computer", heat: "The computer's heat map"}
+      : {fleet: "The computer's fleet", by: "you", heat: "Your heat map"};
+  }
+  const [first, second] = replay.names;
+  return s === 1 ? {fleet: `${first}'s fleet`, by: second, heat: `${second}'s heat map`}
+    : {fleet: `${second}'s fleet`, by: first, heat: `${first}'s heat map`};
+}
+function shotsOf(s, upTo) { return replay.moves.slice(0, upTo).filter((m) => m.side === s); }
 
 function paintBoard() {
-  const who = side(), layout = who === "computer" ? replay.player_layout : replay.computer_layout;
-  const symbols = Object.fromEntries(replay.rules.fleet.map((s) => [s.name, s.symbol]));
-  board.forEach((b) => { b.className = "cell"; b.textContent = ""; });
-  layout.ships.forEach((s) => s.cells.forEach((c) => { board[c].classList.add(who === "computer" ? "ship" : "revealed"); }));
-  for (const m of shotsOf(who, move)) {
-    board[m.cell].classList.add(m.outcome === "miss" ? "miss" : m.outcome === "hit" ? "hit" : "sunk");
-    if (m.outcome === "sunk") for (const c of m.cells || [m.cell]) {
-      board[c].classList.remove("hit"); board[c].classList.add("sunk"); board[c].textContent = m.ship ? symbols[m.ship] : "#";
-    }
-  }
+  const s = shooterSide(), layout = s === 1 ? replay.player_layout : replay.computer_layout;
+  drawSide(board, replay.rules, shotsOf(s, move), layout, replay.mode === "friend" || s === 1 ? "own" : "revealed");
   const next = replay.moves[move];
-  if (next && next.player === who) board[next.cell].classList.add("best");
+  if (next && next.side === s) board[next.cell].classList.add("best");
   labelCells(board, replay.rules.cols);
-  $("board-title").textContent = who === "computer" ? "Your fleet" : "The computer's fleet";
-  $("board-label").textContent = `${shotsOf(who, move).length} shots by ${who === "computer" ? "the computer" : "you"}`
-    + (next && next.player === who ? `; next: ${next.name} (outlined)` : "");
+  const words = titles(s);
+  $("board-title").textContent = words.fleet;
+  $("board-label").textContent = `${shotsOf(s, move).length} shots by ${words.by}` + (next && next.side === s ? `; next: ${next.name} (outlined)` : "");
 }
 
 async function paintHeat() {
-  const who = side(), key = `${move}:${who}`;
-  $("heat-title").textContent = who === "computer" ? "The computer's heat map" : "Your heat map";
+  const who = side(), key = `${move}:${who}`, s = shooterSide();
+  $("heat-title").textContent = titles(s).heat;
   if (!heatCache.has(key)) {
     try {
       heatCache.set(key, await api(`/api/games/${replay.id}/heat?move=${move}&side=${who}`));
     } catch (err) { $("message").textContent = err.message; return; }
   }
-  if (`${move}:${side()}` !== key) return;  // the player moved on while this loaded
-  const h = heatCache.get(key), shot = new Set(shotsOf(who, move).map((m) => m.cell));
+  if (`${move}:${side()}` !== key) return;  // the viewer moved on while this loaded
+  const h = heatCache.get(key), shot = new Set(shotsOf(s, move).map((m) => m.cell));
   const top = Math.max(...h.probability.filter((p, i) => !shot.has(i)), 1e-9), chance = {};
   heat.forEach((b, i) => {
     b.className = "cell"; b.textContent = "";
@@ -50,16 +58,23 @@ async function paintHeat() {
     chance[i] = `${Math.round(100 * h.probability[i])}% chance of a ship`;
   });
   const next = replay.moves[move];
-  if (next && next.player === who) heat[next.cell].classList.add("best");
+  if (next && next.side === s) heat[next.cell].classList.add("best");
   labelCells(heat, replay.rules.cols, chance);
-  $("heat-label").textContent = `percent chance of a ship on each square, exact over ${Number(h.layouts).toLocaleString()} layouts`;
+  $("heat-label").textContent = h.exact
+    ? `percent chance of a ship on each square, exact over ${Number(h.layouts).toLocaleString()} layouts`
+    : `percent chance of a ship on each square, estimated: ${h.note}`;
+}
+
+function moveText(m) {
+  const who = names()[m.side];
+  return `${who}: ${m.name}, ${m.outcome}${m.ship ? " " + m.ship : ""}`;
 }
 
 function show(k) {
   move = Math.max(0, Math.min(replay.moves.length, k));
   $("slider").value = move;
   const m = replay.moves[move - 1];
-  $("at").textContent = `${move} of ${replay.moves.length}` + (m ? `: ${m.notation} (${m.name}, ${m.outcome}${m.ship ? " " + m.ship : ""})` : "");
+  $("at").textContent = `${move} of ${replay.moves.length}` + (m ? `: ${moveText(m)}` : "");
   document.querySelectorAll("#moves li").forEach((li, i) => {
     li.classList.toggle("current", i === move - 1);
     li.setAttribute("aria-current", i === move - 1 ? "step" : "false");
@@ -82,9 +97,9 @@ function listMoves() {
   const list = $("moves");
   replay.moves.forEach((m, i) => {
     const li = document.createElement("li");
-    li.textContent = m.notation;
-    li.title = `${m.name}: ${m.outcome}${m.ship ? " " + m.ship : ""}`;
-    li.className = m.player === "player" ? "player-move" : "computer-move";
+    li.textContent = moveText(m);
+    li.title = `in the Dunman High paper's notation: ${m.notation}`;
+    li.className = m.side === 0 ? "player-move" : "computer-move";
     li.tabIndex = 0;
     li.addEventListener("click", () => show(i + 1));
     li.addEventListener("keydown", (e) => { if (e.key === "Enter") show(i + 1); });
@@ -92,17 +107,32 @@ function listMoves() {
   });
 }
 
+function describe() {
+  const r = replay.rules, [first, second] = names(), friend = replay.mode === "friend";
+  $("title").textContent = friend ? `Replay: ${first} against ${second}, ${r.name} rules`
+    : `Replay: ${r.name} rules, the computer playing ${replay.level.level} (${replay.level.shooter})`;
+  const winner = friend ? names()[replay.winner === "player1" ? 0 : 1] : replay.winner === "player" ? "You" : "The computer";
+  const how = replay.ended_by === "resigned" ? (friend ? ` (${names()[replay.winner === "player1" ? 1 : 0]} resigned)` : "") : replay.ended_by === "time" ? " on time" : "";
+  const lead = !friend && replay.resigned ? "You resigned" : `${winner} won${how}`;
+  $("summary").textContent = `${lead} after ${replay.moves.length} moves. The outlined square is the next shot; the heat map is what its shooter could know then.`;
+  $("side").options[0].textContent = friend ? `${second}'s view of ${first}'s fleet` : "the computer's view of your fleet";
+  $("side").options[1].textContent = friend ? `${first}'s view of ${second}'s fleet` : "your view of the computer's fleet";
+}
+
 async function load() {
   const params = new URLSearchParams(location.search);
   const id = params.get("game");
-  if (!id) { $("message").textContent = "No game given: open a replay from the end of a game."; return; }
-  try { replay = await api(`/api/games/${id}/replay`); } catch (err) { $("message").textContent = err.message; return; }
+  if (!id) { $("message").textContent = "No game given: open a replay from the end of a game, or from My games."; return; }
+  try { replay = await api(`/api/games/${id}/replay`); }
+  catch (err) {
+    $("message").textContent = err.status === 404 || err.status === 400 ? "There is no game at this address: the link may be mistyped, or the game was deleted unfinished."
+      : err.status === 409 ? "This game is not over yet: its replay opens at the end (it would show the hidden fleet)." : err.message;
+    return;
+  }
   const r = replay.rules;
   board = makeBoard($("board"), r.rows, r.cols, null, "The board at this move");
   heat = makeBoard($("heat"), r.rows, r.cols, null, "Heat map at this move");
-  $("title").textContent = `Replay: ${r.name} rules, the computer playing ${replay.mode}`;
-  const who = replay.resigned ? "You resigned" : replay.winner === "player" ? "You won" : "The computer won";
-  $("summary").textContent = `${who} after ${replay.moves.length} moves. The outlined square is the next shot; the heat map is what its shooter could know then.`;
+  describe();
   $("slider").max = replay.moves.length;
   listMoves();
   $("slider").addEventListener("input", (e) => show(Number(e.target.value)));

@@ -1,7 +1,10 @@
 """A two-player match as a PettingZoo AEC environment: each side hides a fleet and fires at the other's.
 
-    from battleship.match_env import env
+    import numpy as np
 
+    from battleship.envs.match import env
+
+    rng = np.random.default_rng(1)
     match = env(rules="standard", generator="uniform", seed=7)
     match.reset()
     for agent in match.agent_iter():
@@ -9,7 +12,7 @@
         if termination or truncation:
             action = None
         else:
-            action = pick(observation["action_mask"])  # a cell, row * cols + column
+            action = rng.choice(np.flatnonzero(observation["action_mask"]))  # a cell, row * cols + column
         match.step(action)
 
 - **Agents** ``player_0`` and ``player_1`` take turns, one shot a turn; ``player_0`` moves first unless
@@ -44,7 +47,7 @@ from pettingzoo.utils import AgentSelector, wrappers
 
 from battleship import generators
 from battleship import rules as rules_mod
-from battleship.env import SUNK, UNKNOWN, open_cells, view, view_spaces
+from battleship.envs.hunt import SUNK, UNKNOWN, open_cells, view, view_spaces
 from battleship.game import Game, Observation
 from battleship.layout import Layout
 from battleship.rules import Rules

@@ -10,8 +10,9 @@ import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import battleship.env
+import battleship.envs
 from battleship import generators
+from battleship.envs import hunt
 from battleship.game import Game
 from battleship.rules import preset
 
@@ -20,13 +21,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize("rules", ["standard", "pirates", "datagenetics"])
 def test_gymnasiums_checker_passes(rules):
-    check_env(gymnasium.make(battleship.env.ENV_ID, rules=rules).unwrapped, skip_render_check=False)
+    check_env(gymnasium.make(battleship.envs.ENV_ID, rules=rules).unwrapped, skip_render_check=False)
 
 
 def test_the_same_seed_gives_the_same_layouts_and_the_game_is_the_referees():
-    env = gymnasium.make(battleship.env.ENV_ID, rules="standard", generator="uniform", seed=11)
+    env = gymnasium.make(battleship.envs.ENV_ID, rules="standard", generator="uniform", seed=11)
     env.reset()
-    other = gymnasium.make(battleship.env.ENV_ID, seed=11)
+    other = gymnasium.make(battleship.envs.ENV_ID, seed=11)
     other.reset()
     layout = env.unwrapped._layout
     assert other.unwrapped._layout == layout
@@ -46,28 +47,28 @@ def test_the_same_seed_gives_the_same_layouts_and_the_game_is_the_referees():
 
 def test_observations_show_hits_misses_and_sunk_ships_and_repeats_change_nothing():
     rules = preset("standard")
-    env = battleship.env.BattleshipEnv(rules, seed=3)
+    env = hunt.BattleshipEnv(rules, seed=3)
     obs, info = env.reset()
     layout = env._layout
     ship_cells = [c for c in range(100) if any(m >> c & 1 for m in layout.masks)]
     water = next(c for c in range(100) if c not in ship_cells)
     obs, *_ = env.step(water)
-    assert obs["board"].ravel()[water] == battleship.env.MISS
+    assert obs["board"].ravel()[water] == hunt.MISS
     obs, reward, _, _, info = env.step(water)
     assert info["repeated"] and reward == -1.0 and info["shots"] == 1
     patrol = [c for c in range(100) if layout.masks[4] >> c & 1]  # the two-cell patrol boat
     obs, *_ = env.step(patrol[0])
-    assert obs["board"].ravel()[patrol[0]] == battleship.env.HIT
+    assert obs["board"].ravel()[patrol[0]] == hunt.HIT
     obs, *_ = env.step(patrol[1])
-    assert obs["board"].ravel()[patrol[1]] == battleship.env.SUNK and obs["sunk"] == 1
+    assert obs["board"].ravel()[patrol[1]] == hunt.SUNK and obs["sunk"] == 1
     assert obs["afloat"].tolist() == [1, 1, 1, 1, 0]
-    assert env.render() is None and battleship.env.BattleshipEnv(rules, render_mode="ansi").render() is None
+    assert env.render() is None and hunt.BattleshipEnv(rules, render_mode="ansi").render() is None
 
 
 def test_bad_arguments_are_refused_clearly():
     with pytest.raises(Exception, match="no layout generator named"):
-        battleship.env.BattleshipEnv("standard", generator="nope")
-    env = battleship.env.BattleshipEnv("standard", seed=1)
+        hunt.BattleshipEnv("standard", generator="nope")
+    env = hunt.BattleshipEnv("standard", seed=1)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     env.reset()

@@ -11,8 +11,8 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from battleship import generators
+from battleship.envs.match import AGENTS, MatchEnv, env
 from battleship.game import Game
-from battleship.match_env import AGENTS, MatchEnv, env
 from battleship.rules import preset
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,7 +1,7 @@
 """A Gymnasium environment: one player hunts a hidden fleet, a shot a step.
 
     import gymnasium
-    import battleship.env  # registers battleship/Battleship-v0
+    import battleship.envs  # registers battleship/Battleship-v0
 
     env = gymnasium.make("battleship/Battleship-v0", rules="standard", generator="uniform", seed=7)
     observation, info = env.reset()
@@ -35,7 +35,6 @@ from battleship.cells import iter_cells
 from battleship.game import Game, Observation, Outcome
 from battleship.rules import Rules
 
-ENV_ID = "battleship/Battleship-v0"
 UNKNOWN, MISS, HIT, SUNK = 0, 1, 2, 3
 
 
@@ -142,7 +141,3 @@ def open_cells(seen: Observation) -> np.ndarray:
     mask = np.zeros(seen.rules.cells, dtype=np.int8)
     mask[list(iter_cells(seen.unknown_mask))] = 1
     return mask
-
-
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="battleship.env:BattleshipEnv")

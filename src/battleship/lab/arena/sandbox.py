@@ -1,0 +1,379 @@
+"""Where a bot's program runs: in a bubblewrap sandbox, or (only when the organiser says so) unconfined.
+
+The sandbox is bubblewrap (``bwrap``, Debian's ``bubblewrap``, the tool Flatpak confines its apps
+with). Each program gets:
+
+- its own PID namespace (it sees only its own processes: not the referee, not other bots, not their
+  ``/proc``), network namespace (no network but its own loopback), IPC and UTS namespaces;
+- a file system of its own: ``/usr``, ``/etc`` and ``/opt`` read-only, the Python interpreter and
+  the ``battleship`` package read-only (class bots import them), its own program's files read-only,
+  an empty skeleton of the arena's working directory with only those files in it, a fresh ``/proc``
+  and a minimal ``/dev``, and a private scratch directory (``/tmp``, a size-capped tmpfs that is gone
+  with the sandbox) as its only writable place and its home;
+- a cleared environment (no variable of the referee's reaches it);
+- limits on processes and threads (``RLIMIT_NPROC``), data memory, file size, CPU time (the
+  referee's, see :mod:`~battleship.lab.arena.channel`);
+- an end: the referee kills the sandbox's first process, and the kernel kills everything left in
+  its PID namespace with it, whatever the bot started (``setsid`` or not); ``--die-with-parent``
+  does the same if the referee itself dies.
+
+Run as root, bubblewrap mounts the bot's view and the bot then runs under a user id of its own,
+unprivileged (``setpriv``), so the process limit holds (the kernel does not count root's
+processes); run as anyone else, bubblewrap makes a user namespace, which needs unprivileged user
+namespaces (most distributions allow them). :func:`probe` tries it once and says why not.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import hashlib
+import os
+import resource
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import battleship
+from battleship.errors import BattleshipError
+
+BWRAP = "bwrap"  # looked up on PATH
+SCRATCH = "/tmp"  # the bot's only writable directory, and its HOME
+SYSTEM = ("/usr", "/etc", "/opt")  # read-only for every bot: programs, libraries, interpreters
+TOP = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # links into /usr on merged-/usr systems
+UNCONFINED_OPTION = "--unconfined-bots-i-trust"
+# Numba loads compiled kernels only from a cache directory it can write to: a bot running the arena's
+# Python gets one in its scratch, holding links to the referee's caches (bound read-only; Numba
+# replaces an index it rewrites, so a link is replaced, never written through)
+NUMBA_CACHE = SCRATCH + "/.numba-cache"
+NUMBA_STAGED = "/run/battleship-numba"
+# bots should be one thread each: a library sizing a thread pool by the machine's cores would meet
+# the process limit, and the CPU limit counts every thread anyway
+QUIET_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What every bot is allowed. ``time`` is per shot (wall clock, as the C# Pirates contest timed
+    moves; 0 for none); ``start`` covers starting and reading the rules; ``cpu`` is CPU seconds per
+    game (None: ``time`` for every cell of the board, plus ``start``); ``memory_mb`` its data memory;
+    ``processes`` the processes and threads it may run at once (in the sandbox); ``scratch_mb`` the
+    size of its scratch directory and of any file it writes."""
+
+    time: float = 0.5
+    start: float = 10.0
+    cpu: float | None = None
+    memory_mb: int = 1024
+    processes: int = 64
+    scratch_mb: int = 64
+
+    def cpu_per_game(self, cells: int) -> float:
+        """CPU seconds a bot may use in one game on a board of ``cells`` cells."""
+        if self.cpu is not None:
+            return self.cpu
+        return (self.time or self.start) * cells + self.start
+
+
+class SandboxUnavailable(BattleshipError):
+    """This machine cannot sandbox bots (the text says why and what to do)."""
+
+
+@dataclass(frozen=True)
+class Program:
+    """What a bot runs: its command, the files that are its own, where it starts, variables it needs.
+
+    ``reads`` are absolute paths (files or directories) the bot may read in the sandbox; ``cwd`` is
+    where it starts (default: the arena's working directory, in which the sandbox shows only those
+    files); ``python`` says it runs the arena's own interpreter (so may use the package's kernels)."""
+
+    argv: tuple[str, ...]
+    reads: tuple[str, ...] = ()
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    python: bool = False
+
+
+@dataclass
+class Launch:
+    """How to start one program: the command line, the child's set-up, the descriptors it keeps."""
+
+    argv: list[str]
+    preexec: Callable[[], None]
+    cwd: str | None
+    env: dict[str, str] | None
+    pass_fds: tuple[int, ...] = ()
+    info: int | None = None  # read end of bwrap's --info-fd: the sandbox's first process id
+    _close_after_start: list[int] = field(default_factory=list)
+
+    def started(self) -> None:
+        """Close the descriptors only the child needed."""
+        for fd in self._close_after_start:
+            os.close(fd)
+        self._close_after_start.clear()
+
+
+class Jail(Protocol):
+    """Where programs run: :class:`Sandbox` or :class:`Unconfined`."""
+
+    confined: bool
+
+    def launch(self, program: Program, limits: Limits, cpu_total: float | None = None) -> Launch: ...
+
+    def check(self, program: Program, label: str) -> None: ...
+
+
+def _limits_in_child(limits: Limits, cpu_total: float | None) -> Callable[[], None]:
+    """The limits set in the child before it runs anything (inherited by all it starts).
+
+    ``cpu_total`` is a backstop: CPU seconds any one of its processes may use in its whole life (the
+    referee itself holds the bot to its limit game by game, see channel.Process.allow_cpu); past it
+    the kernel sends SIGXCPU, and a few seconds later SIGKILL."""
+    memory = limits.memory_mb << 20
+    scratch = limits.scratch_mb << 20
+    cpu = resource.RLIM_INFINITY if cpu_total is None else int(cpu_total) + 1
+    cpu_hard = resource.RLIM_INFINITY if cpu_total is None else cpu + 5
+
+    def confine() -> None:
+        # the referee holds SIGINT/SIGTERM while it starts a bot (so a Ctrl-C cannot lose track of
+        # a child half-started); the child must not inherit that
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (scratch, scratch))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu_hard))
+
+    return confine
+
+
+class Unconfined:
+    """Programs run as the arena's own user, in a session of their own, with the same limits but no
+    sandbox: they can read and write what the arena can, open connections, and a child that leaves
+    the session survives. Only for bots the organiser trusts (``--unconfined-bots-i-trust``)."""
+
+    confined = False
+
+    def launch(self, program: Program, limits: Limits, cpu_total: float | None = None) -> Launch:
+        env = {**os.environ, **dict(program.env)} if program.env else None
+        return Launch(list(program.argv), _limits_in_child(limits, cpu_total), program.cwd, env)
+
+    def check(self, program: Program, label: str) -> None:
+        return None
+
+
+class Sandbox:
+    """Programs run in a bubblewrap sandbox (see the module docstring); ``readable`` adds paths every
+    bot may read (an interpreter installed outside ``/usr``, say)."""
+
+    confined = True
+
+    def __init__(self, readable: tuple[str, ...] = ()):
+        self.readable = tuple(os.path.abspath(p) for p in readable)
+        self.root = os.geteuid() == 0
+
+    # ---- what a bot sees ----------------------------------------------------------------------------
+    def visible(self, program: Program) -> list[str]:
+        """Every path bound read-only into this bot's sandbox, outermost first (nested ones dropped)."""
+        python = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+        wanted = [*SYSTEM, *python, str(Path(battleship.__file__).parent), *self.readable, *program.reads]
+        kept: list[str] = []
+        for path in sorted({os.path.normpath(p) for p in wanted if os.path.exists(p)}, key=len):
+            if not any(_inside(path, k) for k in kept):
+                kept.append(path)
+        return kept
+
+    def check(self, program: Program, label: str) -> None:
+        """Refuse, before the run, a bot whose own files the sandbox could not show it, or a run whose
+        working directory every bot could read."""
+        cwd = os.getcwd()
+        shared = next((p for p in self.visible(Program(())) if _inside(cwd, p)), None)
+        if shared is not None:
+            raise BattleshipError(
+                f"the arena's working directory {cwd} lies in {shared}, which every bot may read: "
+                "run the arena from a folder of its own"
+            )
+        for path in program.reads:
+            if _inside(cwd, path):
+                raise BattleshipError(
+                    f"bot {label!r} names {path}, which holds the arena's working directory: a bot sees "
+                    "only its own files, so name them (or give the bot a folder of its own)"
+                )
+            mode = os.stat(path).st_mode
+            need = 0o005 if os.path.isdir(path) else 0o004
+            if self.root and mode & need != need:
+                raise BattleshipError(
+                    f"bot {label!r}: {path} is not readable by other users (mode {mode & 0o777:o}); the "
+                    f"sandbox runs bots as an unprivileged user: chmod o+r{'x' if need == 0o005 else ''} it"
+                )
+
+    def launch(self, program: Program, limits: Limits, cpu_total: float | None = None) -> Launch:
+        """The bwrap command that runs ``program``; an OSError if its command is not there to run."""
+        env = self._env(program)
+        _found(program.argv[0], env["PATH"], program.cwd or os.getcwd())
+        read, write = os.pipe()
+        argv = [_tool(BWRAP), *self._namespaces(), "--die-with-parent", "--new-session", "--clearenv"]
+        for name, value in env.items():
+            argv += ["--setenv", name, value]
+        caches = _numba_caches() if program.python else {}
+        if caches:
+            argv += ["--setenv", "NUMBA_CACHE_DIR", NUMBA_CACHE]
+        argv += self._file_system(program, limits, caches)
+        argv += ["--info-fd", str(write)]
+        argv += [*self._drop(), _tool("prlimit"), f"--nproc={limits.processes}:{limits.processes}", "--"]
+        argv += program.argv
+        return Launch(
+            argv, _limits_in_child(limits, cpu_total), None, None, (write,), read, _close_after_start=[write]
+        )  # fmt: skip
+
+    def _namespaces(self) -> list[str]:
+        if self.root:  # no user namespace: the bot is made an unprivileged user instead (_drop)
+            return ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+                    "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]  # fmt: skip
+        return ["--unshare-all", "--unshare-user", "--disable-userns"]
+
+    def _drop(self) -> list[str]:
+        """As root: run the bot as a user id no other process has, so RLIMIT_NPROC counts only its own."""
+        if not self.root:
+            return []
+        uid = str(2**30 + secrets.randbelow(2**30))
+        return [
+            _tool("setpriv"),
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--",
+        ]
+
+    def _env(self, program: Program) -> dict[str, str]:
+        visible = self.visible(program)
+        path = [
+            p
+            for p in os.environ.get("PATH", "").split(os.pathsep)
+            if p and any(_inside(p, v) for v in visible)
+        ]
+        env = {
+            "PATH": os.pathsep.join(path) or "/usr/local/bin:/usr/bin:/bin",
+            "HOME": SCRATCH,
+            "TMPDIR": SCRATCH,
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        env.update(dict.fromkeys(QUIET_THREADS, "1"))
+        return {**env, **dict(program.env)}
+
+    def _file_system(self, program: Program, limits: Limits, caches: dict[str, str]) -> list[str]:
+        args: list[str] = []
+        for top in TOP:
+            if os.path.islink(top):
+                args += ["--symlink", os.readlink(top), top]
+            elif os.path.isdir(top):
+                args += ["--ro-bind", top, top]
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        # the scratch first: the bot's own files may lie under /tmp too, and are bound over it
+        args += ["--size", str(limits.scratch_mb << 20), "--perms", "1777", "--tmpfs", SCRATCH]
+        visible = self.visible(program)
+        cwd = program.cwd or os.getcwd()
+        made: list[str] = []  # directories on the way to each bound path, and the working directory
+        for path in [*(str(p) for v in visible for p in reversed(Path(v).parents)), *(
+                str(p) for p in [*reversed(Path(cwd).parents), Path(cwd)])]:  # fmt: skip
+            if path != "/" and path not in made and not any(_inside(path, v) for v in visible):
+                made.append(path)
+        for path in made:
+            args += ["--perms", "0755", "--dir", path]  # bwrap would make them 0700
+        for path in visible:
+            args += ["--ro-bind", path, path]
+        if caches:
+            args += ["--perms", "0755", "--dir", "/run", "--perms", "0755", "--dir", NUMBA_STAGED]
+            args += ["--perms", "0777", "--dir", NUMBA_CACHE]
+            for name, folder in caches.items():
+                args += [
+                    "--ro-bind",
+                    folder,
+                    f"{NUMBA_STAGED}/{name}",
+                    "--perms",
+                    "0777",
+                    "--dir",
+                    f"{NUMBA_CACHE}/{name}",
+                ]
+                for file in sorted(os.listdir(folder)):
+                    if file.endswith((".nbi", ".nbc")):
+                        args += ["--symlink", f"{NUMBA_STAGED}/{name}/{file}", f"{NUMBA_CACHE}/{name}/{file}"]
+        return [*args, "--remount-ro", "/", "--chdir", cwd]
+
+
+def _numba_caches() -> dict[str, str]:
+    """The referee's Numba caches in the package: {their folder's name under NUMBA_CACHE_DIR: the folder}.
+
+    Numba names a source folder's cache ``<folder>_<sha1 of its path>`` under NUMBA_CACHE_DIR."""
+    caches = {}
+    for folder in Path(battleship.__file__).parent.rglob("__pycache__"):
+        if next(folder.glob("*.nbi"), None) is not None:
+            source = str(folder.parent)
+            caches[f"{folder.parent.name}_{hashlib.sha1(source.encode()).hexdigest()}"] = str(folder)
+    return caches
+
+
+def _inside(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or lies under it."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _found(command: str, path: str, cwd: str) -> None:
+    """Refuse at once a command the sandbox would not find (a clear 'cannot run', not prlimit's words)."""
+    where = os.path.join(cwd, command) if "/" in command else shutil.which(command, path=path)
+    if where is None or not os.path.isfile(where) or not os.access(where, os.X_OK):
+        raise FileNotFoundError(errno.ENOENT, "not found, or not an executable file", command)
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        raise SandboxUnavailable(f"{name} is not installed")
+    return found
+
+
+@functools.cache
+def probe() -> str | None:
+    """Why this machine cannot run a sandbox (None: it can). Tries a real one, once per process."""
+    for tool in (BWRAP, "prlimit", *(("setpriv",) if os.geteuid() == 0 else ())):
+        if shutil.which(tool) is None:
+            package = "bubblewrap" if tool == BWRAP else "util-linux"
+            return f"{tool} is not installed (Debian's {package} package)"
+    launch = Sandbox().launch(Program((shutil.which("true") or "/bin/true",)), Limits())
+    try:
+        done = subprocess.run(
+            launch.argv, pass_fds=launch.pass_fds, capture_output=True, timeout=30, preexec_fn=launch.preexec
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{BWRAP} did not run: {exc}"
+    finally:
+        launch.started()
+        os.close(launch.info)
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        return f"{BWRAP} cannot make a sandbox here: {said[-1] if said else f'exit code {done.returncode}'}"
+    return None
+
+
+def choose(unconfined: bool = False, readable: tuple[str, ...] = ()) -> Jail:
+    """The sandbox, or :class:`Unconfined` when the organiser asked for it."""
+    return Unconfined() if unconfined else Sandbox(readable)
+
+
+def require(jail: Jail, labels: list[str]) -> None:
+    """Refuse program and class bots (``labels``) in one clear line when the machine cannot sandbox them."""
+    if not labels or not jail.confined:
+        return
+    why = probe()
+    if why is not None:
+        raise SandboxUnavailable(
+            f"cannot sandbox program and class bots ({', '.join(labels)}) here: {why}. Install bubblewrap "
+            f"(apt-get install bubblewrap), or run them unconfined with {UNCONFINED_OPTION} if you trust "
+            "every one of them"
+        )

@@ -1,0 +1,288 @@
+"""Games between two people, each on their own device through their seat's link (or both on one screen).
+
+A game has two seats, each reached only by its own random token: the first player's link, and the
+invitation the first player passes on. Each player places their fleet on their own device; the
+layouts stay on the server, and each player sees only their own until the game is over. Turns are
+enforced here: "Player 1" fires first, then each shot passes the turn. With a clock each side has so
+many seconds for the whole game, counted on the server from the moment the turn began; a player
+whose time runs out loses. The finished game is stored like any other, so it has a replay and
+counts in the statistics (mode ``friend``). A rematch swaps who starts.
+
+Every change wakes the players' live streams through the :class:`~battleship.web.hub.Hub`.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from battleship import notation
+from battleship.cells import cell_name
+from battleship.errors import BattleshipError
+from battleship.web import store
+from battleship.web.hub import Hub
+from battleship.web.records import (
+    FRIEND,
+    FRIEND_SIDES,
+    Conflict,
+    NotFound,
+    layout_json,
+    pick_rules,
+    replay,
+    rules_json,
+    rules_of,
+    shots_json,
+    write_record,
+)
+from battleship.web.service import TURNS, Games, new_row, random_layout, read_cell, ships_left
+
+PLACING = "placing"  # the status while a fleet is still to be placed
+MIN_CLOCK, MAX_CLOCK = 30, 3600  # seconds a side, when the game has a clock
+
+
+class Friends(Games):
+    """Games between friends, stored in ``engine``; ``hub`` hears of every change."""
+
+    def __init__(self, engine, hub: Hub):
+        super().__init__(engine)
+        self.hub = hub
+
+    def new(
+        self,
+        rules_name: str | None,
+        rules_toml: str | None = None,
+        clock: int | None = None,
+        name: str | None = None,
+    ) -> dict[str, Any]:
+        """A new game: the first player's seat and the invitation for the second (both tokens)."""
+        rules = pick_rules(rules_name, rules_toml)
+        if clock is not None and not MIN_CLOCK <= clock <= MAX_CLOCK:
+            raise BattleshipError(f"clock: from {MIN_CLOCK} to {MAX_CLOCK} seconds a side, not {clock}")
+        tokens = (secrets.token_hex(16), secrets.token_hex(16))
+        self._create(rules, clock, tokens, (name, None))
+        return {"seat": tokens[0], "invite": tokens[1], "state": self.view(tokens[0])}
+
+    def _create(
+        self, rules, clock: float | None, tokens: tuple[str, str], names: tuple[str | None, str | None]
+    ) -> str:
+        row = new_row(
+            rules,
+            FRIEND,
+            status=PLACING,
+            seed="0",
+            player_layout="",  # each fleet is placed by its player
+            computer_layout="",
+            record="",
+            clock=float(clock) if clock else None,
+            clock_used=json.dumps([0.0, 0.0]),
+        )
+        store.create(self.engine, row)
+        game_id = row["id"]
+        store.create_seats(self.engine, game_id, tokens, names)
+        return game_id
+
+    def _seat(self, token: str) -> tuple[dict[str, Any], int]:
+        """The game row behind a seat token and the seat's side (the clock checked first)."""
+        if not (isinstance(token, str) and len(token) == 32):
+            raise NotFound("no such seat")
+        seat = store.seat(self.engine, token)
+        if seat is None:
+            raise NotFound(
+                "no such seat: the link is wrong, or the game was deleted after a day without a move"
+            )
+        row = self._row(seat["game_id"])
+        if self._flag_fell(row):
+            row = self._row(seat["game_id"])
+        return row, seat["side"]
+
+    # ---- the clock -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _used(row: dict[str, Any]) -> list[float]:
+        """Seconds each side has used, the side to move counted up to now."""
+        used = json.loads(row["clock_used"] or "[0, 0]")
+        if row["status"] in TURNS and row["turn_started"] is not None:
+            started = row["turn_started"]
+            started = started if started.tzinfo else started.replace(tzinfo=store.now().tzinfo)
+            used[TURNS.index(row["status"])] += (store.now() - started).total_seconds()
+        return used
+
+    def _flag_fell(self, row: dict[str, Any]) -> bool:
+        """End the game if the side to move has run out of time; True if it ended now."""
+        if not row["clock"] or row["status"] not in TURNS:
+            return False
+        side = TURNS.index(row["status"])
+        if self._used(row)[side] < row["clock"]:
+            return False
+        with self._lock(row["id"]):
+            changes = {
+                "status": "over",
+                "winner": f"player{2 - side}",
+                "finished": store.now(),
+                "ended_by": "time",
+            }
+            done = store.save(
+                self.engine,
+                row["id"],
+                {**changes, "notation": row["record"]},
+                {"moves": row["moves"], "status": row["status"]},
+            )
+        if done:
+            self.hub.publish(row["id"])
+        return done
+
+    # ---- what a seat sees ------------------------------------------------------------------------
+
+    def view(self, token: str) -> dict[str, Any]:
+        """What the player at this seat sees: never the other fleet before the game is over."""
+        row, side = self._seat(token)
+        rules = rules_of(row)
+        seats = store.seats_of(self.engine, row["id"])
+        layouts = (row["player_layout"], row["computer_layout"])
+        status = row["status"]
+        view: dict[str, Any] = {
+            "id": row["id"],
+            "seat": side + 1,
+            "rules": rules_json(rules),
+            "status": status
+            if status in (PLACING, "over")
+            else ("your-turn" if TURNS.index(status) == side else "their-turn"),
+            "moves": row["moves"],
+            "you": {"name": seats[side]["name"] or FRIEND_SIDES[side], "placed": bool(layouts[side])},
+            "them": {
+                "name": seats[1 - side]["name"] or FRIEND_SIDES[1 - side],
+                "placed": bool(layouts[1 - side]),
+                "connected": self.hub.connected(seats[1 - side]["token"]),
+            },
+            "your_shots": [],
+            "their_shots": [],
+            "clock": self._clock(row, side),
+            "winner": None
+            if not row["winner"]
+            else ("you" if row["winner"] == f"player{side + 1}" else "them"),
+            "ended_by": row["ended_by"],
+            "rematch": self._rematch_seat(row, side),
+        }
+        if layouts[side]:
+            view["your_layout"] = layout_json(notation.parse_layout(layouts[side], rules))
+        if row["record"]:  # both fleets placed
+            game = replay(row)
+            view["your_shots"] = shots_json(game.target(side).observation.shots, rules)
+            view["their_shots"] = shots_json(game.at[side].observation.shots, rules)
+            view["their_ships_left"] = ships_left(game.target(side).observation, rules)
+        if status == "over" and layouts[1 - side]:
+            view["their_layout"] = layout_json(notation.parse_layout(layouts[1 - side], rules))
+        return view
+
+    def _clock(self, row: dict[str, Any], side: int) -> dict[str, Any] | None:
+        if not row["clock"]:
+            return None
+        left = [max(0.0, row["clock"] - u) for u in self._used(row)]
+        running = (
+            None if row["status"] not in TURNS else ("you" if TURNS.index(row["status"]) == side else "them")
+        )
+        return {
+            "seconds": row["clock"],
+            "yours": round(left[side], 1),
+            "theirs": round(left[1 - side], 1),
+            "running": running,
+        }
+
+    def _rematch_seat(self, row: dict[str, Any], side: int) -> str | None:
+        """This player's seat in the rematch, if there is one (sides swap: the other player starts)."""
+        if not row["rematch"]:
+            return None
+        for seat in store.seats_of(self.engine, row["rematch"]):
+            if seat["side"] == 1 - side:
+                return seat["token"]
+        return None
+
+    # ---- moves -----------------------------------------------------------------------------------
+
+    def place(self, token: str, layout: str | None = None, name: str | None = None) -> dict[str, Any]:
+        """Place this seat's fleet (a layout in notation, or a random one); the game starts once both are placed."""
+        row, side = self._seat(token)
+        with self._lock(row["id"]):
+            row, side = self._seat(token)
+            if row["status"] != PLACING:
+                raise Conflict(
+                    "the fleets are placed: the game is under way"
+                    if row["status"] != "over"
+                    else "the game is over"
+                )
+            rules = rules_of(row)
+            mine = notation.parse_layout(layout, rules) if layout is not None else random_layout(rules)
+            columns = ("player_layout", "computer_layout")
+            changes: dict[str, Any] = {columns[side]: notation.format_layout(mine)}
+            other = row[columns[1 - side]]
+            if other:
+                layouts = (mine, notation.parse_layout(other, rules))[:: 1 if side == 0 else -1]
+                changes.update(
+                    status=TURNS[0],
+                    turn_started=store.now(),
+                    record=write_record(rules, FRIEND_SIDES, layouts, []),
+                )
+            self._save(row, changes)
+            if name is not None:
+                store.name_seat(self.engine, token, name.strip() or None)
+        self.hub.publish(row["id"])
+        return self.view(token)
+
+    def fire(self, token: str, cell: int | str | None) -> dict[str, Any]:
+        """This seat's shot at the other fleet, on its turn and within its clock."""
+        row, side = self._seat(token)
+        with self._lock(row["id"]):
+            row, side = self._seat(token)
+            if row["status"] != TURNS[side]:
+                raise Conflict(
+                    {PLACING: "the fleets are not both placed yet", "over": "the game is over"}.get(
+                        row["status"], "it is the other player's turn"
+                    )
+                )
+            game = replay(row)
+            target = read_cell(cell, game.rules)
+            if game.target(side).observation.is_shot(target):
+                raise BattleshipError(f"{cell_name(target, game.rules.cols)} has been fired at already")
+            game.target(side).fire(target)
+            used = self._used(row)
+            extra = {"clock_used": json.dumps([round(u, 3) for u in used]), "turn_started": store.now()}
+            self._commit(row, game, side, target, extra)
+        self.hub.publish(row["id"])
+        view = self.view(token)
+        return {"shot": view["your_shots"][-1], "state": view}
+
+    def resign(self, token: str) -> dict[str, Any]:
+        """This player gives up: the other wins, both fleets are shown."""
+        row, side = self._seat(token)
+        with self._lock(row["id"]):
+            row, side = self._seat(token)
+            if row["status"] == "over":
+                raise Conflict("the game is over")
+            changes = {
+                "status": "over",
+                "winner": f"player{2 - side}",
+                "resigned": True,
+                "finished": store.now(),
+            }
+            self._save(row, {**changes, "ended_by": "resigned", "notation": row["record"] or None})
+        self.hub.publish(row["id"])
+        return self.view(token)
+
+    def rematch(self, token: str) -> dict[str, Any]:
+        """A new game with the same rules and clock, the other player starting; this player's new seat."""
+        row, side = self._seat(token)
+        if row["status"] != "over":
+            raise Conflict("a rematch is offered once the game is over")
+        if not row["rematch"]:
+            seats = store.seats_of(self.engine, row["id"])
+            tokens = (secrets.token_hex(16), secrets.token_hex(16))
+            rules = rules_of(row)
+            new_id = self._create(rules, row["clock"], tokens, (seats[1]["name"], seats[0]["name"]))
+            if not store.set_rematch(self.engine, row["id"], new_id):
+                store.delete_game(
+                    self.engine, new_id
+                )  # the other player asked at the same moment: theirs stands
+            self.hub.publish(row["id"])
+        seat = self._rematch_seat(self._row(row["id"]), side)
+        return {"seat": seat, "state": self.view(seat)}

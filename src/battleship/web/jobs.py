@@ -1,0 +1,151 @@
+"""The web's heavy work, as plain functions a worker process runs, and the bounded answers that stand in when it is too slow.
+
+Each job takes its inputs (rules, an observation, a seed) and a ``stop``
+(:class:`battleship.stop.Stop`, with the request's deadline). Engines that accept ``stop=`` get it;
+the others are stopped from outside (:mod:`battleship.web.workers` kills their process).
+
+The stand-ins run in the request's own thread and are bounded whatever the rules: the DataGenetics
+density shooter (every placement of every afloat ship counted once) for a move, and the same count
+turned into per-ship shares for a heat map.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from typing import Any
+
+import numpy as np
+
+from battleship.game import Observation, Outcome
+from battleship.inference import posterior
+from battleship.inference.prior import PlacementModel
+from battleship.rng import game_rng
+from battleship.rules import Rules
+from battleship.shooters import make, resolve
+from battleship.shooters.choice import HIT, UNKNOWN
+from battleship.shooters.density import best_cells, observed_status
+from battleship.shooters.learning import LearningShooter
+from battleship.shooters.options import format_spec
+from battleship.stop import Stop
+from battleship.tables import tables
+
+FALLBACK = "density:skew=20"  # DataGenetics' density with C. Liam Brown's skew: a few ms on any rules
+_POSTERIOR_STOPS = "stop" in inspect.signature(posterior).parameters  # the faster engine will take one
+
+
+def exact(rules: Rules, observation: Observation, stop: Stop, prior: np.ndarray | None = None):
+    """:func:`battleship.inference.posterior`, handed the stop when it accepts one."""
+    if _POSTERIOR_STOPS:
+        return posterior(rules, observation, prior=prior, stop=stop)
+    return posterior(rules, observation, prior=prior)
+
+
+def shooter(spec: str, model: PlacementModel | None = None):
+    """A fresh shooter: a registry spec, or ``learning`` with its fitted model."""
+    return LearningShooter(model=model) if spec == "learning" else make(spec)
+
+
+def named(spec: str, rules: Rules) -> str:
+    """The shooter a spec plays under ``rules`` (``best`` resolved), as the page names it."""
+    if spec == "learning":
+        return "learning"
+    return format_spec(*resolve(spec, rules))
+
+
+def shot(
+    rules: Rules,
+    observation: Observation,
+    spec: str,
+    seed: tuple[int, int],
+    model: PlacementModel | None = None,
+    *,
+    stop: Stop,
+) -> int:
+    """The cell the shooter ``spec`` fires at next (run in a worker; an answer that comes, comes in time:
+    past the deadline the worker is stopped from outside until shooters read ``stop`` themselves)."""
+    chosen = shooter(spec, model)
+    chosen.reset(rules, game_rng(*seed))
+    return int(chosen.next_shot(observation))
+
+
+def quick_shot(rules: Rules, observation: Observation, seed: tuple[int, int]) -> int:
+    """The stand-in move: the density shooter's cell (milliseconds on any rules the web plays)."""
+    chosen = make(FALLBACK)
+    chosen.reset(rules, game_rng(*seed))
+    return int(chosen.next_shot(observation))
+
+
+def probabilities(
+    rules: Rules, observation: Observation, skew: bool = False, *, stop: Stop
+) -> dict[str, Any]:
+    """Exact hit probabilities, the number of layouts left and the best cells (run in a worker)."""
+    result = exact(rules, observation, stop)
+    probability = result.probability.ravel()
+    return {
+        "layouts": str(result.layouts),
+        "probability": [round(float(p), 6) for p in probability],
+        "best": best_cells(rules, observation, probability, 20 if skew else 0),
+        "engine": result.engine,
+        "exact": True,
+    }
+
+
+def estimate(rules: Rules, observation: Observation, skew: bool = False) -> dict[str, Any]:
+    """The stand-in heat map: each afloat ship's share of its fitting placements on each cell, summed.
+
+    DataGenetics' count, one ship at a time (placements through hits weigh more, as the density
+    shooter weighs them); not exact, because it ignores how the ships constrain each other.
+    """
+    status, afloat = observed_status(rules, observation)
+    t = tables(rules)
+    value = np.zeros(rules.cells)
+    for s in np.flatnonzero(afloat):
+        cells = t.cell_list[t.start[s] : t.start[s] + t.count[s], : t.size[s]]
+        seen = status[cells]
+        fits = ((seen == UNKNOWN) | (seen == HIT)).all(axis=1)
+        weight = np.where(fits, 20.0 ** (seen == HIT).sum(axis=1), 0.0)
+        if weight.sum() > 0:
+            value += np.bincount(cells.ravel(), np.repeat(weight, cells.shape[1]), rules.cells) / weight.sum()
+    value = np.minimum(value, 1.0)
+    for s in observation.shots:
+        value[s.cell] = 0.0 if s.outcome is Outcome.MISS else 1.0
+    return {
+        "layouts": None,
+        "probability": [round(float(p), 6) for p in value],
+        "best": best_cells(rules, observation, value, 20 if skew else 0),
+        "engine": "estimate",
+        "exact": False,
+    }
+
+
+# ---- whether a mode answers in time under some rules -----------------------------------------------
+
+
+def positions(rules: Rules) -> list[Observation]:
+    """The positions a mode is timed on: the open board, and one hit on the biggest ship of a layout.
+
+    A lone hit is where exact inference works hardest (every ship might be the one hit). The hit is
+    fired at a real layout (drawn with a fixed seed), so its answer is one the referee could give.
+    """
+    from battleship.game import Game
+    from battleship.generators import draw, to_layout
+
+    layout = to_layout(rules, draw(rules, "uniform", 0, 1, threads=False)[0])
+    biggest = max(range(len(rules.fleet)), key=lambda k: rules.fleet[k].size)
+    game = Game(layout)
+    game.fire((layout.masks[biggest] & -layout.masks[biggest]).bit_length() - 1)  # its first cell
+    return [Observation(rules, ()), game.observation]
+
+
+def probe(rules: Rules, spec: str, model: PlacementModel | None = None, *, stop: Stop) -> float:
+    """The most CPU seconds one move of ``spec`` took over :func:`positions` (run in a worker).
+
+    CPU time, not wall time, so a busy machine does not make rules look slower than they are.
+    """
+    longest = 0.0
+    for n, observation in enumerate(positions(rules)):
+        start = time.process_time()
+        shot(rules, observation, spec, (3, n), model, stop=stop)
+        longest = max(longest, time.process_time() - start)
+    return longest

@@ -1,0 +1,216 @@
+"""What a stored game is: its rules (a preset, or custom TOML within the web's bounds), its two sides and
+their layouts, its moves in the Dunman High paper's notation; and how the pages see a game (shots,
+layouts, rules, sunk ships drawn whole where the answers pin them down).
+
+A game is its two layouts and its moves; everything else (answers, sunk ships, whose turn, the end)
+is replayed from them, so what is stored is exactly the paper's game notation. A game against the
+computer is played by "Player" and "Computer", a game between friends by "Player 1" and "Player 2".
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from typing import Any
+
+from battleship import notation
+from battleship import rules as rules_mod
+from battleship.errors import BattleshipError
+from battleship.game import Game, Outcome, Shot
+from battleship.layout import Layout
+from battleship.rules import PRESETS, Rules, preset
+
+RULES = tuple(PRESETS)  # every preset is on offer (square-N included)
+FRIEND = "friend"  # the mode of a game between two people
+COMPUTER_SIDES = ("Player", "Computer")
+FRIEND_SIDES = ("Player 1", "Player 2")
+
+# custom rules (the CLI's TOML) within these bounds; whether a level answers in time under them is
+# measured when a game is created (battleship.web.computer)
+MAX_RULES_TOML = 4000  # characters
+MAX_SIDE = 15  # the largest preset board
+MAX_SHIPS = 10  # Sea Battle's fleet
+MAX_SHIP_CELLS = 6
+
+
+class NotFound(BattleshipError):
+    """No game has that id."""
+
+
+class Conflict(BattleshipError):
+    """The move is not allowed now (not your turn, or the game is over)."""
+
+
+def rules_for(name: str) -> Rules:
+    """One of the presets the game offers."""
+    if name not in RULES:
+        raise BattleshipError(f"rules must be one of {', '.join(RULES)}, not {name!r}")
+    return preset(name)
+
+
+def custom_rules(text: str) -> Rules:
+    """Rules from a TOML document, as ``--rules FILE.toml`` reads it, within the web's bounds."""
+    if len(text) > MAX_RULES_TOML:
+        raise BattleshipError(f"rules_toml: at most {MAX_RULES_TOML} characters, not {len(text)}")
+    rules = rules_mod.from_toml(text, "rules_toml")
+    if max(rules.rows, rules.cols) > MAX_SIDE:
+        raise BattleshipError(f"rules_toml: the web plays boards of at most {MAX_SIDE}x{MAX_SIDE}")
+    if len(rules.fleet) > MAX_SHIPS:
+        raise BattleshipError(f"rules_toml: the web plays fleets of at most {MAX_SHIPS} ships")
+    big = [s.name for s in rules.fleet if s.size > MAX_SHIP_CELLS]
+    if big:
+        raise BattleshipError(f"rules_toml: ships of at most {MAX_SHIP_CELLS} cells ({big[0]} has more)")
+    return replace(rules, name="custom")
+
+
+def pick_rules(name: str | None, toml: str | None) -> Rules:
+    """Custom rules when ``toml`` is given, else the preset ``name`` (standard when neither is)."""
+    if toml is not None:
+        if name not in (None, "custom"):
+            raise BattleshipError(
+                'give rules (a preset) or rules_toml (custom rules), or rules "custom" with rules_toml'
+            )
+        return custom_rules(toml)
+    if name == "custom":
+        raise BattleshipError('rules "custom" needs rules_toml, the TOML document of the rules')
+    return rules_for(name or "standard")
+
+
+def rules_of(row: dict[str, Any]) -> Rules:
+    """The rules a stored game was played under."""
+    return pick_rules(row["rules"], row["rules_toml"] if row["rules"] == "custom" else None)
+
+
+def rules_key(row: dict[str, Any]) -> str:
+    """What the statistics group a game by: its preset, or ``custom-`` and a digest of its TOML."""
+    if row["rules"] != "custom":
+        return row["rules"]
+    return "custom-" + hashlib.sha256(row["rules_toml"].encode()).hexdigest()[:12]
+
+
+def sides(row: dict[str, Any]) -> tuple[str, str]:
+    """The two players' names in the game's notation."""
+    return FRIEND_SIDES if row["mode"] == FRIEND else COMPUTER_SIDES
+
+
+@dataclass
+class Replay:
+    """A stored game replayed: both layouts, the moves, and each side's shots."""
+
+    rules: Rules
+    names: tuple[str, str]
+    layouts: tuple[Layout, Layout]  # the first side's fleet, the second's
+    moves: list[tuple[str, int]]
+    at: tuple[Game, Game]  # at[k]: the shots fired at side k's fleet (by the other side)
+
+    def side(self, name: str) -> int:
+        return self.names.index(name)
+
+    def target(self, shooter: int) -> Game:
+        """The game the side ``shooter`` fires in (at the other side's fleet)."""
+        return self.at[1 - shooter]
+
+
+def replay(row: dict[str, Any]) -> Replay:
+    """Rebuild a game from its stored row."""
+    rules = rules_of(row)
+    paper = notation.read_game(row["record"], rules)
+    names = sides(row)
+    layouts = dict(paper.players)
+    at = (Game(layouts[names[0]]), Game(layouts[names[1]]))
+    for who, cell in paper.moves:
+        at[1 - names.index(who)].fire(cell)
+    return Replay(rules, names, (layouts[names[0]], layouts[names[1]]), list(paper.moves), at)
+
+
+def write_record(rules: Rules, names: tuple[str, str], layouts: tuple[Layout, Layout], moves) -> str:
+    """The Dunman High paper's game notation of the whole game so far."""
+    players = ((names[0], layouts[0]), (names[1], layouts[1]))
+    return notation.write_game(notation.PaperGame(rules, players, tuple(moves)))
+
+
+def known_ships(rules: Rules, shots: tuple[Shot, ...]) -> dict[int, int]:
+    """For each sinking shot (by its index) whose ship the answers pin down, that ship's cells.
+
+    Under ``revealed`` rules the referee shows them. Otherwise a sunk ship lies on hits fired up to
+    its sinking, through the sinking cell: when exactly one placement of the ship named (under
+    ``sunk`` rules, of any ship) fits the hits not already taken by another known ship, those are
+    its cells. Repeated until nothing changes, since placing one ship can settle another.
+    """
+    hits_by: list[int] = []
+    hit = 0
+    for s in shots:
+        hit |= 0 if s.outcome is Outcome.MISS else 1 << s.cell
+        hits_by.append(hit)
+    known: dict[int, int] = {i: s.cells for i, s in enumerate(shots) if s.cells}
+    taken = 0
+    for cells in known.values():
+        taken |= cells
+    changed = True
+    while changed:
+        changed = False
+        for i, s in enumerate(shots):
+            if s.outcome is not Outcome.SUNK or i in known:
+                continue
+            ships = [s.ship] if s.ship is not None else range(len(rules.fleet))
+            free = hits_by[i] & ~taken
+            fits = {m for k in ships for m in rules.placements[k] if m >> s.cell & 1 and not m & ~free}
+            if len(fits) == 1:
+                known[i] = fits.pop()
+                taken |= known[i]
+                changed = True
+    return known
+
+
+def shots_json(shots: tuple[Shot, ...], rules: Rules) -> list[dict[str, Any]]:
+    """Shots and their answers as the pages read them; a sunk ship's cells wherever they are known."""
+    known = known_ships(rules, shots)
+    return [shot_json(s, rules, known.get(i, 0)) for i, s in enumerate(shots)]
+
+
+def shot_json(shot: Shot, rules: Rules, cells: int = 0) -> dict[str, Any]:
+    """One shot and its answer (``cells``: the sunk ship's, when known)."""
+    out: dict[str, Any] = {"cell": shot.cell, "outcome": shot.outcome.value}
+    if shot.ship is not None:
+        out["ship"] = rules.fleet[shot.ship].name
+    cells = cells or shot.cells
+    if cells:
+        out["cells"] = [c for c in range(rules.cells) if cells >> c & 1]
+    return out
+
+
+def layout_json(layout: Layout) -> dict[str, Any]:
+    """A layout: its notation and each ship's cells."""
+    rules = layout.rules
+    return {
+        "notation": notation.format_layout(layout),
+        "ships": [
+            {
+                "name": ship.name,
+                "symbol": ship.symbol,
+                "cells": [c for c in range(rules.cells) if mask >> c & 1],
+            }
+            for ship, mask in zip(rules.fleet, layout.masks, strict=True)
+        ],
+    }
+
+
+def rules_json(rules: Rules) -> dict[str, Any]:
+    """What the page needs to draw the rules (and, for custom rules, the TOML that gives them)."""
+    out = {
+        "name": rules.name,
+        "rows": rules.rows,
+        "cols": rules.cols,
+        "sinks": rules.sinks.value,
+        "spacing": rules.spacing.value,
+        "reflections": rules.reflections,
+        "fleet": [
+            {"name": s.name, "symbol": s.symbol, "size": s.size, "cells": [list(c) for c in s.cells]}
+            for s in rules.fleet
+        ],
+    }
+    if rules.name in PRESETS:
+        out["about"] = PRESETS[rules.name][0]
+    if rules.name == "custom":
+        out["toml"] = rules.to_toml()
+    return out

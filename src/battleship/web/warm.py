@@ -1,0 +1,17 @@
+"""Importing this module runs every kernel the web's heavy work uses once, so each is compiled (or
+loaded from Numba's cache) before the first request needs it.
+
+The worker pool (:mod:`battleship.web.workers`) preloads it into its forkserver when the server warms
+up, so every worker process, a replacement for a killed one included, is forked warm.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from battleship.web.computer import warm_up
+
+try:
+    warm_up()
+except Exception:  # a failed warm-up must not take the forkserver with it: the work is then only slower
+    logging.getLogger("battleship.web").exception("warming up the heavy work failed")

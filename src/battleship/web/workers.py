@@ -1,0 +1,205 @@
+"""Heavy work where it can be stopped: a pool of warm worker processes, a job's process killed when its stop is asked for.
+
+Why processes: a thread inside a compiled kernel that does not read its :class:`~battleship.stop.Stop`
+cannot be stopped, and today most engines do not read one. A process can always be stopped. Each job
+runs in a worker with a :class:`Stop` of its own carrying the same deadline, so an engine that honours
+``stop=`` winds down by itself and its worker stays warm; one that does not is killed ``grace`` seconds
+after the deadline, and a job whose request went away (or a server shutting down) is killed at once.
+A killed worker is replaced by a fork of the forkserver, which loaded and ran every kernel once, so
+a replacement starts warm in milliseconds.
+
+:meth:`Workers.run` has the signature of :func:`battleship.stop.run`, so once every engine honours
+``stop=`` a thread pool can take its place without changing a caller.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import multiprocessing
+import signal
+import threading
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any, TypeVar
+
+from battleship.errors import BattleshipError
+from battleship.stop import DEADLINE, SLICE, OutOfTime, Stop, Stopped
+
+T = TypeVar("T")
+log = logging.getLogger("battleship.web")
+GRACE = 0.25  # seconds past its deadline a job may take to stop by itself before it is killed
+
+
+class WorkerDied(BattleshipError):
+    """The worker process ended in the middle of a job (a crash in compiled code, or killed from outside)."""
+
+
+class Closed(BattleshipError):
+    """The pool is closed: the server is shutting down."""
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """The forkserver context, preloading the jobs and running every kernel once (:mod:`battleship.web.warm`).
+
+    The forkserver is one per process, started with the first worker (by :meth:`Workers.start` at
+    the server's start-up, or by the first job), and every worker after it is forked from it warm.
+    """
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["battleship.web.jobs", "battleship.web.warm"])
+    return ctx
+
+
+class _Worker:
+    """One worker process and the parent's end of its pipe."""
+
+    def __init__(self, ctx: multiprocessing.context.BaseContext):
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_serve, args=(child,), daemon=True, name="battleship-heavy")
+        self.process.start()
+        child.close()
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+class Workers:
+    """Up to ``size`` worker processes, started as needed (all at once by :meth:`start`)."""
+
+    def __init__(self, size: int, grace: float = GRACE):
+        if size < 1:
+            raise ValueError("a pool needs at least one worker")
+        self.size, self.grace = size, grace
+        self._ctx = _context()
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+        self._busy: set[_Worker] = set()
+        self._closed = False
+        self.killed = 0  # workers killed so far (deadlines passed, requests gone), for the log and tests
+
+    def start(self) -> None:
+        """Start every worker now (the first start waits for the forkserver to load and warm up)."""
+        with self._lock:
+            while len(self._idle) + len(self._busy) < self.size and not self._closed:
+                self._idle.append(_Worker(self._ctx))
+
+    def run(self, work: Callable[..., T], *args: Any, stop: Stop) -> T:
+        """``work(*args, stop=...)`` in a worker; its result, or its error, or :class:`Stopped` once ``stop`` asks."""
+        worker = self._take()
+        try:
+            worker.conn.send((work, args, stop.remaining()))
+            kind, value = self._wait(worker, stop)
+        except BaseException:
+            self._discard(worker)
+            raise
+        self._give_back(worker)
+        if kind == "ok":
+            return value
+        if kind in _ERRORS:  # sent as words: an exception's own pickling is not to be trusted
+            raise _ERRORS[kind](value)
+        log.error("heavy work failed: %s", value)
+        raise RuntimeError(value)
+
+    def _wait(self, worker: _Worker, stop: Stop) -> tuple[str, Any]:
+        """The worker's answer; kill it when the stop is asked for (past the deadline, after ``grace``)."""
+        while True:
+            try:
+                if worker.conn.poll(SLICE):
+                    return worker.conn.recv()
+            except (EOFError, OSError):
+                raise WorkerDied("the computation's process ended unexpectedly") from None
+            if stop.requested and (int(stop.flag[0]) != DEADLINE or self._past_grace(stop)):
+                self.killed += 1
+                stop.check()
+            if not worker.process.is_alive() and not worker.conn.poll():
+                raise WorkerDied("the computation's process ended unexpectedly")
+
+    def _past_grace(self, stop: Stop) -> bool:
+        return stop.deadline is None or time.monotonic() > stop.deadline + self.grace
+
+    def _take(self) -> _Worker:
+        with self._lock:
+            if self._closed:
+                raise Closed("the server is shutting down")
+            worker = self._idle.pop() if self._idle else None
+        if worker is None or not worker.process.is_alive():
+            if worker is not None:
+                worker.kill()
+            worker = _Worker(self._ctx)
+        with self._lock:
+            self._busy.add(worker)
+        return worker
+
+    def _give_back(self, worker: _Worker) -> None:
+        with self._lock:
+            self._busy.discard(worker)
+            if not self._closed and len(self._idle) < self.size:
+                self._idle.append(worker)
+                return
+        worker.kill()
+
+    def _discard(self, worker: _Worker) -> None:
+        with self._lock:
+            self._busy.discard(worker)
+        worker.kill()
+
+    def close(self) -> None:
+        """Kill every worker, busy ones too (their jobs raise :class:`WorkerDied` or :class:`Stopped`)."""
+        with self._lock:
+            self._closed = True
+            workers, self._idle = [*self._idle, *self._busy], []
+        for worker in workers:
+            worker.kill()
+
+    @property
+    def alive(self) -> int:
+        """Worker processes alive now."""
+        with self._lock:
+            return sum(w.process.is_alive() for w in (*self._idle, *self._busy))
+
+
+_ERRORS: dict[str, type[BattleshipError]] = {
+    "out-of-time": OutOfTime,
+    "stopped": Stopped,
+    "error": BattleshipError,
+}
+
+
+def _die_with_parent() -> None:
+    """Linux: the worker is killed when its parent (the forkserver) ends, even mid-kernel."""
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the pipe's end stops it between jobs
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _serve(conn: Connection) -> None:
+    """A worker's life: read a job, run it with a stop of its own, send back what happened."""
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    import traceback
+
+    while True:
+        try:
+            work, args, seconds = conn.recv()
+        except (EOFError, OSError):
+            return  # the server went away
+        try:
+            answer: tuple[str, Any] = ("ok", work(*args, stop=Stop(seconds)))
+        except OutOfTime as error:
+            answer = ("out-of-time", str(error))
+        except Stopped as error:
+            answer = ("stopped", str(error))
+        except BattleshipError as error:
+            answer = ("error", str(error))
+        except Exception:
+            answer = ("bug", traceback.format_exc())
+        try:
+            conn.send(answer)
+        except (EOFError, OSError):
+            return
+        except Exception:  # an answer that does not pickle
+            conn.send(("bug", traceback.format_exc()))

@@ -1,0 +1,272 @@
+"""A bot that tries to cheat or to do harm, one way per MODE, and otherwise plays honestly.
+
+Usage: attack.py MODE [ARGS...]. Its honest play fires at cells in reading order (so its games are
+a pure function of the battlefields); whenever an attack tells it where the ships are it fires at
+them instead, and a game then takes exactly as many shots as the fleet has cells. It reports what
+its attack found in ``name`` lines (``name attack:found:...``), which the referee records.
+
+Modes (one for each way the arena was once beaten):
+
+- ``honest [WORD...] [slow]``: no attack (the yardstick: an attacker must do no better); WORDs only
+  mark its command line; ``slow`` takes 10 ms a shot.
+- ``cmdline``: reads every visible process's command line (its parent's first) for ``--seed`` and
+  ``--generator``, and also guesses the default seed 0; a guess is checked against the seed the
+  referee sends with ``newgame`` and, if right, the battlefields are drawn with the project's own
+  package.
+- ``seed LIMIT``: works back from the ``newgame`` seed: every seed below LIMIT, and the clock's
+  seconds of the last hour, is tried.
+- ``snoop MARKER``: reads the parent's and every visible process's environment and memory, looking
+  for MARKER (the test puts it in the arena's environment).
+- ``write PATH...``: tries to write each PATH (``link:PATH:TARGET`` plants a symbolic link instead).
+- ``connect PORT``: opens a connection to 127.0.0.1:PORT.
+- ``linger TOKEN PATH``: leaves a grandchild in a session of its own that sleeps, then keeps
+  rewriting PATH (its command line holds TOKEN, so the test can look for it).
+- ``fork TOKEN N``: starts N children that hold its output, then exits with code 3 (at ``isready``).
+- ``flood MB``: writes MB mebibytes to stderr before answering ``isready``, then plays honestly.
+- ``prey TOKEN VICTIM``: leaves a grandchild (command line holding TOKEN) that hunts for a process
+  whose command line holds VICTIM and writes moves into its standard input and reads its memory.
+"""
+
+import os
+import socket
+import sys
+import time
+
+MODE, ARGS = sys.argv[1], sys.argv[2:]
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def say(line):
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def report(*found):
+    say("name attack:found:" + (",".join(found) or "nothing"))
+
+
+def visible_pids():
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+
+
+def read(path, size=1 << 20):
+    try:
+        with open(path, "rb") as f:
+            return f.read(size)
+    except OSError:
+        return None
+
+
+# ---- attacks that run once, at the start ----------------------------------------------------------
+def write_targets(paths):
+    done = []
+    for target in paths:
+        try:
+            if target.startswith("link:"):
+                _, where, to = target.split(":", 2)
+                os.symlink(to, where)
+            else:
+                with open(target, "w") as f:
+                    f.write("pwned by attack.py\n")
+            done.append(target)
+        except OSError:
+            pass
+    return done
+
+
+def connect(port):
+    try:
+        socket.create_connection(("127.0.0.1", int(port)), timeout=1.0).close()
+        return ["connected"]
+    except OSError:
+        return []
+
+
+def snoop(marker):
+    found = []
+    for pid in [os.getppid(), *visible_pids()]:
+        environ = read(f"/proc/{pid}/environ")
+        if environ and marker.encode() in environ:
+            found.append(f"environ-of-{pid}")
+        maps = read(f"/proc/{pid}/maps")
+        if maps and pid != os.getpid():
+            try:
+                with open(f"/proc/{pid}/mem", "rb") as mem:
+                    for line in maps.decode().splitlines()[:200]:
+                        span, perms = line.split()[:2]
+                        start, end = (int(x, 16) for x in span.split("-"))
+                        if perms.startswith("r") and end - start <= 1 << 24:
+                            mem.seek(start)
+                            if marker.encode() in mem.read(end - start):
+                                found.append(f"memory-of-{pid}")
+                                break
+                    else:
+                        found.append(f"memory-readable-{pid}")
+            except (OSError, ValueError, OverflowError):
+                pass
+    return found
+
+
+def leave_behind(argv):
+    """A grandchild in a session of its own, running argv: it survives its parent unless the arena kills it."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            os.execv(sys.executable, [sys.executable, os.path.abspath(__file__), *argv])
+        os._exit(0)
+    os.wait()
+
+
+def lingering(token, path):
+    """The left-behind grandchild of ``linger``: rewrites ``path`` now and then for a minute."""
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        time.sleep(0.2)
+        write_targets([path])
+
+
+def hunting(token, victim):
+    """The left-behind grandchild of ``prey``: feeds moves into the victim's input, reads its memory."""
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        for pid in visible_pids():
+            cmdline = read(f"/proc/{pid}/cmdline") or b""
+            if victim.encode() in cmdline and token.encode() not in cmdline:
+                try:
+                    with open(f"/proc/{pid}/fd/0", "w") as stdin:
+                        stdin.write("result A1 sunk\nshoot\n" * 50)
+                    read(f"/proc/{pid}/mem")
+                except OSError:
+                    pass
+        time.sleep(0.005)
+
+
+# ---- learning the battlefields ----------------------------------------------------------------------
+class Cheat:
+    """What an attack learnt: the run's key, from which the battlefields follow."""
+
+    def __init__(self):
+        self.key = None
+        self.generator = "uniform"
+        self.candidates = []  # (key, generator) guesses, checked against the first newgame seed
+
+    def check(self, game_seed, game):
+        from battleship.lab.arena.bots import derive
+
+        for key, generator in self.candidates:
+            if derive(key.bot_seed("battlefields"), game) == game_seed:
+                self.key, self.generator = key, generator
+                return True
+        return False
+
+    def ships(self, rules, game):
+        from battleship import generators
+        from battleship.cells import iter_cells
+
+        row = self.key.battlefields(rules, self.generator, 1, first=game)[0]
+        layout = generators.to_layout(rules, row)
+        return sorted(c for mask in layout.masks for c in iter_cells(mask))
+
+
+def seeds_from_cmdlines():
+    found = []
+    for pid in [os.getppid(), *visible_pids()]:
+        words = (read(f"/proc/{pid}/cmdline") or b"").decode(errors="replace").split("\0")
+        seed = generator = None
+        for i, word in enumerate(words[:-1]):
+            if word in ("--seed", "-s"):
+                seed = words[i + 1]
+            if word in ("--generator", "-g"):
+                generator = words[i + 1]
+        if seed is not None and seed.lstrip("-").isdigit():
+            found.append((int(seed), generator or "uniform"))
+    return found
+
+
+def candidates(mode):
+    from battleship.lab.arena.keys import Key
+
+    if mode == "cmdline":
+        return [(Key.from_seed(s), g) for s, g in seeds_from_cmdlines()] + [(Key.from_seed(0), "uniform")]
+    if mode == "seed":
+        now = int(time.time())
+        seeds = [*range(int(ARGS[0])), *range(now - 3600, now + 1)]
+        return [(Key.from_seed(s), "uniform") for s in seeds]
+    return []
+
+
+# ---- the game ---------------------------------------------------------------------------------------
+def main():
+    if MODE == "lingering":
+        return lingering(*ARGS)
+    if MODE == "hunting":
+        return hunting(*ARGS)
+    found = []
+    if MODE == "write":
+        found = write_targets(ARGS)
+    elif MODE == "connect":
+        found = connect(ARGS[0])
+    elif MODE == "snoop":
+        found = snoop(ARGS[0])
+    elif MODE == "linger":
+        leave_behind(["lingering", *ARGS])
+    elif MODE == "prey":
+        leave_behind(["hunting", *ARGS])
+    cheat = Cheat() if MODE in ("cmdline", "seed") else None
+    reader = rules = None
+    game = shots = 0
+    targets = []
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] in ("rules", "board", "spacing", "sinks", "reflections", "ship", "end"):
+            if reader is None:
+                from battleship.lab.arena.protocol import RulesReader
+
+                reader = RulesReader()
+            reader.feed(line.strip())
+            rules = reader.rules
+        elif words[0] == "isready":
+            if MODE == "fork":
+                forked = 0
+                for _ in range(int(ARGS[1])):
+                    try:
+                        if os.fork() == 0:
+                            time.sleep(60)
+                            os._exit(0)
+                        forked += 1
+                    except OSError:
+                        break
+                say(f"name attack:forked:{forked}")
+                os._exit(3)
+            if MODE == "flood":
+                chunk = b"x" * (1 << 20)
+                for _ in range(int(ARGS[0])):
+                    os.write(2, chunk)
+                os.write(2, b"\nflood ends\n")
+            report(*found)
+            say("readyok")
+        elif words[0] == "newgame":
+            game, shots = int(words[1]) - 1, 0
+            targets = []
+            if cheat is not None:
+                if cheat.key is None and not cheat.candidates:
+                    cheat.candidates = candidates(MODE)
+                if cheat.key is not None or cheat.check(int(words[2]), game):
+                    targets = cheat.ships(rules, game)
+                    report("key")
+        elif words[0] == "shoot":
+            if MODE == "honest" and "slow" in ARGS:
+                time.sleep(0.01)
+            cell = targets.pop(0) if targets else shots
+            say(LETTERS[cell // rules.cols] + str(cell % rules.cols + 1))
+            shots += 1
+        elif words[0] == "quit":
+            break
+
+
+main()

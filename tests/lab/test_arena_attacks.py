@@ -1,0 +1,286 @@
+"""Bots written to cheat or to do harm (tests/lab/arena_bots/attack.py), one for each way the arena was
+once beaten, each shown to gain nothing: no better score than an honest bot of its strength, no file
+changed outside its scratch directory, no connection, no process left after the run, no other bot
+affected.
+
+The attacker's honest play fires in reading order, so on a battlefield it takes exactly one more shot
+than the index of the fleet's last cell (:func:`honest_shots`, computed here from the revealed key);
+when an attack tells it where the ships are, a game takes as many shots as the fleet has cells.
+Where it costs little, the same attack is run unconfined too (``--unconfined-bots-i-trust``), where
+it succeeds: the attacker is real, and it is the sandbox that stops it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from battleship import generators
+from battleship import rules as rules_mod
+from battleship.lab import arena
+from battleship.lab.arena import channel
+
+ROOT = Path(__file__).resolve().parents[2]
+ATTACK = ROOT / "tests" / "lab" / "arena_bots" / "attack.py"
+SMALL = rules_mod.square(6)  # the standard fleet (17 cells) on 6x6
+SANDBOX, UNCONFINED = arena.choose(), arena.choose(unconfined=True)
+LIMITS = arena.Limits(time=5.0, start=20.0, memory_mb=512)  # generous: the machine may be busy
+
+
+def attacker(mode: str, *args: str, script: Path = ATTACK) -> str:
+    return " ".join([f"exec:{sys.executable}", str(script), mode, *args])
+
+
+HONEST = attacker("honest")
+
+
+def play(bots: list[str], games: int = 3, key=None, jail=SANDBOX, limits=LIMITS) -> arena.ArenaResult:
+    parsed = [arena.parse_bot(b, SMALL) for b in bots]
+    return arena.run(SMALL, parsed, games, key or arena.Key.new(), limits=limits, jail=jail)
+
+
+def row_of(result, bot: str):
+    return next(r for r in result.leaderboard if r.bot == bot)
+
+
+def honest_shots(result: arena.ArenaResult | dict) -> list[int]:
+    """What reading-order play takes on each battlefield of a run (from the key its results reveal)."""
+    saved = result if isinstance(result, dict) else result.as_dict()
+    rows = arena.Key.from_hex(saved["key"]).battlefields(SMALL, saved["generator"], saved["games"])
+    return [
+        generators.to_layout(SMALL, r).occupied.bit_length() for r in rows
+    ]  # the last ship cell, plus one
+
+
+def assert_gains_nothing(result, bot: str, found: str | None = "nothing") -> None:
+    """The bot scored exactly as honest play would (and, unless ``found`` is None, says it found that)."""
+    row = row_of(result, bot)
+    assert row.shots == honest_shots(result), row.forfeit_examples
+    if found is not None:
+        assert row.name == f"attack:found:{found}"
+
+
+def leftovers(token: str) -> list[int]:
+    """Processes whose command line holds ``token``."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != os.getpid():
+            with contextlib.suppress(OSError), open(f"/proc/{name}/cmdline", "rb") as f:
+                if token.encode() in f.read():
+                    pids.append(int(name))
+    return pids
+
+
+@contextlib.contextmanager
+def killing(token: str):
+    """Whatever the block leaves holding ``token`` is killed afterwards (the unconfined controls)."""
+    try:
+        yield
+    finally:
+        for pid in leftovers(token):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file and link under ``folder``, with its content or target."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink():
+            out[str(path)] = b"-> " + os.readlink(path).encode()
+        elif path.is_file():
+            out[str(path)] = path.read_bytes()
+    return out
+
+
+def cli(args: list[str], cwd: Path, env: dict | None = None) -> tuple[int, dict | str]:
+    """``battleship arena ARGS --json`` in a process of its own (its command line is what bots read)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "battleship", "arena", *args, "--json", "--start-limit", "20"],
+        cwd=cwd, capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})},
+    )  # fmt: skip
+    if done.returncode != 0:
+        return done.returncode, done.stderr
+    return 0, json.loads(done.stdout)
+
+
+# ---- row 1: the seed on the parent's command line; the default seed ---------------------------------
+def test_a_bot_cannot_read_the_runs_seed_from_the_arenas_command_line(tmp_path):
+    bots, args = [attacker("cmdline"), HONEST], ["--rules", "square-6", "--games", "3", "--time-limit", "5"]
+    code, seeded = cli([*bots, *args, "--seed", "7"], tmp_path)
+    assert code == 0, seeded
+    for row in seeded["leaderboard"]:
+        assert row["shots"] == honest_shots(seeded), row  # the sandbox hides the arena's command line
+    assert {r["name"] for r in seeded["leaderboard"]} == {"attack:found:nothing"}
+    code, unseeded = cli(
+        [*bots, *args], tmp_path
+    )  # no --seed: a key from the OS (the default 0 guessed in vain)
+    assert code == 0 and unseeded["seed"] is None, unseeded
+    assert all(row["shots"] == honest_shots(unseeded) for row in unseeded["leaderboard"])
+    # unconfined, the same bot reads the seed off its parent's command line and sinks every fleet in 17
+    code, exposed = cli([*bots, *args, "--seed", "7", "--unconfined-bots-i-trust"], tmp_path)
+    assert code == 0, exposed
+    cheat = next(r for r in exposed["leaderboard"] if "cmdline" in r["bot"])
+    assert cheat["shots"] == [17, 17, 17] and cheat["name"] == "attack:found:key"
+
+
+# ---- row 2: the run's seed worked back from the seeds a bot is sent --------------------------------
+def test_a_bot_cannot_work_the_key_back_from_its_seeds():
+    brute = attacker("seed", "3000")  # every seed below 3,000 and the last hour's clock seconds
+    result = play([brute, HONEST])
+    assert_gains_nothing(result, brute)
+    assert row_of(result, HONEST).shots == honest_shots(result)
+    # a public seed is guessable: with --seed 1234 the same bot finds it, as docs/arena.md warns
+    known = play([brute], key=arena.Key.from_seed(1234))
+    assert row_of(known, brute).shots == [17, 17, 17] and row_of(known, brute).name == "attack:found:key"
+
+
+# ---- row 3: the parent's environment and memory ------------------------------------------------------
+def test_a_bot_cannot_read_the_arenas_environment_or_memory(tmp_path):
+    marker = "arena-secret-" + secrets.token_hex(8)
+    snoop = attacker("snoop", marker)
+    code, saved = cli([snoop, "--rules", "square-6", "--games", "2", "--time-limit", "5"], tmp_path,
+                      {"ARENA_TEST_SECRET": marker})  # fmt: skip
+    assert code == 0, saved
+    row = saved["leaderboard"][0]
+    assert row["name"] == "attack:found:nothing" and row["shots"] == honest_shots(saved)
+    args = [snoop, "--rules", "square-6", "--games", "2", "--time-limit", "5", "--unconfined-bots-i-trust"]
+    code, exposed = cli(args, tmp_path, {"ARENA_TEST_SECRET": marker})
+    assert code == 0, exposed
+    assert "environ-of-" in exposed["leaderboard"][0]["name"]  # unconfined: the referee's environment
+
+
+# ---- row 4: files outside the scratch directory ------------------------------------------------------
+def test_a_bot_cannot_write_outside_its_scratch_nor_spoil_another_bot_or_the_results(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    token = secrets.token_hex(6)
+    victim = tmp_path / "victim.py"
+    shutil.copy(ATTACK, victim)
+    results, elsewhere = tmp_path / "results.json", tmp_path / "elsewhere.txt"
+    results.write_text("{}")  # an earlier run's results
+    targets = [str(tmp_path / "planted.txt"), str(victim), str(results), f"/tmp/arena-attack-{token}",
+               f"link:{results}.part:{elsewhere}", f"link:/tmp/arena-attack-link-{token}:{elsewhere}"]  # fmt: skip
+    writer, honest = attacker("write", *targets), attacker("honest", script=victim)
+    before = snapshot(tmp_path)
+    result = play([writer, honest])
+    arena.save(result, results)
+    after = snapshot(tmp_path)
+    assert after.pop(str(results)) != before.pop(str(results))  # the run's own results, and nothing else
+    assert after == before
+    assert not os.path.lexists(f"/tmp/arena-attack-{token}") and not os.path.lexists(
+        f"/tmp/arena-attack-link-{token}"
+    )
+    assert_gains_nothing(result, writer, found=None)  # what it wrote went to its own scratch, gone with it
+    assert row_of(result, honest).shots == honest_shots(result)  # the later bot played from its own script
+
+
+def test_the_results_are_written_aside_and_renamed_following_no_link(tmp_path):
+    """Even unconfined, a link planted where the results once went aside (results.json.part) is not
+    followed: the results go to a new file of a random name, renamed over results.json."""
+    results, elsewhere = tmp_path / "results.json", tmp_path / "elsewhere.txt"
+    elsewhere.write_text("untouched")
+    os.symlink(elsewhere, f"{results}.part")
+    writer = attacker("write", f"link:{results}.new:{elsewhere}")
+    arena.save(play([writer], games=1, jail=UNCONFINED), results)
+    assert elsewhere.read_text() == "untouched" and json.loads(results.read_text())["games"] == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.txt", "results.json", "results.json.new",
+                                                           "results.json.part"]  # fmt: skip
+    results.unlink()
+    os.symlink(elsewhere, results)  # --out itself a link: the link is replaced, its target left alone
+    arena.save(play(["random"], games=1), results)
+    assert not results.is_symlink() and elsewhere.read_text() == "untouched"
+
+
+# ---- row 5: connections ------------------------------------------------------------------------------
+def test_a_bot_cannot_open_a_connection():
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(5)
+        listener.settimeout(0.5)
+        caller = attacker("connect", str(listener.getsockname()[1]))
+        assert_gains_nothing(play([caller], games=1), caller)
+        with pytest.raises(TimeoutError):
+            listener.accept()  # nobody called
+        exposed = play([caller], games=1, jail=UNCONFINED)
+        assert row_of(exposed, caller).name == "attack:found:connected"
+        listener.accept()[0].close()
+
+
+# ---- rows 6 and 9: processes left behind, and what they did to the next bot ------------------------
+def test_a_bot_leaves_no_process_behind_to_rewrite_the_results(tmp_path):
+    token = "linger-" + secrets.token_hex(6)
+    results = tmp_path / "results.json"
+    lingerer = attacker("linger", token, str(results))
+    with killing(token):
+        result = play([lingerer, HONEST])
+        assert leftovers(token) == []  # gone with the bot's sandbox
+        arena.save(result, results)
+        written = results.read_bytes()
+        time.sleep(0.5)  # a survivor would rewrite the file every 0.2 s
+        assert results.read_bytes() == written
+        assert_gains_nothing(result, lingerer)
+        exposed = play([lingerer], games=1, jail=UNCONFINED)  # unconfined, the child outlives the run
+        assert exposed.leaderboard[0].name == "attack:found:nothing" and leftovers(token)
+
+
+def test_a_bot_left_behind_cannot_prey_on_the_next_bot():
+    token, victim = "prey-" + secrets.token_hex(6), "victim-" + secrets.token_hex(6)
+    predator, prey = attacker("prey", token, victim), attacker("honest", victim)
+    with killing(token):
+        result = play([predator, prey], games=5)
+        assert leftovers(token) == []
+        assert row_of(result, prey).shots == honest_shots(result)
+        assert sum(row_of(result, prey).forfeits.values()) == 0
+        assert_gains_nothing(result, predator)
+        # unconfined, the predator's child survives, finds the victim and feeds it moves: it forfeits
+        slow_prey = attacker("honest", victim, "slow")
+        exposed = play([predator, slow_prey], games=4, jail=UNCONFINED)
+        assert sum(row_of(exposed, slow_prey).forfeits.values()) > 0
+
+
+# ---- row 7: a fork flood, and a bot whose exit leaves its output open -------------------------------
+@pytest.mark.parametrize("jail", [SANDBOX, UNCONFINED], ids=["sandbox", "unconfined"])
+def test_a_bot_that_forks_and_exits_is_seen_exiting_at_once_and_its_children_die(jail):
+    token = "fork-" + secrets.token_hex(6)
+    forker = attacker("fork", token, "200")
+    with killing(token):
+        result = play([forker], games=2, jail=jail)
+        assert leftovers(token) == []
+    row = row_of(result, forker)
+    assert row.forfeits["start"] == 2
+    detail = row.forfeit_examples[0]["detail"]
+    assert "while asked 'isready': exit code 3" in detail, (
+        detail
+    )  # seen exiting, not waited out as a time-out
+    forked = int(row.name.split(":")[-1])
+    if jail.confined:
+        assert forked < LIMITS.processes  # the process limit held (its own process counts, and the init's)
+    else:
+        assert forked == 200
+
+
+# ---- row 8: a flood on stderr --------------------------------------------------------------------------
+def test_a_flood_on_stderr_is_drained_and_only_its_end_kept():
+    from battleship.lab.arena import protocol
+    from battleship.lab.arena.bots import program_of
+
+    process = channel.Process(program_of([sys.executable, str(ATTACK), "flood", "100"]), LIMITS, SANDBOX)
+    try:
+        process.send([protocol.GREETING, *protocol.rules_lines(SMALL), "isready"], time.monotonic() + 30)
+        while (line := process.receive(time.monotonic() + 30, "'isready'")).startswith("name "):
+            pass
+        assert line == "readyok"
+        assert process.stderr_kept <= channel.STDERR_KEPT and process.stderr_tail().endswith("flood ends")
+    finally:
+        process.stop()

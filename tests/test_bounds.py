@@ -1,0 +1,42 @@
+"""No memory errors: the compiled kernels' property tests, run again with every array access checked.
+
+Numba compiles without bounds checks; a read past an array's end gives a wrong number or a
+segmentation fault. This runs the property tests of the kernels (the engines and the sampler in
+tests/inference, the endgame solver and ``limit``, the shooters' kernels, the commands against brute
+force) once more in a subprocess with ``NUMBA_BOUNDSCHECK=1`` and a fresh ``NUMBA_CACHE_DIR``: the
+kernels cached without checks would otherwise be loaded again. Small boards of every kind are
+drawn there, one-ship fleets included; an access out of bounds raises IndexError and fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKED = [
+    "tests/inference",
+    "tests/shooters/test_kernels.py",
+    "tests/shooters/test_shooters.py",
+    "tests/shooters/test_prior_option.py",
+    "tests/test_commands_brute_force.py",
+]
+
+
+@pytest.mark.slow
+def test_the_kernels_property_tests_pass_with_bounds_checked(tmp_path):
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    # small boards are the point: the statistical 10x10 check, and the endgame solver's fixed
+    # figures (pure Python, minutes), stay with the ordinary run
+    select = ["-m", "not slow", "-k", "not 10x10 and not independent_solver and not gives_up"]
+    command = [sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider", *select, *CHECKED]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    tail = (done.stdout + done.stderr)[-4000:]
+    assert done.returncode == 0, (
+        f"exit {done.returncode} (a negative one is a signal: -11 a segfault)\n{tail}"
+    )
+    assert "[100%]" in done.stdout and "IndexError" not in done.stdout, tail

@@ -1,0 +1,47 @@
+"""Jobs for the worker-pool tests: importable by name, so a forked worker can run them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from battleship.errors import BattleshipError
+from battleship.stop import Stop
+
+
+def echo(value: object, *, stop: Stop) -> object:
+    """The value back, at once."""
+    return value
+
+
+def spin(seconds: float, *, stop: Stop) -> str:
+    """Busy for ``seconds`` without ever looking at the stop (as a kernel that does not read it)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+    return "finished"
+
+
+def polite(seconds: float, *, stop: Stop) -> str:
+    """Busy for ``seconds``, looking at the stop often (as a kernel that reads it)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        stop.check()
+        time.sleep(0.01)
+    return "finished"
+
+
+def refuse(message: str, *, stop: Stop) -> None:
+    """A user's mistake, said in words."""
+    raise BattleshipError(message)
+
+
+def crash(*, stop: Stop) -> None:
+    """A crash in compiled code, as the worker would see it."""
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def pid(*, stop: Stop) -> int:
+    """The worker's process id."""
+    return os.getpid()

@@ -1,0 +1,82 @@
+"""Heavy work in worker processes: answers and errors come back, a job past its deadline or whose request
+went away is stopped (its process killed unless it stops by itself), a crash is an error, not a hang."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from battleship.errors import BattleshipError
+from battleship.stop import OutOfTime, Stop, Stopped
+from battleship.web.workers import Closed, WorkerDied, Workers
+from tests.web import jobs_for_tests as jobs
+
+
+@pytest.fixture
+def workers():
+    pool = Workers(2)
+    yield pool
+    pool.close()
+
+
+def test_answers_and_user_errors_come_back(workers):
+    assert workers.run(jobs.echo, {"a": [1, 2]}, stop=Stop(30)) == {"a": [1, 2]}
+    with pytest.raises(BattleshipError, match="no such ship"):
+        workers.run(jobs.refuse, "no such ship", stop=Stop(30))
+    assert workers.run(jobs.echo, 3, stop=Stop(30)) == 3  # the worker is still serving
+
+
+def test_a_job_past_its_deadline_is_killed_and_its_worker_replaced(workers):
+    before = workers.run(jobs.pid, stop=Stop(30))
+    with pytest.raises(OutOfTime):
+        workers.run(jobs.spin, 60, stop=Stop(0.2))
+    assert workers.killed == 1
+    after = workers.run(jobs.pid, stop=Stop(30))
+    assert after != before  # a fresh worker answers
+
+
+def test_a_job_that_reads_its_stop_stops_by_itself_and_keeps_its_worker(workers):
+    before = workers.run(jobs.pid, stop=Stop(30))
+    with pytest.raises(OutOfTime):
+        workers.run(jobs.polite, 60, stop=Stop(0.2))
+    assert workers.killed == 0
+    assert workers.run(jobs.pid, stop=Stop(30)) == before
+
+
+def test_a_request_that_goes_away_stops_its_job_at_once(workers):
+    stop = Stop(60)
+    threading.Timer(0.3, stop.request).start()  # the client hung up
+    with pytest.raises(Stopped) as stopped:
+        workers.run(jobs.spin, 60, stop=stop)
+    assert not isinstance(stopped.value, OutOfTime)
+    assert workers.killed == 1
+
+
+def test_a_crash_is_an_error_and_the_pool_goes_on(workers):
+    with pytest.raises(WorkerDied):
+        workers.run(jobs.crash, stop=Stop(30))
+    assert workers.run(jobs.echo, "on", stop=Stop(30)) == "on"
+
+
+def test_closing_stops_busy_jobs_and_refuses_new_ones():
+    pool = Workers(1)
+    errors: list[BaseException] = []
+
+    def busy() -> None:
+        try:
+            pool.run(jobs.spin, 60, stop=Stop(120))
+        except BaseException as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=busy)
+    thread.start()
+    for _ in range(300):  # bounded: wait for the job to be under way
+        if pool._busy:
+            break
+        threading.Event().wait(0.02)
+    pool.close()
+    thread.join(30)
+    assert not thread.is_alive() and isinstance(errors[0], WorkerDied)
+    with pytest.raises(Closed):
+        pool.run(jobs.echo, 1, stop=Stop(30))
