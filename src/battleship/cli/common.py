@@ -275,7 +275,9 @@ def forewarn_play(r: Rules, names: list[str], games: int) -> None:
     if slow:
         from battleship.cli.estimate import exact_seconds
 
-        per_game = exact_seconds(r) * r.cells / 2  # the first shots cost most; the open board is shared
+        per_game = (
+            exact_seconds(r, repeated=True) * r.cells / 2
+        )  # the first shots cost most; the open board is shared
         forewarn(
             per_game * games * len(slow),
             f"{', '.join(slow)} counting every layout before each shot, over {games:,} games",

@@ -211,6 +211,12 @@ class Work:
     engine: str  # the engine that would answer: "rows", "sweep" or "search"
     seconds: float  # rough one-core seconds (compiling the sweep's graph included if not done yet)
     detail: str  # what the figure rests on, for a message
+    once: float = 0.0  # the part of ``seconds`` paid once per rules (compiling the sweep's graph)
+
+    @property
+    def again(self) -> float:
+        """Rough seconds of the same answer once what is paid once per rules is paid (a game's turns)."""
+        return self.seconds - self.once
 
     def beyond(self, seconds: float) -> bool:
         """True when the answer would take far longer (ten times) than ``seconds``."""
@@ -234,7 +240,8 @@ def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray
     if engine == "sweep":
         est = sweep.estimate(rules, ev, weight)
         done = "compiled" if est.compiled else "to compile"
-        return Work(engine, est.seconds, f"a state graph of about {est.states:,} states ({done})")
+        once = 0.0 if est.compiled else est.states * sweep.COMPILE_SECONDS_PER_STATE
+        return Work(engine, est.seconds, f"a state graph of about {est.states:,} states ({done})", once)
     if engine == "rows":
         scale = (rules.cells / 100) ** 2 * 2 ** max(0, len(rules.fleet) - 5)
         return Work(engine, ROWS_SECONDS * scale, f"{len(rules.fleet)} ships on {rules.cells} cells")
