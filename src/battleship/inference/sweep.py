@@ -272,13 +272,32 @@ def _own_cell(rules: Rules, v: np.ndarray, ship: int, hits: np.ndarray) -> bool:
     return bool((common & ~others).any())
 
 
+_recent_classes: dict[tuple, tuple[ShipClass, ...]] = {}
+_recent_lock = threading.Lock()
+
+
 def classes(rules: Rules, v: np.ndarray, hits: int) -> list[ShipClass]:
     """The ship classes for these effective weights ``v`` (prior weight, zero where inadmissible).
 
     Ships of one length with equal weights are one class; so is a ship that owns a hit (see
     :class:`ShipClass`) with the others of its length. Under a uniform prior this is always one
-    class per length, sinkings included, so a whole game uses one graph.
+    class per length, sinkings included, so a whole game uses one graph. The last few answers are
+    kept: choosing the engine, checking the size and sweeping each ask for the same board's.
     """
+    key = (rules, v.dtype.str, v.tobytes(), hits)
+    with _recent_lock:
+        found = _recent_classes.get(key)
+    if found is None:
+        found = tuple(_classes(rules, v, hits))
+        with _recent_lock:
+            if len(_recent_classes) >= 16:
+                _recent_classes.pop(next(iter(_recent_classes)))
+            _recent_classes[key] = found
+    return list(found)
+
+
+def _classes(rules: Rules, v: np.ndarray, hits: int) -> list[ShipClass]:
+    """:func:`classes`, computed."""
     t = tables(rules)
     hit_words = to_words(hits, t.nwords)
     out: list[ShipClass] = []
