@@ -381,8 +381,17 @@ def test_two_friends_on_two_devices_play_to_the_end_through_a_dropped_connection
         route.fulfill(status=200, headers={"content-type": "text/event-stream"}, body="retry: 300\n\n")
 
     bob.route("**/api/seats/*/events", drop_once)
-    bob.evaluate("listen()")  # a fresh stream, which ends at once
-    bob.wait_for_function("document.querySelector('#link-state').textContent === 'live'", timeout=30_000)
+    # a fresh stream, which ends at once; what the link says is recorded, as "live" was already showing
+    bob.evaluate(
+        """window.linkSeen = [];
+        const shown = document.querySelector('#link-state');
+        new MutationObserver(() => linkSeen.push(shown.textContent)).observe(shown, {childList: true, characterData: true, subtree: true});
+        listen();"""
+    )
+    bob.wait_for_function(
+        "linkSeen.some((t) => t.startsWith('reconnecting')) && linkSeen[linkSeen.length - 1] === 'live'",
+        timeout=30_000,
+    )
     assert state["dropped"]
     friend_turns([ann, bob], 5)
     # Bob closes his page; Ann sees him go; he comes back through his link and finds the game as it is

@@ -162,7 +162,10 @@ def layout_cmd(
 
 
 MAX_LAYOUTS = 10**12
-LAYOUT_BLOCK = 65_536  # layouts drawn and written at a time (about 7 MB of text on 10x10)
+LAYOUT_BLOCK = 65_536  # layouts drawn at a time (about 7 MB of text on 10x10)
+# layouts written at a time: a stop waits for the write under way, and a terminal or a slow reader
+# takes seconds over a whole block
+LAYOUT_PIECE = 1_024
 
 
 def _write_layouts(r, generator: str, seed: int, start: int, n: int) -> None:
@@ -182,14 +185,17 @@ def _write_layouts(r, generator: str, seed: int, start: int, n: int) -> None:
         task = progress.add_task("layouts", total=n)
         while written < n and not s.stop.requested:
             block = min(LAYOUT_BLOCK, n - written)
-            text = generators.format_lines(
+            lines = generators.format_lines(
                 r, generators.draw(r, generator, seed, block, first=start + written)
-            )
-            with s.committing():
-                out.write(text)
-                out.flush()
-                written += block
-            progress.advance(task, block)
+            ).splitlines(keepends=True)
+            for piece in range(0, block, LAYOUT_PIECE):
+                if s.stop.requested:
+                    break
+                with s.committing():
+                    out.write(b"".join(lines[piece : piece + LAYOUT_PIECE]))
+                    out.flush()
+                    written += len(lines[piece : piece + LAYOUT_PIECE])
+                progress.advance(task, len(lines[piece : piece + LAYOUT_PIECE]))
 
 
 @friendly
