@@ -310,7 +310,7 @@ def replay_cmd(
     if frames is not None:
         frames.mkdir(parents=True, exist_ok=True)
     forewarn(
-        exact_seconds(r) * len(record.shots),
+        exact_seconds(r) + exact_seconds(r, repeated=True) * max(0, len(record.shots) - 1),
         f"counting every layout before each of the {len(record.shots)} turns",
         "calc --game FILE gives one turn's map (with --time, by Monte Carlo)",
     )

@@ -266,6 +266,7 @@ class Pace:
         forewarn(elapsed + (self.total - done) / rate, f"{self.total - self.first:,} games", instead)
 
 
+GAME_ANSWERS = 10  # a whole game of exact play costs about this many open-board answers
 EXACT_PLAY = ("optimal", "learning")  # shooters that count every consistent layout before each shot
 
 
@@ -275,7 +276,9 @@ def forewarn_play(r: Rules, names: list[str], games: int) -> None:
     if slow:
         from battleship.cli.estimate import exact_seconds
 
-        per_game = exact_seconds(r) * r.cells / 2  # the first shots cost most; the open board is shared
+        # a game's turns cost about ten open-board answers (benchmarks/engine.py: 8-9 under the row
+        # and sweep engines): the early turns cost most, the open board itself is shared
+        per_game = exact_seconds(r, repeated=True) * GAME_ANSWERS
         forewarn(
             per_game * games * len(slow),
             f"{', '.join(slow)} counting every layout before each shot, over {games:,} games",

@@ -165,7 +165,7 @@ def _forewarn(r, name: str, method: str, games: int) -> None:
     from battleship.cli.estimate import exact_seconds
     from battleship.lab import is_kernel
 
-    per_count = exact_seconds(r)
+    per_count = exact_seconds(r, repeated=True)
     counts = (r.cells // 2 if method == "construct" else 0) + (0 if is_kernel(name) else games * r.cells // 2)
     if method == "construct" or not is_kernel(name):
         forewarn(

@@ -109,7 +109,8 @@ def evidence(rules: Rules, observation: Observation) -> Evidence:
             block = slice(t.start[s], t.start[s] + t.count[s])
             if s in announced:
                 time, _cell, shown = announced[s]
-                ok = all_hit[block] & (completed[block] == time)
+                # its own sinking cell and no other: every other one is covered by its own ship
+                ok = all_hit[block] & (completed[block] == time) & (sinks_covered[block] == 1)
                 if rules.sinks is Sinks.REVEALED:
                     ok &= np.array([m == shown for m in t.masks[block]], dtype=bool)
                 admissible[block] &= ok

@@ -10,7 +10,7 @@ layouts unless per-placement weights are given (:mod:`battleship.inference.prior
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from math import factorial, prod
 
 import numpy as np
@@ -18,12 +18,13 @@ import numpy as np
 from battleship.cells import cell_name, iter_cells
 from battleship.errors import BattleshipError
 from battleship.game import Observation
+from battleship.inference import sweep
 from battleship.inference.evidence import Contradiction, Evidence, evidence
-from battleship.inference.profile import count_by_profile
-from battleship.inference.profile import fits as profile_fits
+from battleship.inference.graph import TooLarge
 from battleship.inference.rows import count_by_rows, fast_path
 from battleship.inference.search import count_by_search
 from battleship.rules import Rules
+from battleship.stop import Stop
 from battleship.tables import tables
 
 
@@ -67,48 +68,74 @@ class Posterior:
         return [c for c in open_cells if counts[c] == top]
 
 
-ENGINES = {"rows": count_by_rows, "search": count_by_search, "profile": count_by_profile}
+ENGINES = {"rows": count_by_rows, "search": count_by_search, "sweep": sweep.count_by_sweep}
 
 
-def count(rules: Rules, observation: Observation | None = None) -> tuple[int, str]:
+def _engine_counts(engine: str, rules: Rules, ev: Evidence, marginals: bool, weight, stop: Stop | None):
+    """Run ``engine`` (every engine reads the stop flag as it goes); returns (total, counts, engine)."""
+    if engine == "sweep":
+        try:
+            return (*sweep.count_by_sweep(rules, ev, marginals=marginals, weight=weight, stop=stop), engine)
+        except TooLarge:  # found out while compiling: the search answers instead
+            check_size(rules, ev, weight)
+            engine = "search"
+    return (*ENGINES[engine](rules, ev, marginals=marginals, weight=weight, stop=stop), engine)
+
+
+def count(rules: Rules, observation: Observation | None = None, stop: Stop | None = None) -> tuple[int, str]:
     """The number of layouts consistent with ``observation`` (ships told apart), and the engine used."""
     ev = evidence(rules, observation or Observation(rules))
     check_size(rules, ev)
     engine = choose_engine(rules, ev)
-    return ENGINES[engine](rules, ev, marginals=False)[0], engine
+    total, _, used = _engine_counts(engine, rules, ev, False, None, stop)
+    return total, used
 
 
 def posterior(
-    rules: Rules, observation: Observation | None = None, prior: np.ndarray | None = None, cached: bool = True
+    rules: Rules,
+    observation: Observation | None = None,
+    prior: np.ndarray | None = None,
+    cached: bool = True,
+    stop: Stop | None = None,
 ) -> Posterior:
     """The exact posterior over layouts given ``observation``.
 
     The prior is uniform over layouts unless ``prior`` gives a weight per placement (in the order of
     :func:`battleship.tables.tables`), a layout then weighing the product of its placements' weights:
     integer weights keep every count exact, float weights give float sums. The open board (no shot,
-    uniform prior) is computed once per rules unless ``cached`` is False.
+    uniform prior) is computed once per rules unless ``cached`` is False. ``stop`` (default: never)
+    interrupts the work: :class:`battleship.stop.Stopped` or :class:`battleship.stop.OutOfTime`.
     """
     observation = observation or Observation(rules)
     if cached and not observation.shots and prior is None and observation.rules == rules:
-        return _open_board(rules)  # every game starts here: computed once per rules
-    return _posterior(rules, observation, prior)
+        return _open_board(rules, stop)  # every game starts here: computed once per rules
+    return _posterior(rules, observation, prior, stop)
 
 
-@lru_cache(maxsize=32)
-def _open_board(rules: Rules) -> Posterior:
-    """The posterior before any shot (read-only arrays, shared)."""
-    result = _posterior(rules, Observation(rules), None)
-    result.placement_layouts.setflags(write=False)
+_open_boards: dict[Rules, Posterior] = {}
+
+
+def _open_board(rules: Rules, stop: Stop | None) -> Posterior:
+    """The posterior before any shot (read-only arrays, shared; the last 32 rules kept)."""
+    result = _open_boards.get(rules)
+    if result is None:
+        result = _posterior(rules, Observation(rules), None, stop)
+        result.placement_layouts.setflags(write=False)
+        if len(_open_boards) >= 32:
+            _open_boards.pop(next(iter(_open_boards)))
+        _open_boards[rules] = result
     return result
 
 
-def _posterior(rules: Rules, observation: Observation, prior: np.ndarray | None) -> Posterior:
+def _posterior(
+    rules: Rules, observation: Observation, prior: np.ndarray | None, stop: Stop | None
+) -> Posterior:
     """:func:`posterior` without the cache."""
     ev = evidence(rules, observation)
     weight = None if prior is None else check_prior(rules, prior)
     check_size(rules, ev, weight)
     engine = choose_engine(rules, ev, weight)
-    total, counts = ENGINES[engine](rules, ev, weight=weight)
+    total, counts, engine = _engine_counts(engine, rules, ev, True, weight, stop)
     if total == 0:
         if prior is not None:
             raise Contradiction("every layout that fits these shots has prior weight zero")
@@ -151,26 +178,18 @@ def choices(rules: Rules, ev: Evidence) -> int:
     return out
 
 
-# past this many candidate combinations the search would take hours (pirates' open board has 7.7e10
-# and takes 1.5 s; Sea Battle's 2.1e21): the profile engine counts those, at a cost that grows with
-# the number of states it meets rather than with the layouts
-PROFILE_ABOVE = 10**14
-
-
 def choose_engine(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> str:
-    """The exact engine for these rules and this board: ``"rows"``, ``"search"`` or ``"profile"``.
+    """The exact engine for these rules and this board: ``"rows"``, ``"sweep"`` or ``"search"``.
 
-    The row engine when it applies (straight ships that may touch) and the search would be slower;
-    otherwise the search, unless the board has too many candidate combinations for it (or counts
-    that could pass 64 bits) and the profile engine applies (straight ships, any spacing).
+    Ships that may touch: the row engine, or the search when it would be faster (few candidate
+    combinations). Other straight ships: the sweep, unless its graph would not fit in memory
+    (:func:`battleship.inference.sweep.estimate`). Everything else (polyominoes): the search.
     """
     if fast_path(rules):
         unit = weight is None or (weight.dtype == np.int64 and (weight == 1).all())
         return "search" if unit and choices(rules, ev) < SEARCH_BELOW else "rows"
-    if (choices(rules, ev) > PROFILE_ABOVE or _bound(rules, ev, weight) >= 2**62) and profile_fits(
-        rules, ev, weight
-    ):
-        return "profile"
+    if sweep.applies(rules) and sweep.estimate(rules, ev, weight).fits:
+        return "sweep"
     return "search"
 
 
@@ -185,11 +204,59 @@ def _bound(rules: Rules, ev: Evidence, weight: np.ndarray | None) -> int:
     return bound
 
 
+@dataclass(frozen=True)
+class Work:
+    """What an exact answer will take, known (roughly) before starting it."""
+
+    engine: str  # the engine that would answer: "rows", "sweep" or "search"
+    seconds: float  # rough one-core seconds (compiling the sweep's graph included if not done yet)
+    detail: str  # what the figure rests on, for a message
+    once: float = 0.0  # the part of ``seconds`` paid once per rules (compiling the sweep's graph)
+
+    @property
+    def again(self) -> float:
+        """Rough seconds of the same answer once what is paid once per rules is paid (a game's turns)."""
+        return self.seconds - self.once
+
+    def beyond(self, seconds: float) -> bool:
+        """True when the answer would take far longer (ten times) than ``seconds``."""
+        return self.seconds > 10 * seconds
+
+
+SEARCH_RATE = 1e10  # candidate combinations the search gets through a second, at best
+ROWS_SECONDS = 0.05  # the row engine on the open standard board
+
+
+def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray | None = None) -> Work:
+    """A rough up-front figure for :func:`posterior` on this board, so a command can say before it
+    starts that a problem is far beyond what it can finish (and suggest sampling instead).
+
+    The sweep's figure comes from its graph (exact once compiled; otherwise the compiler's first
+    pass runs, which takes up to a few seconds on a large board and is reused by the compiler).
+    """
+    ev = evidence(rules, observation or Observation(rules))
+    weight = None if prior is None else check_prior(rules, prior)
+    engine = choose_engine(rules, ev, weight)
+    if engine == "sweep":
+        est = sweep.estimate(rules, ev, weight)
+        done = "compiled" if est.compiled else "to compile"
+        once = 0.0 if est.compiled else est.states * sweep.COMPILE_SECONDS_PER_STATE
+        return Work(engine, est.seconds, f"a state graph of about {est.states:,} states ({done})", once)
+    if engine == "rows":
+        scale = (rules.cells / 100) ** 2 * 2 ** max(0, len(rules.fleet) - 5)
+        return Work(engine, ROWS_SECONDS * scale, f"{len(rules.fleet)} ships on {rules.cells} cells")
+    combos = choices(rules, ev)
+    why = "" if sweep.applies(rules) else "ships that are not straight; "
+    if sweep.applies(rules):
+        why = sweep.estimate(rules, ev, weight).why + "; "
+    return Work(engine, combos / SEARCH_RATE, f"{why}the search faces up to {combos:.2e} combinations")
+
+
 def check_size(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> None:
     """Refuse problems whose counts could overflow 64-bit integers in an engine that cannot go past them."""
     if weight is not None and weight.dtype == np.float64:
         return  # floats do not overflow at these sizes
-    if choose_engine(rules, ev, weight) == "profile":
+    if choose_engine(rules, ev, weight) == "sweep":
         return  # exact at any size
     bound = _bound(rules, ev, weight)
     if bound >= 2**62:
@@ -207,22 +274,24 @@ def identical_factor(rules: Rules) -> int:
     return prod(factorial(n) for n in seen.values())
 
 
-def engine_counts(rules: Rules, ev: Evidence) -> tuple[int, np.ndarray]:
+def engine_counts(rules: Rules, ev: Evidence, stop: Stop | None = None) -> tuple[int, np.ndarray]:
     """Layouts and per-placement counts by the fastest exact engine for ``rules``."""
-    return ENGINES[choose_engine(rules, ev)](rules, ev)
+    total, counts, _ = _engine_counts(choose_engine(rules, ev), rules, ev, True, None, stop)
+    return total, counts
 
 
 def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]:
     """The number of layouts of the open board and, per cell, how many cover it (rows x cols).
 
-    ``engine`` forces ``"rows"``, ``"search"`` or ``"profile"`` (for checking one against another).
+    ``engine`` forces ``"rows"``, ``"search"`` or ``"sweep"`` (for checking one against another).
     """
     ev = evidence(rules, Observation(rules))
-    check_size(rules, ev)
     use = engine or choose_engine(rules, ev)
+    if use != "sweep":
+        check_size(rules, ev)
     if use == "rows" and not fast_path(rules):
         raise BattleshipError("the row engine handles straight ships that may touch, sides up to 16")
-    if use == "profile" and not profile_fits(rules, ev):
-        raise BattleshipError("the profile engine handles straight ships, sides up to 16")
+    if use == "sweep" and not sweep.applies(rules):
+        raise BattleshipError("the sweep engine handles straight ships, the narrower side up to 16")
     total, counts = ENGINES[use](rules, ev)
     return total, Posterior(rules, total, counts, use).cell_layouts

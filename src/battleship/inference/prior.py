@@ -239,16 +239,16 @@ GENERATOR_SEED = 20_261_123  # a seed of its own: no reported run uses it
 # pseudo-layouts of uniform placements mixed into the generator's draws: a placement the generator
 # never drew keeps GENERATOR_SMOOTHING / (GENERATOR_LAYOUTS + GENERATOR_SMOOTHING) of its uniform weight
 GENERATOR_SMOOTHING = 200.0
+EXACT_REFERENCE_SECONDS = 30.0  # the uniform reference is counted exactly when it takes at most this
 
 
 def _uniform_reference(rules: Rules) -> np.ndarray:
-    """Per placement, its uniform frequency: exact where the open board counts in seconds (the row
-    engine, or the search: ``pirates`` 1.5 s), else over ``GENERATOR_LAYOUTS`` exact uniform draws
-    (Sea Battle's open board takes the profile engine two minutes)."""
-    from battleship.game import Observation
-    from battleship.inference import choose_engine, evidence
+    """Per placement, its uniform frequency: exact where the open board counts within
+    ``EXACT_REFERENCE_SECONDS`` (every preset: the row engine, or the sweep engine's graph), else
+    over ``GENERATOR_LAYOUTS`` exact uniform draws (a board whose count would take minutes)."""
+    from battleship.inference import work
 
-    if choose_engine(rules, evidence(rules, Observation(rules))) != "profile":
+    if work(rules).seconds <= EXACT_REFERENCE_SECONDS:
         return uniform_frequency(rules)
     from battleship import generators
 

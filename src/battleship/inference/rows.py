@@ -7,7 +7,9 @@ from numba import njit
 
 from battleship.cells import iter_cells
 from battleship.inference.evidence import Evidence
+from battleship.inference.watch import flag_of, watched
 from battleship.rules import Rules
+from battleship.stop import Stop
 from battleship.tables import tables
 
 # ---- the fast engine: straight ships that may touch -------------------------------------------
@@ -375,14 +377,15 @@ def _row_marginals(rows, cols, hitrow, hz, lengths, pidx_row, weight, memo, acc,
 
 
 @njit(cache=True, nogil=True)
-def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, counts):
+def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, counts, flag):
     """Layouts with the ships flagged ``vertical`` down columns and the rest along rows; adds to ``counts``.
 
     The column ships but the last are enumerated depth first; the last one's placements are handled
     together (:func:`_last_column_ship`): each changes only the rows it crosses, so with the prefix
     and suffix over the other rows its layouts cost a convolution per row it crosses, and the row
     placements' weights from every placement of it are gathered in two passes over the rows
-    (:func:`_between_rows`). An empty ``counts`` asks for the total only.
+    (:func:`_between_rows`). An empty ``counts`` asks for the total only. Returns early once
+    ``flag[0]`` is set (the caller checks it).
     """
     hz, vt = _partition(vertical)
     vlist, vcount = _column_placements(rows, cols, vt, pidx_col)
@@ -400,7 +403,11 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
     total = weight[0] * 0
     leaf = nv - 1 if nv > 0 else 0
     depth = 0
+    steps = 0
     while depth >= 0:
+        steps += 1
+        if steps % 256 == 0 and flag[0]:
+            return total
         if depth == leaf:
             total += _leaf(
                 rows, full, want, used[depth], choice, vt, vlist, vcount, row, memo, acc, counts, scratch
@@ -430,7 +437,9 @@ def _split(rows, cols, lengths, vertical, pidx_row, pidx_col, hitrow, weight, co
 
 
 @njit(cache=True, nogil=True)
-def _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, weight, twins, start, counts):
+def _count_rows(
+    lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, weight, twins, start, counts, flag
+):
     """Every orientation split; frame 0 is the board, frame 1 its transpose. Returns the layout count.
 
     ``twins`` names two ships that are interchangeable here (same shape, same admissible placements,
@@ -444,6 +453,8 @@ def _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, w
     a, b = twins[0], twins[1]
     tmp = np.zeros(counts.shape[0], dtype=counts.dtype)
     for vset in range(1 << nships):
+        if flag[0]:
+            break
         mirrored = a >= 0 and (vset >> a & 1) != (vset >> b & 1)
         if mirrored and vset >> b & 1:
             continue  # counted with its mirror image, which has the first twin down a column
@@ -475,6 +486,7 @@ def _count_rows(lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, w
             hitrow[frame],
             weight,
             out,
+            flag,
         )
         total += found
         if mirrored:
@@ -550,8 +562,17 @@ def fast_path(rules: Rules) -> bool:
     )
 
 
-def count_by_rows(rules: Rules, ev: Evidence, marginals: bool = True, weight: np.ndarray | None = None):
-    """Layouts and per-placement layout counts by the row engine (see :func:`fast_path`)."""
+def count_by_rows(
+    rules: Rules,
+    ev: Evidence,
+    marginals: bool = True,
+    weight: np.ndarray | None = None,
+    stop: Stop | None = None,
+):
+    """Layouts and per-placement layout counts by the row engine (see :func:`fast_path`).
+
+    ``stop`` interrupts it (:class:`battleship.stop.Stopped`).
+    """
     t = tables(rules)
     frames_rows, frames_cols, pidx_row, pidx_col, hitrow = _frames(rules, ev)
     lengths = t.size.astype(np.int64)
@@ -559,7 +580,8 @@ def count_by_rows(rules: Rules, ev: Evidence, marginals: bool = True, weight: np
     counts = np.zeros(len(t.masks) if marginals else 0, dtype=weight.dtype)
     twins = _twins(rules, ev, weight)
     start = np.append(t.start, len(t.masks)).astype(np.int64)
-    total = _count_rows(
-        lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, weight, twins, start, counts
-    )
+    total = watched(
+        _count_rows, lengths, frames_rows, frames_cols, pidx_row, pidx_col, hitrow, weight, twins, start,
+        counts, flag_of(stop), stop=stop,
+    )  # fmt: skip
     return (float(total) if weight.dtype == np.float64 else int(total)), counts

@@ -1,6 +1,6 @@
 """Exact uniform samples of the layouts consistent with an observation, fast, and Monte Carlo on them.
 
-Two exact samplers, used together:
+Exact samplers, used together:
 
 - Rejection (fast while the board is open): every ship takes a uniformly random placement among its
   *admissible* ones (placements that the misses and sink announcements allow, from
@@ -8,13 +8,17 @@ Two exact samplers, used together:
   covered. Each admissible combination is equally likely, so the kept layouts are exactly uniform
   over the consistent ones: admissibility plus "no clash" plus "every hit covered" is exactly
   consistency (see ``evidence``).
-- Numbered (when rejection's pilot keeps too few draws): count the consistent
-  layouts with the search engine, draw uniform numbers below the count, and walk the search once
-  more to pick out the layouts with those numbers
-  (:func:`battleship.inference.select_by_search`); on boards where the search is too slow (the
-  row engine's domain), ship by ship on exact counts (:func:`battleship.inference.sample`).
+- Paths of the state graph (when rejection's pilot keeps too few draws, straight ships): one sweep
+  counts every state's ways on to the end, then each sample walks from the start taking each edge
+  with probability (its ways / the state's ways), in exact integers
+  (:func:`battleship.inference.sweep.sample_by_sweep`).
+- Numbered (other fleets: polyominoes): count the consistent layouts with the search engine, draw
+  uniform numbers below the count, and walk the search once more to pick out the layouts with those
+  numbers (:func:`battleship.inference.select_by_search`); ship by ship on exact counts
+  (:func:`sample`) for a fleet of one ship.
 
-Both draw independent exact samples, so mixing them keeps the law exact.
+Each draws independent exact samples, so mixing them keeps the law exact. Every draw comes from one
+:mod:`battleship.rng` stream of the seed: the same seed gives the same layouts.
 """
 
 from __future__ import annotations
@@ -27,11 +31,15 @@ from numba import njit
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation
+from battleship.inference import sweep
 from battleship.inference.evidence import Contradiction, Evidence, evidence
-from battleship.inference.posterior import check_size, choose_engine, engine_counts
+from battleship.inference.graph import TooLarge
+from battleship.inference.posterior import check_size, engine_counts
 from battleship.inference.search import count_by_search, select_by_search
+from battleship.inference.watch import flag_of, watched
 from battleship.rng import below, seed_words, stream
 from battleship.rules import Rules
+from battleship.stop import OutOfTime, Stop
 from battleship.tables import tables, to_words
 
 # Rejection runs a pilot; it carries on only if the pilot's rate promises the rest within
@@ -41,8 +49,11 @@ MAX_TRIES = 4_000_000
 
 
 @njit(cache=True, nogil=True)
-def _reject(state, cells, halos, ship_start, members, hits, tries, out):
-    """Fill rows of ``out`` by rejection within ``tries`` draws; returns (rows filled, draws used)."""
+def _reject(state, cells, halos, ship_start, members, hits, tries, out, flag):
+    """Fill rows of ``out`` by rejection within ``tries`` draws; returns (rows filled, draws used).
+
+    Returns early once ``flag[0]`` is set (the caller checks it).
+    """
     nships = ship_start.shape[0] - 1
     nwords = hits.shape[0]
     blocked = np.zeros(nwords, dtype=np.uint64)
@@ -51,6 +62,8 @@ def _reject(state, cells, halos, ship_start, members, hits, tries, out):
     used = 0
     while filled < out.shape[0] and used < tries:
         used += 1
+        if used % 4096 == 0 and flag[0]:
+            break
         blocked[:] = 0
         covered[:] = 0
         ok = True
@@ -76,15 +89,20 @@ def _reject(state, cells, halos, ship_start, members, hits, tries, out):
 
 
 def draw(
-    rules: Rules, observation: Observation, count: int, seed: int = 0, deadline: float | None = None
+    rules: Rules,
+    observation: Observation,
+    count: int,
+    seed: int = 0,
+    deadline: float | None = None,
+    stop: Stop | None = None,
 ) -> np.ndarray:
     """``count`` layouts drawn exactly uniformly from those consistent with ``observation``.
 
     Rows of placement indices, one per ship in fleet order. Reproducible for a given seed.
-    Raises :class:`battleship.inference.Contradiction` when no layout fits. For fleets only the
-    profile engine counts (Sea Battle's ten ships), exact sampling ship by ship would cost a count
-    per ship per draw (minutes), so rejection carries on instead, until ``deadline``
-    (``time.perf_counter()``; else ``LARGE_ROUNDS`` rounds), and fewer rows may come back.
+    Raises :class:`battleship.inference.Contradiction` when no layout fits. With a ``deadline``
+    (``time.perf_counter()``) the state graph is used only if it is compiled already (compiling
+    may take longer than the budget); otherwise rejection carries on until then and fewer rows may
+    come back. ``stop`` interrupts the work (:class:`battleship.stop.Stopped`).
     """
     ev = evidence(rules, observation)
     t = tables(rules)
@@ -97,51 +115,110 @@ def draw(
     out = np.empty((count, len(rules.fleet)), dtype=np.int64)
     state = stream(np.uint64(seed_words(seed)), np.uint64(0))
     hits = to_words(ev.hits, t.nwords)
-    tables_ = (t.cells, t.halos, ship_start, members, hits)
-    filled, used = _reject(state, *tables_, PILOT_TRIES, out)
+    tables_ = (t.cells, t.halos, ship_start, members, hits, flag_of(stop))
+    filled, used = _reject(state, *tables_[:5], PILOT_TRIES, out, tables_[5])
     if 0 < filled < count and used * count / filled <= MAX_TRIES:
-        filled += _reject(state, *tables_, MAX_TRIES, out[filled:])[0]
-    if filled < count and choose_engine(rules, ev) == "profile":
-        return _keep_rejecting(rules, state, tables_, out, filled, deadline)
-    if filled < count:
+        filled += watched(_reject, state, *tables_[:5], MAX_TRIES, out[filled:], tables_[5], stop=stop)[0]
+    if stop is not None:
+        stop.check()
+    if filled == count:
+        return out
+    rest = _by_graph(rules, ev, count - filled, state, deadline, stop)
+    if rest is None and sweep.applies(rules):
+        return _keep_rejecting(rules, state, tables_, out, filled, deadline, stop)
+    if rest is None:
         check_size(rules, ev)
-        out[filled:] = _exact_rest(rules, observation, ev, count - filled, seed)
+        rest = _exact_rest(rules, observation, ev, count - filled, seed, deadline, stop)
+        if rest is None:  # the search would pass the deadline
+            return _keep_rejecting(rules, state, tables_, out, filled, deadline, stop)
+    if len(rest) == 0:
+        raise Contradiction("no layout fits these shots")
+    out[filled:] = rest
     return out
+
+
+def _by_graph(
+    rules: Rules, ev: Evidence, count: int, state: np.ndarray, deadline: float | None, stop: Stop | None
+) -> np.ndarray | None:
+    """Samples from the state graph, or None where it does not serve (other shapes, too large, or a
+    deadline and a graph not compiled yet)."""
+    if not sweep.applies(rules):
+        return None
+    if deadline is not None and not sweep.compiled_for(rules, ev):
+        return None
+    try:
+        return sweep.sample_by_sweep(rules, ev, count, state, stop)
+    except TooLarge:
+        return None
 
 
 LARGE_ROUNDS = 25  # rounds of MAX_TRIES draws (about ten seconds) when no deadline is given
 
 
-def _keep_rejecting(rules: Rules, state, tables_, out: np.ndarray, filled: int, deadline: float | None):
-    """Rejection past its usual budget, for fleets too large to sample exactly ship by ship."""
+def _keep_rejecting(
+    rules: Rules, state, tables_, out: np.ndarray, filled: int, deadline: float | None, stop: Stop | None
+):
+    """Rejection past its usual budget, where the state graph does not serve now (see :func:`draw`)."""
     rounds = 0
     while filled < len(out):
         out_of_time = deadline is not None and time.perf_counter() > deadline
         if out_of_time or (deadline is None and rounds >= LARGE_ROUNDS):
             break
-        filled += _reject(state, *tables_, MAX_TRIES, out[filled:])[0]
+        filled += watched(_reject, state, *tables_[:5], MAX_TRIES, out[filled:], tables_[5], stop=stop)[0]
+        if stop is not None:
+            stop.check()
         rounds += 1
     if filled == 0:
         raise BattleshipError(
             f"no layout of this {len(rules.fleet)}-ship fleet fitting these shots was found by rejection "
-            f"within {rounds * MAX_TRIES:,} draws, and exact sampling ship by ship is too slow for it: "
+            f"within {rounds * MAX_TRIES:,} draws, and the exact sampler's state graph is not ready for it: "
             "give more time, or use the exact calculator (no --time)"
         )
     return out[:filled]
 
 
-def _exact_rest(rules: Rules, observation: Observation, ev, count: int, seed: int) -> np.ndarray:
-    """``count`` exact samples when rejection keeps too few: numbered layouts, or ship by ship."""
-    if len(rules.fleet) < 2 or choose_engine(rules, ev) != "search":
+def _exact_rest(
+    rules: Rules,
+    observation: Observation,
+    ev,
+    count: int,
+    seed: int,
+    deadline: float | None,
+    stop: Stop | None,
+) -> np.ndarray | None:
+    """``count`` exact samples when rejection keeps too few and the graph does not serve: numbered
+    layouts (the search), or ship by ship for a one-ship fleet; None if the deadline came first."""
+    if len(rules.fleet) < 2:
         return sample(rules, observation, count, seed=seed)
-    total, _ = count_by_search(rules, ev, marginals=False)
+    budget = stop if deadline is None else _until(deadline, stop)
+    try:
+        total, _ = count_by_search(rules, ev, marginals=False, stop=budget)
+        if deadline is not None:
+            budget.check()
+    except OutOfTime:
+        if stop is not None:
+            stop.check()  # the caller's own deadline
+        return None
     if total == 0:
         raise Contradiction("no layout fits these shots")
     targets = np.random.default_rng(seed).integers(0, total, size=count)
     order = np.argsort(targets, kind="stable")
     out = np.empty((count, len(rules.fleet)), dtype=np.int64)
-    out[order] = select_by_search(rules, ev, targets[order])
+    out[order] = select_by_search(rules, ev, targets[order], stop=stop)
     return out
+
+
+def _until(deadline: float, stop: Stop | None) -> Stop:
+    """A stop at ``deadline`` (``time.perf_counter()``), or at ``stop``'s own deadline if sooner.
+
+    (Ctrl-C reaches a kernel through whichever stop watches it.)
+    """
+    if stop is not None:
+        stop.check()
+    budget = Stop(max(0.0, deadline - time.perf_counter()))
+    if stop is not None and stop.deadline is not None:
+        budget.deadline = min(budget.deadline, stop.deadline)
+    return budget
 
 
 def hit_counts(rules: Rules, rows: np.ndarray) -> np.ndarray:
@@ -204,11 +281,14 @@ def monte_carlo(
     seed: int = 0,
     samples: int | None = None,
     batch: int = 256,
+    stop: Stop | None = None,
 ) -> Estimate:
     """Hit probabilities from exact samples: ``samples`` of them, or as many as ``seconds`` allow.
 
     With ``samples`` the estimate is reproducible; a time budget (C. Liam Brown's Probability mode) draws
-    batches until the time is up, so the count depends on the machine.
+    batches until the time is up, so the count depends on the machine. The budget is a deadline for
+    the whole answer (at least one batch is drawn): the state graph's exact sampler serves only if its
+    graph is compiled already. ``stop`` interrupts the work (:class:`battleship.stop.Stopped`).
     """
     if (seconds is None) == (samples is None):
         raise ValueError("give seconds or samples")
@@ -217,8 +297,8 @@ def monte_carlo(
     n = k = 0
     size = 16 if samples is None else samples  # a small first batch keeps short budgets short
     while True:
-        deadline = None if seconds is None else start + max(seconds, 1.0)
-        rows = draw(rules, observation, size, seed=seed * 1_000_003 + k, deadline=deadline)
+        deadline = None if seconds is None else start + seconds
+        rows = draw(rules, observation, size, seed=seed * 1_000_003 + k, deadline=deadline, stop=stop)
         hits += hit_counts(rules, rows)
         n += len(rows)
         k += 1

@@ -13,8 +13,12 @@ import numpy as np
 from numba import njit
 
 from battleship.inference.evidence import Evidence
+from battleship.inference.watch import flag_of, watched
 from battleship.rules import Rules
+from battleship.stop import Stop
 from battleship.tables import tables
+
+CHECK_EVERY = 4096  # steps between looks at the stop flag
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -69,8 +73,11 @@ def _place(cells, halos, hits, room, p, depth, blocked, covered):
 
 
 @njit(cache=True, nogil=True)
-def _enumerate(order, lists, lengths, cells, halos, hits, weight, out_counts):
-    """Depth-first over ships in ``order``; counts layouts covering ``hits`` and, per placement, its layouts."""
+def _enumerate(order, lists, lengths, cells, halos, hits, weight, out_counts, flag):
+    """Depth-first over ships in ``order``; counts layouts covering ``hits`` and, per placement, its layouts.
+
+    Returns early (the count so far) once ``flag[0]`` is set; the caller checks it.
+    """
     nships = order.shape[0]
     nwords = cells.shape[1]
     choice = np.full(nships, -1, dtype=np.int64)
@@ -80,7 +87,11 @@ def _enumerate(order, lists, lengths, cells, halos, hits, weight, out_counts):
     room = _room(lists, lengths, cells)
     total = weight[0] * 0  # the weights' number type: int64 counts, or float64 under a prior
     depth = 0
+    steps = 0
     while depth >= 0:
+        steps += 1
+        if steps % CHECK_EVERY == 0 and flag[0]:
+            break
         choice[depth] += 1
         if choice[depth] >= lengths[depth]:
             choice[depth] = -1
@@ -221,14 +232,14 @@ def _pair_leaf(
 
 
 @njit(cache=True, nogil=True)
-def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts, targets, out_rows):
+def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts, targets, out_rows, flag):
     """As :func:`_enumerate` with unit weights, the last two ships counted together with bitsets.
 
     At a node where only two ships are left, the pairs of their placements that fit are counted
     with one AND and popcount per placement of the first instead of a loop over the second
     (:func:`_pair_leaf`). ``targets`` (sorted, may be empty) selects layouts by their number in
     this visiting order: row ``i`` of ``out_rows`` gets layout ``targets[i]``, in depth order
-    (exact sampling).
+    (exact sampling). Returns early once ``flag[0]`` is set; the caller checks it.
     """
     nships = lengths.shape[0]
     nwords = cells.shape[1]
@@ -250,7 +261,11 @@ def _enumerate_pairs(lists, lengths, cells, halos, hits, ncells, out_counts, tar
     leaf = nships - 2
     depth = 0
     next_target = 0
+    steps = 0
     while depth >= 0:
+        steps += 1
+        if steps % CHECK_EVERY == 0 and flag[0]:
+            break
         if depth == leaf:
             node, next_target = _pair_leaf(
                 xs, ys, cells, hits, blocked[depth], covered[depth], pairs, scratch, picked, out_counts,
@@ -295,31 +310,57 @@ _EMPTY = np.zeros(0, dtype=np.int64)  # no marginals wanted, or no layouts to se
 _NO_ROWS = np.zeros((0, 0), dtype=np.int64)
 
 
-def count_by_search(rules: Rules, ev: Evidence, marginals: bool = True, weight: np.ndarray | None = None):
-    """Layouts and per-placement layout counts, by visiting every consistent layout (any rules)."""
+def count_by_search(
+    rules: Rules,
+    ev: Evidence,
+    marginals: bool = True,
+    weight: np.ndarray | None = None,
+    stop: Stop | None = None,
+):
+    """Layouts and per-placement layout counts, by visiting every consistent layout (any rules).
+
+    ``stop`` interrupts it (:class:`battleship.stop.Stopped`).
+    """
     t = tables(rules)
     order, lists, lengths, hits = _search_lists(rules, ev)
     weight = np.ones(len(t.masks), dtype=np.int64) if weight is None else weight
     counts = np.zeros(len(t.masks) if marginals else 0, dtype=weight.dtype)
     if len(order) >= 2 and weight.dtype == np.int64 and (weight == 1).all():
-        total = _enumerate_pairs(
-            lists, lengths, t.cells, t.halos, hits, rules.cells, counts, _EMPTY, _NO_ROWS
-        )
+        total = watched(
+            _enumerate_pairs, lists, lengths, t.cells, t.halos, hits, rules.cells, counts, _EMPTY, _NO_ROWS,
+            flag_of(stop), stop=stop,
+        )  # fmt: skip
     else:
-        total = _enumerate(order, lists, lengths, t.cells, t.halos, hits, weight, counts)
+        total = watched(
+            _enumerate,
+            order,
+            lists,
+            lengths,
+            t.cells,
+            t.halos,
+            hits,
+            weight,
+            counts,
+            flag_of(stop),
+            stop=stop,
+        )
     return (float(total) if weight.dtype == np.float64 else int(total)), counts
 
 
-def select_by_search(rules: Rules, ev: Evidence, targets: np.ndarray) -> np.ndarray:
+def select_by_search(rules: Rules, ev: Evidence, targets: np.ndarray, stop: Stop | None = None) -> np.ndarray:
     """The consistent layouts numbered ``targets`` (sorted) in the search's visiting order.
 
     Rows of placement indices in fleet order. With targets drawn uniformly below the number of
     layouts this is exact uniform sampling, at the cost of one counting pass. Needs two ships or more.
+    ``stop`` interrupts it (:class:`battleship.stop.Stopped`).
     """
     t = tables(rules)
     order, lists, lengths, hits = _search_lists(rules, ev)
     rows = np.full((len(targets), len(order)), -1, dtype=np.int64)
-    _enumerate_pairs(lists, lengths, t.cells, t.halos, hits, rules.cells, _EMPTY, targets, rows)
+    watched(
+        _enumerate_pairs, lists, lengths, t.cells, t.halos, hits, rules.cells, _EMPTY, targets, rows,
+        flag_of(stop), stop=stop,
+    )  # fmt: skip
     out = np.empty_like(rows)
     out[:, order] = rows
     return out

@@ -2,11 +2,12 @@
 
 ``learning:model=FILE`` reads a model written by ``battleship learn``. Where ships may touch every
 probability is exact under that prior (:func:`battleship.inference.posterior` with per-placement
-weights). Under a spacing margin exact weighted counts cost minutes a board, so the shooter draws
-``samples`` exact uniform layouts consistent with the board and weighs each by its prior weight (the
-product of its placements' weights): self-normalised importance sampling, which tends to the exact
-answer as the samples grow. The model is then fitted as if ships could touch
-(:func:`battleship.inference.prior.fitting_rules`).
+weights, the row engine); under a spacing margin too, for straight ships, on the sweep engine's state
+graph (compiled once per rules and prior classes). Only where no exact engine fits in time (a board
+whose graph would not fit in memory) the shooter draws ``samples`` exact uniform layouts consistent
+with the board and weighs each by its prior weight (the product of its placements' weights):
+self-normalised importance sampling, which tends to the exact answer as the samples grow. Under a
+margin the model is fitted as if ships could touch (:func:`battleship.inference.prior.fitting_rules`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation
-from battleship.inference import fast_path, posterior
+from battleship.inference import check_prior, choose_engine, evidence, fast_path, posterior
 from battleship.inference.prior import PlacementModel, fitting_rules, load
 from battleship.inference.sampling import draw
 from battleship.rng import seed_words
@@ -41,9 +42,15 @@ class LearningShooter(OptimalShooter):
     name = "learning"
     refusal = staticmethod(refusal)
 
-    def __init__(self, options: Options | None = None, model: PlacementModel | None = None):
+    def __init__(
+        self, options: Options | None = None, model: PlacementModel | None = None, exact: bool = True
+    ):
+        """``exact=False``: importance sampling under a spacing margin even where the sweep engine
+        could count exactly (its state graph costs seconds to compile once per rules and prior: the
+        web, whose moves have a deadline, plays it so)."""
         super().__init__(options)
         self._model = model
+        self._exact_wanted = exact
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Load the model and check it was fitted under these rules."""
@@ -59,7 +66,9 @@ class LearningShooter(OptimalShooter):
             )
         self._prior = model.prior()
         super().reset(rules, rng)
-        self._exact = fast_path(rules)
+        open_board = evidence(rules, Observation(rules))
+        engine = choose_engine(rules, open_board, check_prior(rules, self._prior))
+        self._exact = engine == "rows" or (engine == "sweep" and self._exact_wanted)
         self._seed = int(rng.integers(0, 2**63))  # drawn after the tie-break: exact play is unchanged
 
     def weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:

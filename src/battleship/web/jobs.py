@@ -42,8 +42,12 @@ def exact(rules: Rules, observation: Observation, stop: Stop, prior: np.ndarray 
 
 
 def shooter(spec: str, model: PlacementModel | None = None):
-    """A fresh shooter: a registry spec, or ``learning`` with its fitted model."""
-    return LearningShooter(model=model) if spec == "learning" else make(spec)
+    """A fresh shooter: a registry spec, or ``learning`` with its fitted model.
+
+    Learning under a spacing margin samples (importance sampling) rather than count exactly: the
+    exact count's state graph takes seconds to compile per rules and prior, past a move's deadline.
+    """
+    return LearningShooter(model=model, exact=False) if spec == "learning" else make(spec)
 
 
 def named(spec: str, rules: Rules) -> str:
