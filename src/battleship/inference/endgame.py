@@ -324,10 +324,10 @@ def _children(rows, w, nl, k, mode, bit, keys):
 
 
 @njit(cache=True, nogil=True)
-def _answers(rows, w, total, cell, nl, k, mode, keys):
-    """The states after firing at ``cell`` (rows, weights, where each answer starts), each answer's
+def _answers(rows, w, total, bit, nl, k, mode, keys):
+    """The states after firing at ``bit`` (rows, weights, where each answer starts), each answer's
     probability, and its share of the lower bound (its chance times its floor)."""
-    after, weights, starts = _children(rows, w, nl, k, mode, _ONE << np.uint64(cell), keys)
+    after, weights, starts = _children(rows, w, nl, k, mode, bit, keys)
     groups = starts.shape[0] - 1
     shares = np.empty(groups)
     floors = np.empty(groups)
@@ -339,60 +339,110 @@ def _answers(rows, w, total, cell, nl, k, mode, keys):
 
 
 @njit(cache=True, nogil=True)
-def _value(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag, root):
-    """(expected shots left, best cell) of a state; the cell is -1 when it comes from the memo.
+def _open(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag, root):
+    """A state met: (value, best cell, its key) when known at once, else the cells to try and its floor.
 
-    ``counts``: states solved, the budget, and why the search gave up (0: it did not; 1: the stop
-    flag; 2: the budget), in which case the value is meaningless and nothing more is stored.
+    Known at once: every ship hit, one layout left, or (below the root, which is searched anew for its
+    best cell in its own orientation) the memo. Counts the state as solved otherwise, and sets
+    ``counts[2]`` when the search must give up (1: the stop flag; 2: the budget).
     """
+    none = np.empty(0, dtype=np.int64)
     left = _left(rows, nl)
     if left == 0:
-        return 0.0, -1
+        return 0.0, -1, none, 0.0, np.uint64(0), np.uint64(0)
     if rows.shape[0] == 1:  # a known layout: one shot per cell left
-        return float(_popcount(left)), _lowest(left)
+        return float(_popcount(left)), _lowest(left), none, 0.0, np.uint64(0), np.uint64(0)
     h1, h2 = _key(rows, w, nl, k, mode, keys)
-    if root == 0:  # the root is searched anew, for its best cell in its own orientation
+    if not root:
         known = _lookup(memo_keys, memo_values, h1, h2)
         if known >= 0:
-            return known, -1
+            return known, -1, none, 0.0, h1, h2
     counts[0] += 1
     if counts[0] > counts[1]:
         counts[2] = 2
     elif counts[0] & STOP_EVERY == 0 and flag[0] != 0:
         counts[2] = 1
-    if counts[2]:
-        return np.nan, -1
     cover, union = _cover(rows, w, nl)
     total = w.sum()
     cells = _candidates(rows, w, nl, cover, union)
     if cover[cells[0]] == total and mode in (NONE, REVEALED):  # a sure hit: fire it first
         cells = cells[:1]
-    floor = _popcount(left) + 1.0 - cover[cells[0]] / total
-    best, best_cell = np.inf, cells[0]
-    for cell in cells:
-        after, weights, starts, shares, floors = _answers(rows, w, total, cell, nl, k, mode, keys)
-        bound = best - 1.0  # what the expected shots after this one must stay under
-        slack = floors.sum()
-        value = 0.0
-        for g in range(shares.shape[0]):
-            if value + slack >= bound:
-                break
-            a, b = starts[g], starts[g + 1]
-            child = after[a:b].copy()
-            child_w = weights[a:b].copy()
-            slack -= floors[g]
-            value += (
-                _value(child, child_w, nl, k, mode, keys, memo_keys, memo_values, counts, flag, 0)[0]
-                * shares[g]
+    return -1.0, -1, cells, _popcount(left) + 1.0 - cover[cells[0]] / total, h1, h2
+
+
+@njit(cache=True, nogil=True)
+def _solve(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag):
+    """(expected shots left, best cell) of a state: the recursion of the module docstring, run on an
+    explicit stack of frames (Numba cannot cache recursive functions), one frame per shot fired.
+
+    A frame tries its cells in turn; for each, its answers' states are solved one by one (a frame
+    deeper each) until their sum plus the lower bounds of those not yet solved cannot beat the best.
+    """
+    depth = MAX_CELLS + 2  # a shot a frame, and a frame for the state after the last
+    states = [rows for _ in range(depth)]
+    weights = [w for _ in range(depth)]
+    after = [rows for _ in range(depth)]
+    after_w = [w for _ in range(depth)]
+    starts = [w for _ in range(depth)]
+    shares = [np.empty(0) for _ in range(depth)]
+    floors = [np.empty(0) for _ in range(depth)]
+    cells = [w for _ in range(depth)]
+    keys1 = np.zeros(depth, dtype=np.uint64)
+    keys2 = np.zeros(depth, dtype=np.uint64)
+    tried = np.zeros(depth, dtype=np.int64)  # cells tried, answers solved
+    answer = np.zeros(depth, dtype=np.int64)
+    best = np.zeros(depth)
+    best_cell = np.zeros(depth, dtype=np.int64)
+    floor = np.zeros(depth)  # the frame's own lower bound
+    sofar = np.zeros(depth)  # the current cell's answers solved so far, weighted
+    slack = np.zeros(depth)  # the lower bounds of its answers not yet solved, weighted
+    d, opening, value = 0, True, 0.0
+    while True:
+        if opening:  # a new state on top of the stack
+            value, cell, cells[d], floor[d], keys1[d], keys2[d] = _open(
+                states[d], weights[d], nl, k, mode, keys, memo_keys, memo_values, counts, flag, d == 0
             )
             if counts[2]:
                 return np.nan, -1
-        if value + slack < bound:  # every answer solved, and better than the best so far
-            best, best_cell = 1.0 + value, cell
-            if best <= floor + 1e-12:
-                break
-    _store(memo_keys, memo_values, h1, h2, best)
-    return best, best_cell
+            opening = False
+            if value < 0:  # to be searched
+                tried[d], best[d], best_cell[d] = 0, np.inf, cells[d][0]
+                answer[d] = -1
+            elif d == 0:
+                return value, cell
+            else:
+                d -= 1
+                sofar[d] += value * shares[d][answer[d]]
+                answer[d] += 1
+        if answer[d] < 0 or sofar[d] + slack[d] >= best[d] - 1.0:  # next cell (or none left)
+            if answer[d] >= 0:
+                tried[d] += 1
+            if tried[d] == cells[d].shape[0] or best[d] <= floor[d] + 1e-12:
+                _store(memo_keys, memo_values, keys1[d], keys2[d], best[d])
+                if d == 0:
+                    return best[0], best_cell[0]
+                value = best[d]
+                d -= 1
+                sofar[d] += value * shares[d][answer[d]]
+                answer[d] += 1
+                continue
+            total = weights[d].sum()
+            bit = _ONE << np.uint64(cells[d][tried[d]])
+            after[d], after_w[d], starts[d], shares[d], floors[d] = _answers(
+                states[d], weights[d], total, bit, nl, k, mode, keys
+            )
+            answer[d], sofar[d], slack[d] = 0, 0.0, floors[d].sum()
+        elif answer[d] == shares[d].shape[0]:  # every answer solved, and better than the best
+            best[d], best_cell[d] = 1.0 + sofar[d], cells[d][tried[d]]
+            answer[d] = -1
+            tried[d] += 1
+        else:  # solve the next answer a frame deeper
+            a, b = starts[d][answer[d]], starts[d][answer[d] + 1]
+            slack[d] -= floors[d][answer[d]]
+            states[d + 1] = after[d][a:b].copy()
+            weights[d + 1] = after_w[d][a:b].copy()
+            d += 1
+            opening = True
 
 
 def _answer(rules: Rules, ships: tuple[int, ...], shots: int, cell: int) -> object:
@@ -492,7 +542,7 @@ class Solver:
         flag = self.stop.flag if self.stop is not None else np.zeros(1, dtype=np.int64)
         w = np.array(list(weights.values()), dtype=np.int64)
         args = (nl, len(self.rules.fleet), MODES[sinks], keys, self.memo_keys, self.memo_values, counts, flag)
-        value, cell = _value(rows, w, *args, 1)
+        value, cell = _solve(rows, w, *args)
         self.visits = int(counts[0])
         if counts[2] == 1 and self.stop is not None:
             self.stop.check()
