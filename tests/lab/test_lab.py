@@ -208,3 +208,15 @@ def test_best_follows_what_the_rules_are_not_their_name():
     assert best_for(preset("seabattle")) == "trial-sink"  # a margin, and one-cell ships: no skew
     tiny = Rules(4, 4, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)))
     assert best_for(replace(tiny, name="standard")) == "optimal"  # small enough for exact play
+
+
+def test_intervals_use_students_t_so_a_few_games_prove_nothing():
+    from battleship.lab.summary import paired_from_sums, t95
+
+    # published 97.5% points of Student's t
+    for df, point in [(1, 12.706), (2, 4.303), (10, 2.228), (30, 2.042), (40, 2.021), (60, 2.000), (120, 1.980)]:
+        assert abs(t95(df) - point) < 1e-3, df
+    assert all(t95(d) > t95(d + 1) for d in range(1, 500))
+    # two games a shot apart (-2, -3): with 1.96 standard errors it looked significant; with t it is not
+    mean, (low, high) = paired_from_sums(2, -5, 13)
+    assert mean == -2.5 and low < -8.8 and high > 3.8  # 12.7 standard errors of 0.5

@@ -24,10 +24,8 @@ def _end_quietly(number: int, _frame: object) -> None:
         os._exit(128 + number)
 
 
-# True when this process is the battleship program (not Python code calling the app, such as tests)
-AS_PROGRAM = os.path.basename(sys.argv[0]) == "battleship" or sys.argv[0].endswith(
-    (os.path.join("battleship", "__main__.py"), os.path.join("battleship", "cli", "__main__.py"))
-)
+from battleship.cli.program import AS_PROGRAM  # noqa: E402
+
 if AS_PROGRAM:
     for _signal in (signal.SIGINT, signal.SIGTERM):
         signal.signal(_signal, _end_quietly)

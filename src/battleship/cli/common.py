@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import os
 import signal
 import sys
 import time
@@ -19,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -30,6 +28,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from battleship.cli.output import PIPE_WIDTH, console, err
 from battleship.errors import BattleshipError, NotationError
 from battleship.shooters import names as shooter_names
 
@@ -39,11 +38,6 @@ if TYPE_CHECKING:
     from battleship.cli.interrupts import Session
     from battleship.rules import Rules
     from battleship.shooters.options import Options
-
-# Piped output is never cut or squeezed: tables keep their natural width, as in a very wide terminal.
-PIPE_WIDTH = 10_000
-console = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else PIPE_WIDTH)
-err = Console(stderr=True, width=None if sys.stderr.isatty() or "COLUMNS" in os.environ else PIPE_WIDTH)
 
 # ---- options with the same name, letter and meaning in every command ------------------------------
 RulesOpt = Annotated[

@@ -131,7 +131,7 @@ class Session:
 
 
 def _stderr(line: str) -> None:
-    from battleship.cli.common import err
+    from battleship.cli.output import err
 
     err.print(line, highlight=False, soft_wrap=True)
 
@@ -191,6 +191,6 @@ def session() -> Iterator[Session]:
 def _as_program() -> bool:
     """Is this process the battleship program? (Python calling the app keeps its process: a thread left
     behind then runs on, as a daemon, until it is done.)"""
-    from battleship.cli import AS_PROGRAM
+    from battleship.cli.program import AS_PROGRAM
 
     return AS_PROGRAM

@@ -146,6 +146,6 @@ def probe(rules: Rules, spec: str, model: PlacementModel | None = None, *, stop:
     longest = 0.0
     for n, observation in enumerate(positions(rules)):
         start = time.process_time()
-        shot(rules, observation, spec, [0, n, 3], model, stop=stop)
+        shot(rules, observation, spec, (3, n), model, stop=stop)
         longest = max(longest, time.process_time() - start)
     return longest

@@ -16,13 +16,12 @@
 """
 
 from battleship.lab.arena.bots import Bot, GameResult, ProgramBot, ShooterBot, parse_bot
-from battleship.lab.arena.channel import Limits
 from battleship.lab.arena.contest import run
 from battleship.lab.arena.entries import load_entries
 from battleship.lab.arena.keys import Key
 from battleship.lab.arena.protocol import CAUSES, VERSION, BotFault
 from battleship.lab.arena.results import ArenaResult, load, save
-from battleship.lab.arena.sandbox import Sandbox, SandboxUnavailable, Unconfined, choose
+from battleship.lab.arena.sandbox import Limits, Sandbox, SandboxUnavailable, Unconfined, choose
 
 __all__ = [
     "CAUSES",

@@ -31,9 +31,9 @@ from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Game
 from battleship.lab.arena import protocol
-from battleship.lab.arena.channel import Limits, Process
+from battleship.lab.arena.channel import Process
 from battleship.lab.arena.protocol import BotFault
-from battleship.lab.arena.sandbox import Jail, Program
+from battleship.lab.arena.sandbox import Jail, Limits, Program
 from battleship.layout import Layout
 from battleship.rng import game_rng
 from battleship.rules import Rules

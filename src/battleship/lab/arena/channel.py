@@ -29,37 +29,14 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from battleship.lab.arena.protocol import MAX_LINE, BotFault
-from battleship.lab.arena.sandbox import Jail, Program
+from battleship.lab.arena.sandbox import Jail, Limits, Program
 
 STDERR_KEPT = 16 << 10  # bytes of a bot's stderr the referee keeps (the end): the rest is read and dropped
 GONE_WAIT = 2.0  # seconds the referee waits for a killed sandbox's processes to be gone
 CPU_LOOK = 0.25  # seconds between looks at a bot's CPU time while the referee waits for its answer
 _LIVE: dict[Process, int] = {}  # every process not yet stopped, with the thread that started it
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What every bot is allowed. ``time`` is per shot (wall clock, as the C# Pirates contest timed
-    moves; 0 for none); ``start`` covers starting and reading the rules; ``cpu`` is CPU seconds per
-    game (None: ``time`` for every cell of the board, plus ``start``); ``memory_mb`` its data memory;
-    ``processes`` the processes and threads it may run at once (in the sandbox); ``scratch_mb`` the
-    size of its scratch directory and of any file it writes."""
-
-    time: float = 0.5
-    start: float = 10.0
-    cpu: float | None = None
-    memory_mb: int = 1024
-    processes: int = 64
-    scratch_mb: int = 64
-
-    def cpu_per_game(self, cells: int) -> float:
-        """CPU seconds a bot may use in one game on a board of ``cells`` cells."""
-        if self.cpu is not None:
-            return self.cpu
-        return (self.time or self.start) * cells + self.start
 
 
 def _signal_name(number: int) -> str:

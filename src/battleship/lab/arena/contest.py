@@ -30,11 +30,10 @@ from battleship import generators
 from battleship.errors import BattleshipError
 from battleship.lab.arena import channel, sandbox
 from battleship.lab.arena.bots import Bot, GameResult, ProgramBot
-from battleship.lab.arena.channel import Limits
 from battleship.lab.arena.keys import Key, fingerprint
 from battleship.lab.arena.protocol import BotFault
 from battleship.lab.arena.results import ArenaResult, Pairing, Tally, leaderboard
-from battleship.lab.arena.sandbox import Jail
+from battleship.lab.arena.sandbox import Jail, Limits
 from battleship.layout import Layout
 from battleship.rules import Rules
 

@@ -38,13 +38,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import battleship
 from battleship.errors import BattleshipError
-
-if TYPE_CHECKING:
-    from battleship.lab.arena.channel import Limits
 
 BWRAP = "bwrap"  # looked up on PATH
 SCRATCH = "/tmp"  # the bot's only writable directory, and its HOME
@@ -59,6 +56,28 @@ NUMBA_STAGED = "/run/battleship-numba"
 # bots should be one thread each: a library sizing a thread pool by the machine's cores would meet
 # the process limit, and the CPU limit counts every thread anyway
 QUIET_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What every bot is allowed. ``time`` is per shot (wall clock, as the C# Pirates contest timed
+    moves; 0 for none); ``start`` covers starting and reading the rules; ``cpu`` is CPU seconds per
+    game (None: ``time`` for every cell of the board, plus ``start``); ``memory_mb`` its data memory;
+    ``processes`` the processes and threads it may run at once (in the sandbox); ``scratch_mb`` the
+    size of its scratch directory and of any file it writes."""
+
+    time: float = 0.5
+    start: float = 10.0
+    cpu: float | None = None
+    memory_mb: int = 1024
+    processes: int = 64
+    scratch_mb: int = 64
+
+    def cpu_per_game(self, cells: int) -> float:
+        """CPU seconds a bot may use in one game on a board of ``cells`` cells."""
+        if self.cpu is not None:
+            return self.cpu
+        return (self.time or self.start) * cells + self.start
 
 
 class SandboxUnavailable(BattleshipError):
@@ -326,8 +345,6 @@ def probe() -> str | None:
         if shutil.which(tool) is None:
             package = "bubblewrap" if tool == BWRAP else "util-linux"
             return f"{tool} is not installed (Debian's {package} package)"
-    from battleship.lab.arena.channel import Limits
-
     launch = Sandbox().launch(Program((shutil.which("true") or "/bin/true",)), Limits())
     try:
         done = subprocess.run(

@@ -21,10 +21,9 @@ from pathlib import Path
 from battleship import generators, shapes
 from battleship.errors import BattleshipError
 from battleship.lab.arena.bots import ShooterBot, parse_bot
-from battleship.lab.arena.channel import Limits
 from battleship.lab.arena.keys import Key, fingerprint
 from battleship.lab.arena.results import load
-from battleship.lab.arena.sandbox import Jail
+from battleship.lab.arena.sandbox import Jail, Limits
 from battleship.rules import Rules, Ship
 
 
