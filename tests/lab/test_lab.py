@@ -214,7 +214,15 @@ def test_intervals_use_students_t_so_a_few_games_prove_nothing():
     from battleship.lab.summary import paired_from_sums, t95
 
     # published 97.5% points of Student's t
-    for df, point in [(1, 12.706), (2, 4.303), (10, 2.228), (30, 2.042), (40, 2.021), (60, 2.000), (120, 1.980)]:
+    for df, point in [
+        (1, 12.706),
+        (2, 4.303),
+        (10, 2.228),
+        (30, 2.042),
+        (40, 2.021),
+        (60, 2.000),
+        (120, 1.980),
+    ]:
         assert abs(t95(df) - point) < 1e-3, df
     assert all(t95(d) > t95(d + 1) for d in range(1, 500))
     # two games a shot apart (-2, -3): with 1.96 standard errors it looked significant; with t it is not

@@ -19,8 +19,10 @@ from battleship.cli.common import (
     session,
     shooter_help,
 )
+from battleship.errors import BattleshipError
 
 DEFAULT_SHOOTERS = ["optimal", "density", "trial-sink", "rollout", "best"]
+MAX_SECONDS = 7 * 24 * 3600  # --time at most a week
 
 
 @friendly
@@ -37,13 +39,17 @@ def limit_cmd(
     budget: Annotated[
         int, typer.Option("--budget", help="Most states the exact solver may solve before it gives up.")
     ] = 2_000_000,
+    seconds: Annotated[
+        float | None,
+        typer.Option("--time", help="Give up (with how far the solver got) after this many seconds in all."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Solve a small board exactly from the first shot, then play each shooter once on every layout.
 
     Prints the fewest expected shots any strategy can average over uniform layouts, and each
     shooter's mean and gap to it. Small boards only (a few thousand layouts): the 4x4 board with
-    ships of 3 and 2 takes seconds, boards of 5x5 with two ships do not finish. Ctrl-C stops within
+    ships of 3 and 2 takes seconds; see docs/strategies.md for larger boards. Ctrl-C stops within
     two seconds.
     """
     from rich.table import Table
@@ -53,11 +59,16 @@ def limit_cmd(
 
     r = load_rules(rules)
     positive(budget, "--budget", 10**9)
+    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
+        raise BattleshipError(
+            f"--time is a number of seconds above 0 and at most {MAX_SECONDS:,}, not {seconds:g}"
+        )
     s = session()
+    s.deadline(seconds)
     s.keeping(lambda: "nothing to keep: the exact solve was not finished")
     with progress_bar(disable=as_json) as progress:
         progress.add_task("solving every layout exactly, then playing each shooter on them", total=None)
-        result = s.run(limit, r, shooters or DEFAULT_SHOOTERS, seed=seed, budget=budget)
+        result = s.run(lambda: limit(r, shooters or DEFAULT_SHOOTERS, seed=seed, budget=budget, stop=s.stop))
     best = result.optimum
     if as_json:
         emit_json(

@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit
 
 from battleship.rules import Rules, Sinks
-from battleship.stop import Stop
+from battleship.stop import Stop, run
 
 Signature = object  # an int (no announcements) or a tuple of per-ship masks (see _signature)
 
@@ -542,10 +542,13 @@ class Solver:
         flag = self.stop.flag if self.stop is not None else np.zeros(1, dtype=np.int64)
         w = np.array(list(weights.values()), dtype=np.int64)
         args = (nl, len(self.rules.fleet), MODES[sinks], keys, self.memo_keys, self.memo_values, counts, flag)
-        value, cell = _solve(rows, w, *args)
-        self.visits = int(counts[0])
-        if counts[2] == 1 and self.stop is not None:
-            self.stop.check()
+        try:
+            if self.stop is None:
+                value, cell = _solve(rows, w, *args)
+            else:  # in a worker thread, so that a deadline sets the flag while the kernel runs
+                value, cell = run(_solve, rows, w, *args, stop=self.stop)
+        finally:
+            self.visits = int(counts[0])
         if counts[2]:
             return None
         return float(value), (cells[cell] if cell >= 0 else -1)

@@ -22,6 +22,7 @@ from battleship.inference.endgame import Solver
 from battleship.lab.runner import simulate
 from battleship.rules import Rules
 from battleship.shooters import registry
+from battleship.stop import OutOfTime, Stop
 from battleship.tables import tables
 
 MAX_LAYOUTS = 5_000  # past this the exact solver does not finish in reasonable time
@@ -69,28 +70,44 @@ def every_layout(rules: Rules) -> np.ndarray:
     return select_by_search(rules, evidence(rules, Observation(rules)), np.arange(total, dtype=np.int64))
 
 
-def optimum(rules: Rules, budget: int = DEFAULT_STATES, rows: np.ndarray | None = None) -> Optimum:
-    """Solve the whole game from the empty board (a clear error when the budget runs out).
+def optimum(
+    rules: Rules, budget: int = DEFAULT_STATES, rows: np.ndarray | None = None, stop: Stop | None = None
+) -> Optimum:
+    """Solve the whole game from the empty board (a clear error when the budget or the time runs out).
 
-    ``rows`` is :func:`every_layout` when the caller has it already.
+    ``rows`` is :func:`every_layout` when the caller has it already. ``stop`` is read every thousand
+    states or so: a stop raises :class:`~battleship.stop.Stopped` (past a deadline, an
+    :class:`~battleship.stop.OutOfTime` that says how far the solver got).
     """
     rows = every_layout(rules) if rows is None else rows
     masks = tables(rules).masks
     start = time.perf_counter()
-    solver = Solver(rules, budget=budget, symmetric=True)
-    solved = solver.solve([tuple(int(masks[p]) for p in row) for row in rows], 0)
+    solver = Solver(rules, budget=budget, symmetric=True, stop=stop)
+    layouts = [tuple(int(masks[p]) for p in row) for row in rows]
+    try:
+        solved = solver.solve(layouts, 0)
+    except OutOfTime:
+        raise OutOfTime(
+            f"out of time: the exact solver solved {solver.visits:,} states in "
+            f"{time.perf_counter() - start:.0f} s ({len(rows):,} layouts) without finishing"
+        ) from None
     if solved is None:
         raise BattleshipError(
-            f"the exact solver did not finish within {budget:,} states ({len(rows):,} layouts): "
-            "try a smaller board or fleet, or a larger budget"
+            f"the exact solver did not finish within {budget:,} states ({len(rows):,} layouts, "
+            f"{time.perf_counter() - start:.0f} s): try a smaller board or fleet, or a larger budget"
         )
     return Optimum(len(rows), solved[0], solved[1], solver.visits, time.perf_counter() - start)
 
 
-def limit(rules: Rules, shooters: list[str], seed: int = 0, budget: int = DEFAULT_STATES) -> Limit:
-    """The optimum, and each shooter (a spec text) played once on every layout with ``seed``."""
+def limit(
+    rules: Rules, shooters: list[str], seed: int = 0, budget: int = DEFAULT_STATES, stop: Stop | None = None
+) -> Limit:
+    """The optimum, and each shooter (a spec text) played once on every layout with ``seed``.
+
+    With ``stop``, a request (or its deadline) ends the work with :class:`~battleship.stop.Stopped`.
+    """
     rows = every_layout(rules)
-    best = optimum(rules, budget, rows)
+    best = optimum(rules, budget, rows, stop)
     result = Limit(best)
     for text in shooters:
         name, options = registry.resolve(text, rules)
@@ -99,6 +116,8 @@ def limit(rules: Rules, shooters: list[str], seed: int = 0, budget: int = DEFAUL
             result.means[text] = None
             result.refusals[text] = why
             continue
-        shots = simulate(rules, name, len(rows), seed=seed, layouts=rows, options=options)
+        shots = simulate(rules, name, len(rows), seed=seed, layouts=rows, options=options, stop=stop)
+        if stop is not None:
+            stop.check()  # a stop cuts the games short: no mean over part of them
         result.means[text] = float(shots.mean())
     return result
