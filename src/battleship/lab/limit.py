@@ -107,7 +107,18 @@ def limit(
     With ``stop``, a request (or its deadline) ends the work with :class:`~battleship.stop.Stopped`.
     """
     rows = every_layout(rules)
-    best = optimum(rules, budget, rows, stop)
+    return beside(rules, optimum(rules, budget, rows, stop), rows, shooters, seed, stop)
+
+
+def beside(
+    rules: Rules,
+    best: Optimum,
+    rows: np.ndarray,
+    shooters: list[str],
+    seed: int = 0,
+    stop: Stop | None = None,
+) -> Limit:
+    """Each shooter played once on every layout (``rows``, :func:`every_layout`), beside the optimum."""
     result = Limit(best)
     for text in shooters:
         name, options = registry.resolve(text, rules)
