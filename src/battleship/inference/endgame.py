@@ -6,8 +6,9 @@ With the consistent layouts listed, the expected number of shots left under the 
     E(S) = 1 + min over cells c of  sum over answers a of  P(a) * E(S_a)
 
 where ``S_a`` are the layouts that answer ``a`` to a shot at ``c`` (miss, hit, or the sinking the
-rules announce). The search is a Numba kernel (``_value``, recursive); what makes it fast enough to
-solve 5x5 boards from the first shot:
+rules announce). The search is a Numba kernel (``_solve``, on an explicit stack of frames); what
+lets it solve boards of 4x5 and 5x5 with two ships apart from the first shot (hundreds of thousands
+to millions of states; docs/strategies.md has the figures):
 
 - **A state is what is left to hit**, not the shots fired. A layout's future answers depend only on
   its ship cells not yet hit (per ship where the rules announce sinkings, as one set where they do

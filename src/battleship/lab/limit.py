@@ -5,7 +5,8 @@
 shots any strategy can average over uniform layouts. :func:`limit` plays shooters once on every
 layout and reports their means and their gaps to that optimum. Only small boards finish: the
 solver's states grow fast with the number of layouts (the 4x4 board with ships 3 and 2, 264
-layouts, takes about 40,000 states).
+layouts, takes about 46,000 states; 4x5 with the ships apart, 242 layouts, 150,000; 5x5 apart, 524
+layouts, 2.4 million, minutes).
 """
 
 from __future__ import annotations
