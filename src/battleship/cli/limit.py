@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.progress import Progress, TaskID
 
 from battleship.cli.common import (
     JsonOpt,
@@ -21,8 +25,29 @@ from battleship.cli.common import (
 )
 from battleship.errors import BattleshipError
 
+if TYPE_CHECKING:
+    from battleship.inference.endgame import Solver
+
 DEFAULT_SHOOTERS = ["optimal", "density", "trial-sink", "rollout", "best"]
 MAX_SECONDS = 7 * 24 * 3600  # --time at most a week
+
+
+@contextmanager
+def _ticking(progress: Progress, task: TaskID, what: str, states: Callable[[], str]) -> Iterator[None]:
+    """Within the block, the progress line says how many states the solver has solved, twice a second."""
+    done = threading.Event()
+
+    def tick() -> None:
+        while not done.wait(0.5):
+            progress.update(task, description=what.format(f" ({states()})"))
+
+    thread = threading.Thread(target=tick, name="battleship-limit-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
 
 
 @friendly
@@ -65,10 +90,19 @@ def limit_cmd(
         )
     s = session()
     s.deadline(seconds)
-    s.keeping(lambda: "nothing to keep: the exact solve was not finished")
-    with progress_bar(disable=as_json) as progress:
-        progress.add_task("solving every layout exactly, then playing each shooter on them", total=None)
-        result = s.run(lambda: limit(r, shooters or DEFAULT_SHOOTERS, seed=seed, budget=budget, stop=s.stop))
+    solvers: list[Solver] = []  # the solver under way, for the progress line and the interrupt message
+    states = lambda: f"{solvers[0].solving:,} states solved" if solvers else "not started"  # noqa: E731
+    s.keeping(lambda: f"nothing to keep: the exact solve was not finished ({states()})")
+    what = "solving every layout exactly{}, then playing each shooter on them"
+    with (
+        progress_bar(disable=as_json) as progress,
+        _ticking(progress, progress.add_task(what.format(""), total=None), what, states),
+    ):
+        result = s.run(
+            lambda: limit(
+                r, shooters or DEFAULT_SHOOTERS, seed=seed, budget=budget, stop=s.stop, watch=solvers.append
+            )
+        )
     best = result.optimum
     if as_json:
         emit_json(

@@ -508,6 +508,7 @@ class Solver:
         self.budget = budget
         self.stop = stop
         self.visits = 0  # states the last call solved
+        self._counts = np.zeros(3, dtype=np.int64)  # the kernel's: states so far, budget, why it gave up
         self.perms = np.array(
             board_symmetries(rules.rows, rules.cols) if symmetric else [tuple(range(rules.cells))],
             dtype=np.int64,
@@ -539,7 +540,7 @@ class Solver:
         rows = np.array([self._row(sig, cells) for sig in weights], dtype=np.uint64)
         nl = 1 if sinks is Sinks.NONE else len(self.rules.fleet)
         keys = np.ascontiguousarray(self.zobrist[:, self.perms[:, cells]].transpose(1, 0, 2))
-        counts = np.array([0, self.budget, 0], dtype=np.int64)
+        counts = self._counts = np.array([0, self.budget, 0], dtype=np.int64)
         flag = self.stop.flag if self.stop is not None else np.zeros(1, dtype=np.int64)
         w = np.array(list(weights.values()), dtype=np.int64)
         args = (nl, len(self.rules.fleet), MODES[sinks], keys, self.memo_keys, self.memo_values, counts, flag)
@@ -553,6 +554,11 @@ class Solver:
         if counts[2]:
             return None
         return float(value), (cells[cell] if cell >= 0 else -1)
+
+    @property
+    def solving(self) -> int:
+        """States solved so far by the call under way (another thread may read it while it runs)."""
+        return int(self._counts[0])
 
     def _row(self, sig: Signature, cells: list[int]) -> list[int]:
         """A signature as the kernel's row of masks over the cells in play (slots in descending order

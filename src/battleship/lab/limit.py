@@ -12,6 +12,7 @@ layouts, 2.4 million, minutes).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -72,18 +73,25 @@ def every_layout(rules: Rules) -> np.ndarray:
 
 
 def optimum(
-    rules: Rules, budget: int = DEFAULT_STATES, rows: np.ndarray | None = None, stop: Stop | None = None
+    rules: Rules,
+    budget: int = DEFAULT_STATES,
+    rows: np.ndarray | None = None,
+    stop: Stop | None = None,
+    watch: Callable[[Solver], None] | None = None,
 ) -> Optimum:
     """Solve the whole game from the empty board (a clear error when the budget or the time runs out).
 
     ``rows`` is :func:`every_layout` when the caller has it already. ``stop`` is read every thousand
     states or so: a stop raises :class:`~battleship.stop.Stopped` (past a deadline, an
-    :class:`~battleship.stop.OutOfTime` that says how far the solver got).
+    :class:`~battleship.stop.OutOfTime` that says how far the solver got). ``watch`` is handed the
+    solver before it starts, so that another thread can show its progress (``Solver.solving``).
     """
     rows = every_layout(rules) if rows is None else rows
     masks = tables(rules).masks
     start = time.perf_counter()
     solver = Solver(rules, budget=budget, symmetric=True, stop=stop)
+    if watch is not None:
+        watch(solver)
     layouts = [tuple(int(masks[p]) for p in row) for row in rows]
     try:
         solved = solver.solve(layouts, 0)
@@ -101,14 +109,20 @@ def optimum(
 
 
 def limit(
-    rules: Rules, shooters: list[str], seed: int = 0, budget: int = DEFAULT_STATES, stop: Stop | None = None
+    rules: Rules,
+    shooters: list[str],
+    seed: int = 0,
+    budget: int = DEFAULT_STATES,
+    stop: Stop | None = None,
+    watch: Callable[[Solver], None] | None = None,
 ) -> Limit:
     """The optimum, and each shooter (a spec text) played once on every layout with ``seed``.
 
-    With ``stop``, a request (or its deadline) ends the work with :class:`~battleship.stop.Stopped`.
+    With ``stop``, a request (or its deadline) ends the work with :class:`~battleship.stop.Stopped`;
+    ``watch`` as in :func:`optimum`.
     """
     rows = every_layout(rules)
-    return beside(rules, optimum(rules, budget, rows, stop), rows, shooters, seed, stop)
+    return beside(rules, optimum(rules, budget, rows, stop, watch), rows, shooters, seed, stop)
 
 
 def beside(
