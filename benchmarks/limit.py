@@ -35,7 +35,7 @@ SHOOTERS = ["optimal", "density", "trial-sink", "rollout", "best"]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seed", type=int, default=14)
-    parser.add_argument("--budget", type=int, default=2_000_000)
+    parser.add_argument("--budget", type=int, default=50_000_000)
     parser.add_argument("--time", type=float, default=600.0, help="seconds for each configuration's solve")
     parser.add_argument("--only", nargs="*", help="only the configurations whose line holds one of these")
     args = parser.parse_args()

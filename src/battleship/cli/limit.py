@@ -63,7 +63,7 @@ def limit_cmd(
     seed: SeedOpt = 0,
     budget: Annotated[
         int, typer.Option("--budget", help="Most states the exact solver may solve before it gives up.")
-    ] = 2_000_000,
+    ] = 50_000_000,
     seconds: Annotated[
         float | None,
         typer.Option("--time", help="Give up (with how far the solver got) after this many seconds in all."),

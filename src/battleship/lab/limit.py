@@ -28,7 +28,9 @@ from battleship.stop import OutOfTime, Stop
 from battleship.tables import tables
 
 MAX_LAYOUTS = 5_000  # past this the exact solver does not finish in reasonable time
-DEFAULT_STATES = 2_000_000  # the solver's budget of solved states
+DEFAULT_STATES = (
+    50_000_000  # the solver's budget of solved states (5x5 with two ships apart takes 2.4 million)
+)
 
 
 @dataclass(frozen=True)
