@@ -16,6 +16,7 @@ from battleship.inference.endgame import Solver, _answer
 from battleship.lab import limit
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import make
+from battleship.stop import OutOfTime, Stop
 from battleship.tables import tables
 from tests import brute
 from tests.helpers import brute_force_layouts
@@ -102,6 +103,13 @@ def test_optimal_with_a_large_endgame_plays_the_optimum_on_every_layout():
 def test_the_limit_refuses_boards_too_large_to_solve():
     with pytest.raises(BattleshipError, match="small boards"):
         limit.optimum(preset("square-6"))
+
+
+def test_the_optimum_stops_at_its_deadline_saying_how_far_it_got():
+    """5x5 with ships of 3 and 2 touching takes far longer than the half second given."""
+    rules = Rules(5, 5, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)), Spacing.TOUCH, Sinks.REVEALED)
+    with pytest.raises(OutOfTime, match=r"solved [\d,]+ states in \d+ s \(956 layouts\) without finishing"):
+        limit.optimum(rules, stop=Stop(0.5))
 
 
 def test_the_solver_gives_up_past_its_budget():

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.progress import Progress, TaskID
 
 from battleship.cli.common import (
     JsonOpt,
@@ -19,8 +23,31 @@ from battleship.cli.common import (
     session,
     shooter_help,
 )
+from battleship.errors import BattleshipError
+
+if TYPE_CHECKING:
+    from battleship.inference.endgame import Solver
 
 DEFAULT_SHOOTERS = ["optimal", "density", "trial-sink", "rollout", "best"]
+MAX_SECONDS = 7 * 24 * 3600  # --time at most a week
+
+
+@contextmanager
+def _ticking(progress: Progress, task: TaskID, what: str, states: Callable[[], str]) -> Iterator[None]:
+    """Within the block, the progress line says how many states the solver has solved, twice a second."""
+    done = threading.Event()
+
+    def tick() -> None:
+        while not done.wait(0.5):
+            progress.update(task, description=what.format(f" ({states()})"))
+
+    thread = threading.Thread(target=tick, name="battleship-limit-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
 
 
 @friendly
@@ -36,14 +63,18 @@ def limit_cmd(
     seed: SeedOpt = 0,
     budget: Annotated[
         int, typer.Option("--budget", help="Most states the exact solver may solve before it gives up.")
-    ] = 2_000_000,
+    ] = 50_000_000,
+    seconds: Annotated[
+        float | None,
+        typer.Option("--time", help="Give up (with how far the solver got) after this many seconds in all."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Solve a small board exactly from the first shot, then play each shooter once on every layout.
 
     Prints the fewest expected shots any strategy can average over uniform layouts, and each
     shooter's mean and gap to it. Small boards only (a few thousand layouts): the 4x4 board with
-    ships of 3 and 2 takes seconds, boards of 5x5 with two ships do not finish. Ctrl-C stops within
+    ships of 3 and 2 takes seconds; see docs/strategies.md for larger boards. Ctrl-C stops within
     two seconds.
     """
     from rich.table import Table
@@ -53,11 +84,25 @@ def limit_cmd(
 
     r = load_rules(rules)
     positive(budget, "--budget", 10**9)
+    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
+        raise BattleshipError(
+            f"--time is a number of seconds above 0 and at most {MAX_SECONDS:,}, not {seconds:g}"
+        )
     s = session()
-    s.keeping(lambda: "nothing to keep: the exact solve was not finished")
-    with progress_bar(disable=as_json) as progress:
-        progress.add_task("solving every layout exactly, then playing each shooter on them", total=None)
-        result = s.run(limit, r, shooters or DEFAULT_SHOOTERS, seed=seed, budget=budget)
+    s.deadline(seconds)
+    solvers: list[Solver] = []  # the solver under way, for the progress line and the interrupt message
+    states = lambda: f"{solvers[0].solving:,} states solved" if solvers else "not started"  # noqa: E731
+    s.keeping(lambda: f"nothing to keep: the exact solve was not finished ({states()})")
+    what = "solving every layout exactly{}, then playing each shooter on them"
+    with (
+        progress_bar(disable=as_json) as progress,
+        _ticking(progress, progress.add_task(what.format(""), total=None), what, states),
+    ):
+        result = s.run(
+            lambda: limit(
+                r, shooters or DEFAULT_SHOOTERS, seed=seed, budget=budget, stop=s.stop, watch=solvers.append
+            )
+        )
     best = result.optimum
     if as_json:
         emit_json(

@@ -6,44 +6,444 @@ With the consistent layouts listed, the expected number of shots left under the 
     E(S) = 1 + min over cells c of  sum over answers a of  P(a) * E(S_a)
 
 where ``S_a`` are the layouts that answer ``a`` to a shot at ``c`` (miss, hit, or the sinking the
-rules announce). Three things make it fast enough to solve small boards from the first shot:
+rules announce). The search is a Numba kernel (``_solve``, on an explicit stack of frames); what
+lets it solve boards of 4x5 and 5x5 with two ships apart from the first shot (hundreds of thousands
+to millions of states; docs/strategies.md has the figures):
 
-- **A memo keyed on what is left to hit**, not on the shots fired. A layout's future answers depend
-  only on its ship cells not yet hit (per ship where the rules announce sinkings, as one set where
-  they do not), so a state is the multiset of those *signatures*; different shot histories that
-  leave the same signatures share one entry, and layouts that can no longer be told apart merge.
-- **Symmetry**: the value of a state does not change when every mask goes through the same
-  permutation of cells, so states are keyed by their least image under the board's rotations and
-  reflections (``symmetric=True``), and cells that lie in the same places of every signature are
-  tried once.
-- **Bounds**: where sinkings are not announced, or announced with the sunk ship's cells shown, a
-  cell every layout puts a ship on is fired at first without a search (it must be fired at some
-  time, and firing it earlier can only tell more: what any other order would have heard can be told
-  from what this one hears). Not under named or anonymous sinkings: there a sure hit fired early
-  turns a later "hit" into "sunk" without saying which ship the sure cell belongs to, which can tell
-  less (a 3x4 board with a square and an S tetromino: 9.333 shots that way, 9.25 in truth). A
-  candidate is dropped as soon as its partial sum plus the lower bounds of its remaining answers
-  pass the best cell's value.
+- **A state is what is left to hit**, not the shots fired. A layout's future answers depend only on
+  its ship cells not yet hit (per ship where the rules announce sinkings, as one set where they do
+  not): its *signature*, a row of bitboards. A state is the multiset of signatures with their
+  weights (layouts that can no longer be told apart merge), so different shot histories that leave
+  the same signatures are one state. Only the cells some signature still holds matter: they are
+  renumbered densely, so a state fits 64-bit words whatever the board (at most 64 such cells).
+- **A memo keyed on a 128-bit hash** of the state: each signature hashed from random keys of its
+  cells (Zobrist), the state's hash the weighted sum of its signatures' (so the order of the rows
+  does not matter, and weights are divided by their common factor first). With ``symmetric=True``
+  the key is the least hash over the board's rotations and reflections, so a state and its mirror
+  images share one entry. The memo is a fixed table that overwrites on overflow: it only ever holds
+  exact values, so losing one costs time, never exactness. Two distinct states share a key with
+  probability about ``states**2 / 2**129``.
+- **Bounds**: cells no signature holds are never fired; cells lying in the same signatures' slots
+  are interchangeable and tried once; where sinkings are not announced, or announced with the sunk
+  ship's cells shown, a cell every layout puts a ship on is fired first without a search (it must
+  be fired some time, and firing it earlier can only tell more). Not under named or anonymous
+  sinkings: there a sure hit fired early turns a later "hit" into "sunk" without saying which ship
+  the sure cell belongs to, which can tell less (a 3x4 board with a square and an S tetromino:
+  9.333 shots that way, 9.25 in truth). Cells are tried most likely first, and a cell is dropped as
+  soon as its answers' lower bounds (cells left to hit, plus the next shot's least miss chance)
+  show it cannot beat the best so far; the search stops when the best reaches the state's own bound.
 
-The search gives up (returns None) past a budget of solved states, so a caller can fall back.
+The search gives up (returns None) past a budget of solved states, or when more than 64 cells are
+still in play, so a caller can fall back; it reads a :class:`~battleship.stop.Stop` flag every
+1,024 states and raises :class:`~battleship.stop.Stopped` when asked to stop.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+from numba import njit
+
 from battleship.rules import Rules, Sinks
+from battleship.stop import Stop, run
 
 Signature = object  # an int (no announcements) or a tuple of per-ship masks (see _signature)
-State = tuple[tuple[Signature, int], ...]  # sorted (signature, weight) pairs
 
-
+NONE, SUNK, NAMED, REVEALED = 0, 1, 2, 3  # the kernel's sink modes
+MODES = {Sinks.NONE: NONE, Sinks.SUNK: SUNK, Sinks.NAMED: NAMED, Sinks.REVEALED: REVEALED}
 # the sink rules under which a sure hit is best fired at once (see the module docstring)
 SURE_HIT_FIRST = (Sinks.NONE, Sinks.REVEALED)
+MAX_CELLS = 64  # cells still in play that a state may hold (one uint64 word)
+MAX_MEMO = 1 << 24  # entries of the memo table at most (24 bytes each)
+PROBES = 16  # slots looked at for a key before the memo overwrites its home slot
+STOP_EVERY = 1023  # the stop flag is read when the solved states & this == 0
+
+_ONE = np.uint64(1)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_CELL = np.zeros(64, dtype=np.int64)
+for _c in range(64):
+    _DEBRUIJN_CELL[((1 << _c) * 0x03F79D71B4CB0A89 % 2**64) >> 58] = _c
 
 
-class _OutOfBudget(Exception):
-    """The search solved more states than it was allowed."""
+@njit(cache=True, nogil=True, inline="always")
+def _mix(x):
+    """SplitMix64's finaliser: a uint64 scrambled."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lowest(m):
+    """The index of the lowest set bit of a nonzero uint64 (De Bruijn)."""
+    return _DEBRUIJN_CELL[((m & (~m + _ONE)) * _DEBRUIJN) >> np.uint64(58)]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _popcount(x):
+    """Set bits of a uint64."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, nogil=True)
+def _settle(row, k, s, mode):
+    """Move slot ``s`` (just shrunk) right until the row's slots are in descending order again."""
+    while s + 1 < k:
+        a, b = row[s], row[s + 1]
+        if mode == REVEALED and a == b:
+            a, b = row[k + s], row[k + s + 1]
+        if a >= b:
+            return
+        row[s], row[s + 1] = row[s + 1], row[s]
+        if mode == REVEALED:
+            row[k + s], row[k + s + 1] = row[k + s + 1], row[k + s]
+        s += 1
+
+
+@njit(cache=True, nogil=True)
+def _fire(row, k, mode, bit):
+    """Fire at ``bit`` on a signature row in place; the answer as (code, whole ship for revealed).
+
+    Codes: 0 miss, 1 hit, 2 sunk (anonymous), 3 sunk with its cells shown, 4 + s ship ``s`` sunk.
+    """
+    if mode == NONE:
+        if row[0] & bit:
+            row[0] &= ~bit
+            return 1, np.uint64(0)
+        return 0, np.uint64(0)
+    for s in range(k):
+        if row[s] & bit:
+            row[s] &= ~bit
+            code, whole = 1, np.uint64(0)
+            if row[s] == 0:
+                if mode == NAMED:
+                    code = 4 + s
+                elif mode == SUNK:
+                    code = 2
+                else:
+                    code, whole = 3, row[k + s]
+                    row[k + s] = 0
+            if mode != NAMED:
+                _settle(row, k, s, mode)
+            return code, whole
+    return 0, np.uint64(0)
+
+
+@njit(cache=True, nogil=True)
+def _cells_key(m, keys, p, lane):
+    """The sum of the cells' random keys of a mask, under symmetry ``p``."""
+    z = np.uint64(0)
+    while m:
+        z += keys[p, lane, _lowest(m)]
+        m &= m - _ONE
+    return z
+
+
+@njit(cache=True, nogil=True)
+def _row_hash(row, nl, k, mode, keys, p, lane):
+    """A signature's hash under symmetry ``p``: slots summed (named ships salted by their index)."""
+    h = np.uint64(0)
+    for s in range(nl):
+        z = _cells_key(row[s], keys, p, lane)
+        if mode == REVEALED:
+            z = _mix(z) + _cells_key(row[k + s], keys, p, lane) * _GOLDEN
+        salt = np.uint64(s + 1) if mode == NAMED else _ONE
+        h += _mix(z + salt * _GOLDEN)
+    return _mix(h)
+
+
+@njit(cache=True, nogil=True)
+def _key(rows, w, nl, k, mode, keys):
+    """The state's 128-bit memo key: the least over the symmetries of its weighted signature hashes."""
+    g = w[0]
+    for i in range(1, w.shape[0]):
+        a, b = g, w[i]
+        while b:
+            a, b = b, a % b
+        g = a
+    best1, best2 = ~np.uint64(0), ~np.uint64(0)
+    for p in range(keys.shape[0]):
+        h1, h2 = np.uint64(0), np.uint64(0)
+        for i in range(rows.shape[0]):
+            weight = np.uint64(w[i] // g)
+            h1 += weight * _row_hash(rows[i], nl, k, mode, keys, p, 0)
+            h2 += weight * _row_hash(rows[i], nl, k, mode, keys, p, 1)
+        if h1 < best1 or (h1 == best1 and h2 < best2):
+            best1, best2 = h1, h2
+    if best1 == 0 and best2 == 0:  # (0, 0) marks an empty slot of the memo
+        best2 = _ONE
+    return best1, best2
+
+
+@njit(cache=True, nogil=True)
+def _lookup(memo_keys, memo_values, h1, h2):
+    """The memo's value for a key, or -1."""
+    mask = memo_values.shape[0] - 1
+    i = np.int64(h1 & np.uint64(mask))
+    for _ in range(PROBES):
+        if memo_keys[i, 0] == h1 and memo_keys[i, 1] == h2:
+            return memo_values[i]
+        if memo_keys[i, 0] == 0 and memo_keys[i, 1] == 0:
+            return -1.0
+        i = (i + 1) & mask
+    return -1.0
+
+
+@njit(cache=True, nogil=True)
+def _store(memo_keys, memo_values, h1, h2, value):
+    """Keep a value: in the key's slot or the first free one near it, else over its home slot."""
+    mask = memo_values.shape[0] - 1
+    home = np.int64(h1 & np.uint64(mask))
+    i = home
+    for _ in range(PROBES):
+        if (memo_keys[i, 0] == 0 and memo_keys[i, 1] == 0) or (
+            memo_keys[i, 0] == h1 and memo_keys[i, 1] == h2
+        ):
+            home = i
+            break
+        i = (i + 1) & mask
+    memo_keys[home, 0], memo_keys[home, 1] = h1, h2
+    memo_values[home] = value
+
+
+@njit(cache=True, nogil=True)
+def _cover(rows, w, nl):
+    """Per cell, the weight of the signatures that still hold it; and every cell held."""
+    cover = np.zeros(MAX_CELLS, dtype=np.int64)
+    union = np.uint64(0)
+    for i in range(rows.shape[0]):
+        m = np.uint64(0)
+        for s in range(nl):
+            m |= rows[i, s]
+        union |= m
+        while m:
+            cover[_lowest(m)] += w[i]
+            m &= m - _ONE
+    return cover, union
+
+
+@njit(cache=True, nogil=True)
+def _left(rows, nl):
+    """Cells left to hit (the same in every signature of a state)."""
+    m = np.uint64(0)
+    for s in range(nl):
+        m |= rows[0, s]
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _floor(rows, w, nl):
+    """A lower bound on a state's value: its cells left to hit, plus the next shot's least miss chance."""
+    left = _popcount(_left(rows, nl))
+    if rows.shape[0] == 1 or left == 0:
+        return float(left)
+    cover, _ = _cover(rows, w, nl)
+    return left + 1.0 - cover.max() / w.sum()
+
+
+@njit(cache=True, nogil=True)
+def _candidates(rows, w, nl, cover, union):
+    """The cells worth trying, most likely hit first: one of each set of interchangeable cells.
+
+    Two cells held by the same slots of the same signatures are interchangeable (swapping them maps
+    the state to itself); each cell's pattern is hashed from the (row, slot) pairs holding it.
+    """
+    pattern = np.zeros(MAX_CELLS, dtype=np.uint64)
+    for i in range(rows.shape[0]):
+        for s in range(nl):
+            tag = _mix(np.uint64(i * nl + s + 1))
+            m = rows[i, s]
+            while m:
+                pattern[_lowest(m)] += tag
+                m &= m - _ONE
+    cells = np.empty(MAX_CELLS, dtype=np.int64)
+    n = 0
+    m = union
+    while m:
+        c = _lowest(m)
+        m &= m - _ONE
+        fresh = True
+        for j in range(n):
+            if pattern[cells[j]] == pattern[c]:
+                fresh = False
+                break
+        if fresh:  # insertion in order of cover, most first (ties: lower cell first)
+            j = n
+            while j > 0 and cover[cells[j - 1]] < cover[c]:
+                cells[j] = cells[j - 1]
+                j -= 1
+            cells[j] = c
+            n += 1
+    return cells[:n]
+
+
+@njit(cache=True, nogil=True)
+def _children(rows, w, nl, k, mode, bit, keys):
+    """The states after a shot at ``bit``, one per answer: their rows and weights (equal rows merged),
+    and where each answer's rows start."""
+    n = rows.shape[0]
+    after = rows.copy()
+    group = np.empty(n, dtype=np.int64)
+    codes = np.empty(n, dtype=np.int64)
+    wholes = np.empty(n, dtype=np.uint64)
+    hashes = np.empty(n, dtype=np.uint64)
+    groups = 0
+    for i in range(n):
+        code, whole = _fire(after[i], k, mode, bit)
+        g = 0
+        while g < groups and not (codes[g] == code and wholes[g] == whole):
+            g += 1
+        if g == groups:
+            codes[g], wholes[g] = code, whole
+            groups += 1
+        group[i] = g
+        hashes[i] = _row_hash(after[i], nl, k, mode, keys, 0, 0)
+    order = np.argsort(hashes)
+    out = np.empty_like(after)
+    weights = np.empty(n, dtype=np.int64)
+    starts = np.empty(groups + 1, dtype=np.int64)
+    m, last = 0, 0
+    for g in range(groups):
+        starts[g] = m
+        for i in order:
+            if group[i] != g:
+                continue
+            if m > starts[g] and hashes[i] == hashes[last] and (after[i] == after[last]).all():
+                weights[m - 1] += w[i]
+                continue
+            out[m] = after[i]
+            weights[m] = w[i]
+            last = i
+            m += 1
+    starts[groups] = m
+    return out[:m], weights[:m], starts
+
+
+@njit(cache=True, nogil=True)
+def _answers(rows, w, total, bit, nl, k, mode, keys):
+    """The states after firing at ``bit`` (rows, weights, where each answer starts), each answer's
+    probability, and its share of the lower bound (its chance times its floor)."""
+    after, weights, starts = _children(rows, w, nl, k, mode, bit, keys)
+    groups = starts.shape[0] - 1
+    shares = np.empty(groups)
+    floors = np.empty(groups)
+    for g in range(groups):
+        a, b = starts[g], starts[g + 1]
+        shares[g] = weights[a:b].sum() / total
+        floors[g] = _floor(after[a:b], weights[a:b], nl) * shares[g]
+    return after, weights, starts, shares, floors
+
+
+@njit(cache=True, nogil=True)
+def _open(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag, root):
+    """A state met: (value, best cell, its key) when known at once, else the cells to try and its floor.
+
+    Known at once: every ship hit, one layout left, or (below the root, which is searched anew for its
+    best cell in its own orientation) the memo. Counts the state as solved otherwise, and sets
+    ``counts[2]`` when the search must give up (1: the stop flag; 2: the budget).
+    """
+    none = np.empty(0, dtype=np.int64)
+    left = _left(rows, nl)
+    if left == 0:
+        return 0.0, -1, none, 0.0, np.uint64(0), np.uint64(0)
+    if rows.shape[0] == 1:  # a known layout: one shot per cell left
+        return float(_popcount(left)), _lowest(left), none, 0.0, np.uint64(0), np.uint64(0)
+    h1, h2 = _key(rows, w, nl, k, mode, keys)
+    if not root:
+        known = _lookup(memo_keys, memo_values, h1, h2)
+        if known >= 0:
+            return known, -1, none, 0.0, h1, h2
+    counts[0] += 1
+    if counts[0] > counts[1]:
+        counts[2] = 2
+    elif counts[0] & STOP_EVERY == 0 and flag[0] != 0:
+        counts[2] = 1
+    cover, union = _cover(rows, w, nl)
+    total = w.sum()
+    cells = _candidates(rows, w, nl, cover, union)
+    if cover[cells[0]] == total and mode in (NONE, REVEALED):  # a sure hit: fire it first
+        cells = cells[:1]
+    return -1.0, -1, cells, _popcount(left) + 1.0 - cover[cells[0]] / total, h1, h2
+
+
+@njit(cache=True, nogil=True)
+def _solve(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag):
+    """(expected shots left, best cell) of a state: the recursion of the module docstring, run on an
+    explicit stack of frames (Numba cannot cache recursive functions), one frame per shot fired.
+
+    A frame tries its cells in turn; for each, its answers' states are solved one by one (a frame
+    deeper each) until their sum plus the lower bounds of those not yet solved cannot beat the best.
+    """
+    depth = MAX_CELLS + 2  # a shot a frame, and a frame for the state after the last
+    states = [rows for _ in range(depth)]
+    weights = [w for _ in range(depth)]
+    after = [rows for _ in range(depth)]
+    after_w = [w for _ in range(depth)]
+    starts = [w for _ in range(depth)]
+    shares = [np.empty(0) for _ in range(depth)]
+    floors = [np.empty(0) for _ in range(depth)]
+    cells = [w for _ in range(depth)]
+    keys1 = np.zeros(depth, dtype=np.uint64)
+    keys2 = np.zeros(depth, dtype=np.uint64)
+    tried = np.zeros(depth, dtype=np.int64)  # cells tried, answers solved
+    answer = np.zeros(depth, dtype=np.int64)
+    best = np.zeros(depth)
+    best_cell = np.zeros(depth, dtype=np.int64)
+    floor = np.zeros(depth)  # the frame's own lower bound
+    sofar = np.zeros(depth)  # the current cell's answers solved so far, weighted
+    slack = np.zeros(depth)  # the lower bounds of its answers not yet solved, weighted
+    d, opening, value = 0, True, 0.0
+    while True:
+        if opening:  # a new state on top of the stack
+            value, cell, cells[d], floor[d], keys1[d], keys2[d] = _open(
+                states[d], weights[d], nl, k, mode, keys, memo_keys, memo_values, counts, flag, d == 0
+            )
+            if counts[2]:
+                return np.nan, -1
+            opening = False
+            if value < 0:  # to be searched
+                tried[d], best[d], best_cell[d] = 0, np.inf, cells[d][0]
+                answer[d] = -1
+            elif d == 0:
+                return value, cell
+            else:
+                d -= 1
+                sofar[d] += value * shares[d][answer[d]]
+                answer[d] += 1
+        if answer[d] < 0 or sofar[d] + slack[d] >= best[d] - 1.0:  # next cell (or none left)
+            if answer[d] >= 0:
+                tried[d] += 1
+            if tried[d] == cells[d].shape[0] or best[d] <= floor[d] + 1e-12:
+                _store(memo_keys, memo_values, keys1[d], keys2[d], best[d])
+                if d == 0:
+                    return best[0], best_cell[0]
+                value = best[d]
+                d -= 1
+                sofar[d] += value * shares[d][answer[d]]
+                answer[d] += 1
+                continue
+            total = weights[d].sum()
+            bit = _ONE << np.uint64(cells[d][tried[d]])
+            after[d], after_w[d], starts[d], shares[d], floors[d] = _answers(
+                states[d], weights[d], total, bit, nl, k, mode, keys
+            )
+            answer[d], sofar[d], slack[d] = 0, 0.0, floors[d].sum()
+        elif answer[d] == shares[d].shape[0]:  # every answer solved, and better than the best
+            best[d], best_cell[d] = 1.0 + sofar[d], cells[d][tried[d]]
+            answer[d] = -1
+            tried[d] += 1
+        else:  # solve the next answer a frame deeper
+            a, b = starts[d][answer[d]], starts[d][answer[d] + 1]
+            slack[d] -= floors[d][answer[d]]
+            states[d + 1] = after[d][a:b].copy()
+            weights[d + 1] = after_w[d][a:b].copy()
+            d += 1
+            opening = True
 
 
 def _answer(rules: Rules, ships: tuple[int, ...], shots: int, cell: int) -> object:
@@ -55,49 +455,6 @@ def _answer(rules: Rules, ships: tuple[int, ...], shots: int, cell: int) -> obje
                 return "hit"
             return {Sinks.SUNK: "sunk", Sinks.NAMED: ("sunk", s), Sinks.REVEALED: ("sunk", mask)}[rules.sinks]
     return "miss"
-
-
-def _signature(sinks: Sinks, ships: tuple[int, ...], shots: int) -> Signature:
-    """All that a layout's future answers depend on, given the shots fired so far.
-
-    No announcements: the cells left to hit. Anonymous sinkings: the set of ships' cells left.
-    Named: the cells left per ship, in fleet order. Revealed: (cells left, whole ship) per ship afloat.
-    """
-    if sinks is Sinks.NONE:
-        return sum(ships) & ~shots
-    if sinks is Sinks.NAMED:
-        return tuple(m & ~shots for m in ships)
-    if sinks is Sinks.SUNK:
-        return tuple(sorted(m & ~shots for m in ships if m & ~shots))
-    return tuple(sorted((m & ~shots, m) for m in ships if m & ~shots))
-
-
-def _left(sinks: Sinks, signature: Signature) -> int:
-    """The cells a signature has left to hit, as one mask."""
-    if sinks is Sinks.NONE:
-        return signature  # type: ignore[return-value]
-    if sinks is Sinks.REVEALED:
-        return sum(m for m, _ in signature)  # type: ignore[union-attr]
-    return sum(signature)  # type: ignore[arg-type]
-
-
-def _fire(sinks: Sinks, signature: Signature, bit: int) -> tuple[object, Signature]:
-    """The answer a signature gives to a shot at ``bit``, and its signature afterwards."""
-    if sinks is Sinks.NONE:
-        return ("hit", signature & ~bit) if signature & bit else ("miss", signature)  # type: ignore[operator]
-    for s, part in enumerate(signature):  # type: ignore[arg-type]
-        left = part[0] if sinks is Sinks.REVEALED else part
-        if not left & bit:
-            continue
-        if sinks is Sinks.NAMED:
-            after = (*signature[:s], left & ~bit, *signature[s + 1 :])  # type: ignore[index]
-            return ("hit" if left & ~bit else ("sunk", s)), after
-        rest = signature[:s] + signature[s + 1 :]  # type: ignore[index]
-        if not left & ~bit:
-            return ("sunk", part[1] if sinks is Sinks.REVEALED else None), rest
-        kept = (left & ~bit, part[1]) if sinks is Sinks.REVEALED else left & ~bit
-        return "hit", tuple(sorted((*rest, kept)))
-    return "miss", signature
 
 
 def board_symmetries(rows: int, cols: int) -> list[tuple[int, ...]]:
@@ -116,198 +473,109 @@ def board_symmetries(rows: int, cols: int) -> list[tuple[int, ...]]:
     return perms
 
 
-class _Permutation:
-    """A cell permutation applied to masks 16 cells at a time (a lookup table per 16 cells of the board)."""
+def _signature(sinks: Sinks, ships: tuple[int, ...], shots: int) -> Signature:
+    """All that a layout's future answers depend on, given the shots fired so far.
 
-    def __init__(self, perm: tuple[int, ...]):
-        self.perm = perm
-        self.inverse = tuple(sorted(range(len(perm)), key=perm.__getitem__))
-        self.tables = []
-        for start in range(0, len(perm), 16):
-            table = [0] * (1 << min(16, len(perm) - start))
-            for b in range(len(table).bit_length() - 1):
-                image = 1 << perm[start + b]
-                for low in range(1 << b):
-                    table[low | 1 << b] = table[low] | image
-            self.tables.append(table)
+    No announcements: the cells left to hit. Anonymous sinkings: the set of ships' cells left.
+    Named: the cells left per ship, in fleet order. Revealed: (cells left, whole ship) per ship afloat.
+    """
+    if sinks is Sinks.NONE:
+        return sum(ships) & ~shots
+    if sinks is Sinks.NAMED:
+        return tuple(m & ~shots for m in ships)
+    if sinks is Sinks.SUNK:
+        return tuple(sorted(m & ~shots for m in ships if m & ~shots))
+    return tuple(sorted((m & ~shots, m) for m in ships if m & ~shots))
 
-    def mask(self, m: int) -> int:
-        out = 0
-        for table in self.tables:
-            out |= table[m & 0xFFFF]
-            m >>= 16
-        return out
 
-    def signature(self, sinks: Sinks, sig: Signature) -> Signature:
-        if sinks is Sinks.NONE:
-            return self.mask(sig)  # type: ignore[arg-type]
-        if sinks is Sinks.NAMED:
-            return tuple(self.mask(m) for m in sig)  # type: ignore[union-attr]
-        if sinks is Sinks.SUNK:
-            return tuple(sorted(self.mask(m) for m in sig))  # type: ignore[union-attr]
-        return tuple(sorted((self.mask(m), self.mask(w)) for m, w in sig))  # type: ignore[union-attr]
+def _masks(sinks: Sinks, signature: Signature) -> list[int]:
+    """Every mask a signature holds (the cells it still has in play)."""
+    if sinks is Sinks.NONE:
+        return [signature]  # type: ignore[list-item]
+    if sinks is Sinks.REVEALED:
+        return [m for pair in signature for m in pair]  # type: ignore[attr-defined]
+    return list(signature)  # type: ignore[call-overload]
 
 
 class Solver:
-    """Expected shots left under the best play, over an explicit list of layouts (tuples of masks)."""
+    """Expected shots left under the best play, over an explicit list of layouts (tuples of masks).
 
-    def __init__(self, rules: Rules, budget: int = 5_000, symmetric: bool = False):
+    What one call solves stays in the memo for the next (the same rules, any layouts and shots).
+    """
+
+    def __init__(self, rules: Rules, budget: int = 5_000, symmetric: bool = False, stop: Stop | None = None):
         self.rules = rules
-        self.sinks = rules.sinks
         self.budget = budget
-        perms = board_symmetries(rules.rows, rules.cols) if symmetric else [tuple(range(rules.cells))]
-        self.perms = [_Permutation(p) for p in perms]
-        self.memo: dict[State, tuple[float, int]] = {}  # canonical states: value, best cell
-        # the same for states as met, so that a state met again skips the costly canonical form
-        self.seen: dict[State, tuple[float, int]] = {}
-        self.floors: dict[State, float] = {}
-        self.visits = 0
+        self.stop = stop
+        self.visits = 0  # states the last call solved
+        self._counts = np.zeros(3, dtype=np.int64)  # the kernel's: states so far, budget, why it gave up
+        self.perms = np.array(
+            board_symmetries(rules.rows, rules.cols) if symmetric else [tuple(range(rules.cells))],
+            dtype=np.int64,
+        )
+        # random keys per cell, fixed so that a search is the same on every run (two 64-bit lanes)
+        self.zobrist = np.random.default_rng(0x5EED).integers(
+            0, 2**64 - 1, size=(2, rules.cells), dtype=np.uint64, endpoint=True
+        )
+        size = 1 << max(12, min(MAX_MEMO, 2 * budget).bit_length())
+        self.memo_keys = np.zeros((size, 2), dtype=np.uint64)
+        self.memo_values = np.zeros(size, dtype=np.float64)
 
     def solve(self, layouts: Iterable[tuple[int, ...]], shots: int) -> tuple[float, int] | None:
-        """(expected shots left, best cell) for these equally likely layouts; None past the budget."""
-        self.visits = 0  # the budget is per call; what earlier calls solved stays in the memo
+        """(expected shots left, best cell) for these equally likely layouts; None past the budget
+        (or with more than 64 cells in play). Raises :class:`~battleship.stop.Stopped` on a stop."""
+        self.visits = 0
+        sinks = self.rules.sinks
         weights: dict[Signature, int] = {}
         for ships in layouts:
-            sig = _signature(self.sinks, ships, shots)
+            sig = _signature(sinks, ships, shots)
             weights[sig] = weights.get(sig, 0) + 1
-        try:
-            return self._value(tuple(sorted(weights.items())))
-        except _OutOfBudget:
+        live = 0
+        for sig in weights:
+            for m in _masks(sinks, sig):
+                live |= m
+        cells = [c for c in range(self.rules.cells) if live >> c & 1]
+        if len(cells) > MAX_CELLS or not weights:
             return None
+        rows = np.array([self._row(sig, cells) for sig in weights], dtype=np.uint64)
+        nl = 1 if sinks is Sinks.NONE else len(self.rules.fleet)
+        keys = np.ascontiguousarray(self.zobrist[:, self.perms[:, cells]].transpose(1, 0, 2))
+        counts = self._counts = np.array([0, self.budget, 0], dtype=np.int64)
+        flag = self.stop.flag if self.stop is not None else np.zeros(1, dtype=np.int64)
+        w = np.array(list(weights.values()), dtype=np.int64)
+        args = (nl, len(self.rules.fleet), MODES[sinks], keys, self.memo_keys, self.memo_values, counts, flag)
+        try:
+            if self.stop is None:
+                value, cell = _solve(rows, w, *args)
+            else:  # in a worker thread, so that a deadline sets the flag while the kernel runs
+                value, cell = run(_solve, rows, w, *args, stop=self.stop)
+        finally:
+            self.visits = int(counts[0])
+        if counts[2]:
+            return None
+        return float(value), (cells[cell] if cell >= 0 else -1)
 
-    def _canonical(self, state: State) -> tuple[State, _Permutation]:
-        """The least image of a state under the symmetries, and the permutation that gives it.
+    @property
+    def solving(self) -> int:
+        """States solved so far by the call under way (another thread may read it while it runs)."""
+        return int(self._counts[0])
 
-        Images are first ranked by a cheap fingerprint (the weight of layouts with a cell left to hit,
-        cell by cell in the image's order); only the images tied on it are built and compared whole.
-        Both steps commute with the symmetries, so a state and its images get the same key.
-        """
-        if len(self.perms) == 1:
-            return state, self.perms[0]
-        weight = [0] * self.rules.cells
-        for sig, w in state:
-            left = _left(self.sinks, sig)
-            while left:
-                bit = left & -left
-                left ^= bit
-                weight[bit.bit_length() - 1] += w
-        prints = [tuple(weight[c] for c in perm.inverse) for perm in self.perms]
-        least = min(prints)
-        tied = [perm for perm, f in zip(self.perms, prints, strict=False) if f == least]
-        best, best_perm = None, tied[0]
-        for perm in tied:
-            image = state if perm is self.perms[0] else self._image(state, perm)
-            if best is None or image < best:
-                best, best_perm = image, perm
-        return best, best_perm  # type: ignore[return-value]
+    def _row(self, sig: Signature, cells: list[int]) -> list[int]:
+        """A signature as the kernel's row of masks over the cells in play (slots in descending order
+        where the ships are not named; revealed: the cells left, then the whole ships)."""
+        index = {c: i for i, c in enumerate(cells)}
 
-    def _image(self, state: State, perm: _Permutation) -> State:
-        return tuple(sorted((perm.signature(self.sinks, sig), w) for sig, w in state))
+        def dense(m: int) -> int:
+            return sum(1 << index[c] for c in range(m.bit_length()) if m >> c & 1)
 
-    def _value(self, state: State) -> tuple[float, int]:
-        """(expected shots left, best cell) of a state, the cell in the state's own orientation."""
-        known = self.seen.get(state)
-        if known is not None:
-            return known
-        key, perm = self._canonical(state)
-        if key not in self.memo:
-            self.memo[key] = self._solve(key)
-        value, cell = self.memo[key]
-        self.seen[state] = value, (perm.inverse[cell] if cell >= 0 else cell)
-        return self.seen[state]
-
-    def _solve(self, state: State) -> tuple[float, int]:
-        self.visits += 1
-        if self.visits > self.budget:
-            raise _OutOfBudget
-        lefts = [(_left(self.sinks, sig), w) for sig, w in state]
-        left = lefts[0][0].bit_count()
-        if not left:
-            return 0.0, -1
-        if len(state) == 1:  # known layout: one shot per cell left
-            return float(left), (lefts[0][0] & -lefts[0][0]).bit_length() - 1
-        total = sum(w for _, w in lefts)
-        cells = self._candidates(state, lefts)
-        if cells[0][0] == total and self.sinks in SURE_HIT_FIRST:  # a sure hit: fire it first
-            return 1 + self._expect(state, total, cells[0][1], float("inf")), cells[0][1]
-        floor = self._floor(state)
-        best, best_cell = float("inf"), cells[0][1]
-        for _, cell in cells:
-            value = 1 + self._expect(state, total, cell, best - 1)
-            if value < best:
-                best, best_cell = value, cell
-                if best <= floor + 1e-12:
-                    break
-        return best, best_cell
-
-    def _candidates(self, state: State, lefts: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """(weight of layouts with a ship there, cell) for one cell per column pattern, most likely first.
-
-        Two cells lying in the same signatures' cells are interchangeable (swapping them maps the state
-        to itself), so only the first of each pattern is kept.
-        """
-        parts = [self._parts(sig) for sig, _ in state]
-        anywhere = 0
-        for m, _ in lefts:
-            anywhere |= m
-        seen: set[tuple[tuple[int, int], ...]] = set()
-        out = []
-        while anywhere:
-            bit = anywhere & -anywhere
-            anywhere ^= bit
-            pattern = tuple((i, k) for i, masks in enumerate(parts) for k, m in enumerate(masks) if m & bit)
-            if pattern not in seen:
-                seen.add(pattern)
-                out.append((sum(lefts[i][1] for i, _ in pattern), bit.bit_length() - 1))
-        out.sort(key=lambda x: -x[0])
-        return out
-
-    def _parts(self, sig: Signature) -> tuple[int, ...]:
-        """A signature's cells left to hit, one mask per ship (one mask in all without announcements)."""
-        if self.sinks is Sinks.NONE:
-            return (sig,)  # type: ignore[return-value]
-        if self.sinks is Sinks.REVEALED:
-            return tuple(m for m, _ in sig)  # type: ignore[union-attr]
-        return sig  # type: ignore[return-value]
-
-    def _floor(self, state: State) -> float:
-        """A lower bound on a state's value: its cells left to hit, plus the next shot's least miss chance."""
-        if state in self.floors:
-            return self.floors[state]
-        lefts = [(_left(self.sinks, sig), w) for sig, w in state]
-        left = lefts[0][0].bit_count()
-        floor = float(left)
-        if len(state) > 1 and left:
-            anywhere = 0
-            for m, _ in lefts:
-                anywhere |= m
-            most = 0
-            while anywhere:
-                bit = anywhere & -anywhere
-                anywhere ^= bit
-                most = max(most, sum(w for m, w in lefts if m & bit))
-            floor = left + 1 - most / sum(w for _, w in lefts)
-        self.floors[state] = floor
-        return floor
-
-    def _expect(self, state: State, total: int, cell: int, bound: float) -> float:
-        """Expected shots after firing at ``cell``; inf as soon as it must reach ``bound``."""
-        bit = 1 << cell
-        groups: dict[object, dict[Signature, int]] = {}
-        for sig, w in state:
-            answer, after = _fire(self.sinks, sig, bit)
-            group = groups.setdefault(answer, {})
-            group[after] = group.get(after, 0) + w
-        children = [tuple(sorted(g.items())) for g in groups.values()]
-        shares = [sum(g.values()) / total for g in groups.values()]
-        floors = [self._floor(c) * s for c, s in zip(children, shares, strict=False)]
-        slack = sum(floors)
-        if slack >= bound:
-            return float("inf")
-        value = 0.0
-        for child, share, floor in zip(children, shares, floors, strict=False):
-            slack -= floor
-            value += self._value(child)[0] * share
-            if value + slack >= bound:
-                return float("inf")
-        return value
+        k, sinks = len(self.rules.fleet), self.rules.sinks
+        if sinks is Sinks.NONE:
+            return [dense(sig)]  # type: ignore[arg-type]
+        if sinks is Sinks.NAMED:
+            return [dense(m) for m in sig]  # type: ignore[attr-defined]
+        if sinks is Sinks.SUNK:
+            lefts = sorted((dense(m) for m in sig), reverse=True)  # type: ignore[attr-defined]
+            return lefts + [0] * (k - len(lefts))
+        pairs = sorted(((dense(m), dense(w)) for m, w in sig), reverse=True)  # type: ignore[attr-defined]
+        pairs += [(0, 0)] * (k - len(pairs))
+        return [m for m, _ in pairs] + [w for _, w in pairs]
