@@ -11,7 +11,7 @@ the count of each. Figures the document itself calls an earlier version's ("befo
 re-measured too and marked "earlier version": they are the record of what changed, and are
 expected to differ. Timings (ms a shot, games a second, seconds) depend on the machine and are not
 compared. ``--quick`` leaves out the runs of shooters played in Python over hundreds of games and
-the limit table (about four minutes); ``--only`` keeps the runs whose name holds one of the words.
+the limit table (its 5x5 rows take about 15 minutes each of one core); ``--only`` keeps the runs whose name holds one of the words.
 """
 
 from __future__ import annotations
