@@ -124,7 +124,15 @@ def limit_cmd(
         f"{r.describe()}: optimum {best.shots:.4f} shots over {best.layouts:,} layouts "
         f"(first shot {cell_name(best.first_cell, r.cols)}; {best.states:,} states, {best.seconds:.1f} s)"
     )
-    table = Table("shooter", "mean over every layout", "minus optimum", title=title)
+    table = Table(
+        "shooter",
+        "mean over every layout",
+        "minus optimum",
+        title=title,
+        # the optimum is an expectation; a shooter drawing random numbers is measured by one game a layout
+        caption="one game a layout (--seed); a shooter that draws random numbers (random ties, rollouts) "
+        "gives a sample mean, which luck can put below the optimum",
+    )
     for s, m in result.means.items():
         if m is None:
             table.add_row(s, "refuses", result.refusals[s])
