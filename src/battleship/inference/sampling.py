@@ -8,11 +8,11 @@ Exact samplers, used together:
   covered. Each admissible combination is equally likely, so the kept layouts are exactly uniform
   over the consistent ones: admissibility plus "no clash" plus "every hit covered" is exactly
   consistency (see ``evidence``).
-- Paths of the state graph (when rejection's pilot keeps too few draws, straight ships): one sweep
+- Paths of the state graph (when rejection's pilot keeps too few draws, straight ships kept apart): one sweep
   counts every state's ways on to the end, then each sample walks from the start taking each edge
   with probability (its ways / the state's ways), in exact integers
   (:func:`battleship.inference.sweep.sample_by_sweep`).
-- Numbered (other fleets: polyominoes): count the consistent layouts with the search engine, draw
+- Numbered (other fleets: ships that may touch, by the row engine; polyominoes): count the consistent layouts with the search engine, draw
   uniform numbers below the count, and walk the search once more to pick out the layouts with those
   numbers (:func:`battleship.inference.select_by_search`); ship by ship on exact counts
   (:func:`sample`) for a fleet of one ship.
@@ -35,6 +35,7 @@ from battleship.inference import sweep
 from battleship.inference.evidence import Contradiction, Evidence, evidence
 from battleship.inference.graph import TooLarge
 from battleship.inference.posterior import check_size, engine_counts
+from battleship.inference.rows import fast_path
 from battleship.inference.search import count_by_search, select_by_search
 from battleship.inference.watch import flag_of, watched
 from battleship.rng import below, seed_words, stream
@@ -123,8 +124,10 @@ def draw(
         stop.check()
     if filled == count:
         return out
-    rest = _by_graph(rules, ev, count - filled, state, deadline, stop)
-    if rest is None and sweep.applies(rules):
+    # ships that may touch: the row engine numbers the layouts faster than a graph compiles
+    by_graph = sweep.applies(rules) and not fast_path(rules)
+    rest = _by_graph(rules, ev, count - filled, state, deadline, stop) if by_graph else None
+    if rest is None and by_graph:
         return _keep_rejecting(rules, state, tables_, out, filled, deadline, stop)
     if rest is None:
         check_size(rules, ev)
