@@ -40,6 +40,21 @@ def brute_posterior(rules: Rules, observation: Observation) -> tuple[int, np.nda
     return total, counts
 
 
+def brute_weighted(rules: Rules, observation: Observation, prior: np.ndarray) -> tuple[float, np.ndarray]:
+    """The prior-weighted total and per-placement weights, by replaying every layout."""
+    t = tables(rules)
+    index = {(s, m): t.start[s] + i for s, ms in enumerate(rules.placements) for i, m in enumerate(ms)}
+    total = 0.0
+    counts = np.zeros(len(t.masks))
+    for masks in brute_force_layouts(rules):
+        if replays(rules, masks, observation):
+            w = float(np.prod([prior[index[s, m]] for s, m in enumerate(masks)]))
+            total += w
+            for s, m in enumerate(masks):
+                counts[index[s, m]] += w
+    return total, counts
+
+
 @st.composite
 def observed_games(draw, max_side: int = 5, max_ships: int = 3):
     """Small rules, a hidden layout, and the answers to a random prefix of shots at it."""
@@ -207,15 +222,7 @@ def test_a_prior_per_placement_is_exact_against_brute_force(case, seed, as_float
     t = tables(rules)
     rng = np.random.default_rng(seed)
     prior = rng.random(len(t.masks)) * 3 if as_float else rng.integers(0, 4, len(t.masks))
-    index = {(s, m): t.start[s] + i for s, ms in enumerate(rules.placements) for i, m in enumerate(ms)}
-    total = 0.0
-    counts = np.zeros(len(t.masks))
-    for masks in brute_force_layouts(rules):
-        if replays(rules, masks, observation):
-            w = float(np.prod([prior[index[s, m]] for s, m in enumerate(masks)]))
-            total += w
-            for s, m in enumerate(masks):
-                counts[index[s, m]] += w
+    total, counts = brute_weighted(rules, observation, prior)
     if total == 0:
         with pytest.raises(Contradiction):
             posterior(rules, observation, prior=prior)

@@ -29,7 +29,7 @@ from battleship.rules import Rules, Ship, Sinks, Spacing
 from battleship.stop import OutOfTime, Stop, Stopped
 from battleship.tables import tables
 from tests.helpers import LETTERS, brute_force_layouts, chi2_upper
-from tests.inference.test_posterior import brute_posterior, observed_games, replays
+from tests.inference.test_posterior import brute_posterior, brute_weighted, observed_games, replays
 
 
 @st.composite
@@ -96,15 +96,7 @@ def test_the_sweep_weighs_layouts_by_a_prior(case, seed, as_float):
     t = tables(rules)
     rng = np.random.default_rng(seed)
     prior = rng.random(len(t.masks)) * 3 if as_float else rng.integers(0, 4, len(t.masks)).astype(np.int64)
-    index = {(s, m): t.start[s] + i for s, ms in enumerate(rules.placements) for i, m in enumerate(ms)}
-    total = 0.0
-    counts = np.zeros(len(t.masks))
-    for masks in brute_force_layouts(rules):
-        if replays(rules, masks, observation):
-            w = float(np.prod([prior[index[s, m]] for s, m in enumerate(masks)]))
-            total += w
-            for s, m in enumerate(masks):
-                counts[index[s, m]] += w
+    total, counts = brute_weighted(rules, observation, prior)
     try:
         ev = evidence(rules, observation)
     except Contradiction:

@@ -10,8 +10,7 @@ from battleship.inference import Contradiction, evidence
 from battleship.inference import prior as learning
 from battleship.shooters.learning import LearningShooter
 from battleship.tables import tables
-from tests.helpers import brute_force_layouts
-from tests.inference.test_posterior import observed_games, replays
+from tests.inference.test_posterior import brute_weighted, observed_games
 
 
 @settings(max_examples=30, deadline=None)
@@ -30,14 +29,7 @@ def test_learning_under_a_margin_weighs_every_layout_by_its_prior(case, seed):
     except Exception as error:  # rules learning refuses (say, ships that are not straight)
         assert "learning" in str(error) or "model" in str(error), error
         return
-    index = {(s, m): t.start[s] + i for s, ms in enumerate(rules.placements) for i, m in enumerate(ms)}
-    total, placements = 0.0, np.zeros(len(t.masks))
-    for masks in brute_force_layouts(rules):
-        if replays(rules, masks, observation):
-            w = float(np.prod([prior[index[s, m]] for s, m in enumerate(masks)]))
-            total += w
-            for s, m in enumerate(masks):
-                placements[index[s, m]] += w
+    total, placements = brute_weighted(rules, observation, prior)
     if total == 0:
         return
     assert shooter._exact  # no importance sampling: every spacing rule is counted exactly
