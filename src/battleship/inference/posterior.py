@@ -9,6 +9,8 @@ layouts unless per-placement weights are given (:mod:`battleship.inference.prior
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from math import factorial, prod
@@ -45,7 +47,7 @@ class Posterior:
         cells = np.where(t.cell_list >= 0, t.cell_list, self.rules.cells)
         np.add.at(out, cells.ravel(), np.repeat(self.placement_layouts, cells.shape[1]))
         grid = out[:-1].reshape(self.rules.rows, self.rules.cols)
-        grid.setflags(write=False)  # results may be shared (the open board is cached)
+        grid.setflags(write=False)  # results may be shared (boards with misses only are cached)
         return grid
 
     @cached_property
@@ -103,27 +105,38 @@ def posterior(
     The prior is uniform over layouts unless ``prior`` gives a weight per placement (in the order of
     :func:`battleship.tables.tables`), a layout then weighing the product of its placements' weights:
     integer weights keep every count exact, float weights give float sums. The open board (no shot,
-    uniform prior) is computed once per rules unless ``cached`` is False. ``stop`` (default: never)
+    uniform prior) and every board with misses only are computed once per rules and kept (the last
+    1,024) unless ``cached`` is False. ``stop`` (default: never)
     interrupts the work: :class:`battleship.stop.Stopped` or :class:`battleship.stop.OutOfTime`.
     """
     observation = observation or Observation(rules)
-    if cached and not observation.shots and prior is None and observation.rules == rules:
-        return _open_board(rules, stop)  # every game starts here: computed once per rules
+    if cached and not observation.hit_mask and prior is None and observation.rules == rules:
+        return _misses_only(rules, observation, stop)  # every game of a shooter starts the same way
     return _posterior(rules, observation, prior, stop)
 
 
-_open_boards: dict[Rules, Posterior] = {}
+# Boards with misses only, by rules and missed cells: a deterministic shooter fires the same opening
+# in every game until its first hit, and those turns are the dearest (they reach nearly every state
+# of the sweep's graph), so a run of games computes each once. Least recently used dropped first.
+_miss_boards: OrderedDict[tuple[Rules, int], Posterior] = OrderedDict()
+MISS_BOARDS_KEPT = 1024
+_miss_boards_lock = threading.Lock()
 
 
-def _open_board(rules: Rules, stop: Stop | None) -> Posterior:
-    """The posterior before any shot (read-only arrays, shared; the last 32 rules kept)."""
-    result = _open_boards.get(rules)
-    if result is None:
-        result = _posterior(rules, Observation(rules), None, stop)
-        result.placement_layouts.setflags(write=False)
-        if len(_open_boards) >= 32:
-            _open_boards.pop(next(iter(_open_boards)))
-        _open_boards[rules] = result
+def _misses_only(rules: Rules, observation: Observation, stop: Stop | None) -> Posterior:
+    """The posterior of a board with misses only (read-only arrays, shared between callers)."""
+    key = (rules, observation.miss_mask)
+    with _miss_boards_lock:  # the web's workers share it
+        result = _miss_boards.get(key)
+        if result is not None:
+            _miss_boards.move_to_end(key)
+            return result
+    result = _posterior(rules, observation, None, stop)
+    result.placement_layouts.setflags(write=False)
+    with _miss_boards_lock:
+        _miss_boards[key] = result
+        if len(_miss_boards) > MISS_BOARDS_KEPT:
+            _miss_boards.popitem(last=False)
     return result
 
 
