@@ -232,3 +232,22 @@ def test_a_prior_per_placement_is_exact_against_brute_force(case, seed, as_float
     assert np.allclose(result.placement_layouts, counts, rtol=1e-9, atol=1e-9)
     if not as_float:
         assert result.layouts == int(total)
+
+
+@pytest.mark.parametrize("name", ["standard", "pirates"])
+def test_boards_with_misses_only_are_kept_and_answer_as_if_computed_afresh(name):
+    rules = preset(name)
+    rng = np.random.default_rng(5)
+    prior = rng.integers(1, 4, size=len(tables(rules).masks)).astype(np.int64)
+    misses = [int(c) for c in rng.choice(rules.cells, size=6, replace=False)]
+    observation = Observation(rules, tuple(Shot(c, Outcome.MISS) for c in misses))
+    reordered = Observation(rules, tuple(Shot(c, Outcome.MISS) for c in reversed(misses)))
+    for weights in (None, prior):
+        kept = posterior(rules, observation, prior=weights)
+        assert posterior(rules, reordered, prior=weights) is kept  # the same missed cells: the kept answer
+        fresh = posterior(rules, observation, prior=weights, cached=False)
+        assert kept.layouts == fresh.layouts
+        assert np.array_equal(kept.placement_layouts, fresh.placement_layouts)
+        assert not kept.placement_layouts.flags.writeable  # shared, so nobody may change it
+    uniform, weighted = posterior(rules, observation), posterior(rules, observation, prior=prior)
+    assert uniform.layouts != weighted.layouts  # a prior is a different answer, kept apart

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from battleship import generators
 from battleship.api import simulate
 from battleship.errors import BattleshipError
-from battleship.game import play
-from battleship.inference import prior
+from battleship.game import Observation, play
+from battleship.inference import posterior, prior
 from battleship.inference.prior import GENERATOR_SMOOTHING, fit, generator_weights, uniform_frequency
 from battleship.lab import paired_difference
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
@@ -139,3 +139,18 @@ def test_anonymous_sinks_under_a_prior_play_to_the_end():
     rows = generators.draw(rules, "uniform", 9, 30)
     fast = play_rows(rules, KINDS["trial-sink"], 9, rows, parse_spec("trial-sink:prior=contest")[1])
     assert (fast <= rules.cells).all()
+
+
+def test_exact_greedy_play_under_a_generator_prior_fires_where_the_weighted_posterior_is_highest():
+    rules = Rules(6, 6, (Ship.line("a", "A", 3), Ship.line("b", "B", 2)), spacing=Spacing.NO_CONTACT)
+    layout = generators.generate(rules, "contest", 3, 1)[0]
+    shooter = make("optimal:prior=contest")
+    record = play(shooter, layout, np.random.default_rng(0))
+    weights = generator_weights(rules, "contest")
+    observation = Observation(rules, record.shots[: len(record.shots) // 2])
+    counts = posterior(rules, observation, prior=weights).cell_layouts.ravel()
+    unshot = [c for c in range(rules.cells) if not observation.is_shot(c)]
+    top = max(counts[c] for c in unshot)
+    chosen = record.shots[len(record.shots) // 2].cell
+    assert counts[chosen] == top  # the weighted count, not the uniform one, chose the cell
+    assert min(c for c in unshot if counts[c] == top) == chosen  # ties in reading order

@@ -105,33 +105,36 @@ def posterior(
     The prior is uniform over layouts unless ``prior`` gives a weight per placement (in the order of
     :func:`battleship.tables.tables`), a layout then weighing the product of its placements' weights:
     integer weights keep every count exact, float weights give float sums. The open board (no shot,
-    uniform prior) and every board with misses only are computed once per rules and kept (the last
-    1,024) unless ``cached`` is False. ``stop`` (default: never)
+    any prior) and every board with misses only are computed once per rules and prior and kept (the
+    last 1,024) unless ``cached`` is False. ``stop`` (default: never)
     interrupts the work: :class:`battleship.stop.Stopped` or :class:`battleship.stop.OutOfTime`.
     """
     observation = observation or Observation(rules)
-    if cached and not observation.hit_mask and prior is None and observation.rules == rules:
-        return _misses_only(rules, observation, stop)  # every game of a shooter starts the same way
+    if cached and not observation.hit_mask and observation.rules == rules:
+        return _misses_only(rules, observation, prior, stop)  # every game of a shooter starts the same way
     return _posterior(rules, observation, prior, stop)
 
 
-# Boards with misses only, by rules and missed cells: a deterministic shooter fires the same opening
+# Boards with misses only, by rules, missed cells and prior: a deterministic shooter fires the same opening
 # in every game until its first hit, and those turns are the dearest (they reach nearly every state
 # of the sweep's graph), so a run of games computes each once. Least recently used dropped first.
-_miss_boards: OrderedDict[tuple[Rules, int], Posterior] = OrderedDict()
+_miss_boards: OrderedDict[tuple[Rules, int, object], Posterior] = OrderedDict()
 MISS_BOARDS_KEPT = 1024
 _miss_boards_lock = threading.Lock()
 
 
-def _misses_only(rules: Rules, observation: Observation, stop: Stop | None) -> Posterior:
+def _misses_only(
+    rules: Rules, observation: Observation, prior: np.ndarray | None, stop: Stop | None
+) -> Posterior:
     """The posterior of a board with misses only (read-only arrays, shared between callers)."""
-    key = (rules, observation.miss_mask)
+    weights = None if prior is None else check_prior(rules, prior)
+    key = (rules, observation.miss_mask, None if weights is None else (weights.dtype.str, weights.tobytes()))
     with _miss_boards_lock:  # the web's workers share it
         result = _miss_boards.get(key)
         if result is not None:
             _miss_boards.move_to_end(key)
             return result
-    result = _posterior(rules, observation, None, stop)
+    result = _posterior(rules, observation, prior, stop)
     result.placement_layouts.setflags(write=False)
     with _miss_boards_lock:
         _miss_boards[key] = result

@@ -126,7 +126,7 @@ register(
         f"{_HERE}.optimal:OptimalShooter",
         "The Dunman High paper done exactly: the cell most consistent layouts put a ship on",
         None,
-        (*SCORING, "informative", "boost", "endgame"),
+        (*SCORING, "informative", "boost", "endgame", "prior"),
     )
 )
 register(

@@ -64,8 +64,8 @@ class LearningShooter(OptimalShooter):
             raise BattleshipError(
                 f"the model was fitted under rules {model.rules.name!r}, not {rules.name!r}"
             )
-        self._prior = model.prior()
         super().reset(rules, rng)
+        self._prior = model.prior()  # after the reset, which reads the prior option
         open_board = evidence(rules, Observation(rules))
         engine = choose_engine(rules, open_board, check_prior(rules, self._prior))
         self._exact = engine == "rows" or (engine == "sweep" and self._exact_wanted)

@@ -4,7 +4,8 @@ The probabilities come from :func:`battleship.inference.posterior` (every layout
 the shots, sink announcements included). Options: ``tie`` (first, random, centre, informative),
 the Dunman High paper's parity ``boost`` (percent, default 0), C. Liam Brown's ``skew`` (percent). Plays every rules variant the
 engine plays; under spacing rules and polyomino fleets the engine's search is slow on open boards.
-``endgame=N`` solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
+``prior=GENERATOR`` weighs each layout by how often that layout generator draws its placements
+(:func:`battleship.inference.prior.generator_weights`; the endgame solver is then not used). ``endgame=N`` solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
 layouts remain.
 
 ``tie=informative`` splits equally likely cells by what the answer would tell: the cell whose
@@ -21,6 +22,7 @@ import numpy as np
 from battleship.game import Observation
 from battleship.inference import evidence, posterior, select_by_search
 from battleship.inference.endgame import Solver
+from battleship.inference.prior import generator_weights
 from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks
 from battleship.shooters.choice import HIT, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
@@ -61,15 +63,18 @@ class OptimalShooter:
         self._rules = rules
         self._state = kernel_state(rng)
         self._solver: Solver | None = None
+        self._prior = generator_weights(rules, self.options.prior)
 
     def weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:
         """Per cell and per placement, the consistent layouts with a ship there; and all layouts."""
-        result = posterior(self._rules, observation)
+        result = posterior(self._rules, observation, prior=self._prior)
         return result.cell_layouts.ravel(), result.placement_layouts, result.layouts
 
     def endgame_shot(self, observation: Observation, total: float) -> int | None:
         """The best cell by solving the rest of the game, when few enough layouts remain."""
         rules = self._rules
+        if self._prior is not None:  # the endgame solver weighs layouts uniformly
+            return None
         if not self.options.endgame or total > self.options.endgame or len(rules.fleet) < 2:
             return None
         rows = select_by_search(rules, evidence(rules, observation), np.arange(int(total), dtype=np.int64))
