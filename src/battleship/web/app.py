@@ -9,7 +9,9 @@ unfinished games expire.
 
 Warm-up (``warm=True``, as ``battleship serve`` runs it): the worker processes and the server's own
 kernels are run once during start-up, before the port accepts requests, so no player's first move
-waits for the compiler. A closed port is what browsers, scripts and health checks already read as
+waits for the compiler. The presets' state graphs (exact counting under a spacing margin; Sea
+Battle's takes seconds to compile) are compiled after that, in the background, in a process of
+their own (:mod:`battleship.web.graphs`): until each is ready, its boards are estimated and say so. A closed port is what browsers, scripts and health checks already read as
 "not up yet", where a 503 during warm-up would reach a player as an error; the command says it is
 warming up meanwhile.
 """
@@ -39,6 +41,7 @@ from battleship.web.arena_runs import ArenaRuns
 from battleship.web.computer import Computer
 from battleship.web.friends import Friends
 from battleship.web.gate import Gate
+from battleship.web.graphs import Graphs, warm_presets
 from battleship.web.hub import Hub
 from battleship.web.models import Models
 from battleship.web.service import Service
@@ -61,6 +64,7 @@ class Settings:
     expire_hours: float = 24.0  # unfinished games with no move for this long are deleted (0: never)
     arena: tuple[Path, ...] = ()  # saved arena runs shown at /arena
     forwarded_allow_ips: str = ""  # proxies whose X-Forwarded-For is believed (uvicorn's notation); none
+    graphs: Path | None = None  # where compiled state graphs are kept (None: a temporary folder)
 
 
 def create_app(
@@ -76,7 +80,8 @@ def create_app(
     engine = store.connect(url)
     gate = Gate(settings.heavy_workers, settings.heavy_queue, settings.heavy_wait)
     workers = Workers(settings.heavy_workers)
-    computer = Computer(gate, workers, settings.move_seconds, settings.analysis_seconds)
+    compiled = Graphs(settings.graphs)
+    computer = Computer(gate, workers, settings.move_seconds, settings.analysis_seconds, compiled)
     hub = Hub()
     app = FastAPI(
         title="battleship",
@@ -122,6 +127,7 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if warm:
             await run_in_threadpool(_warm_up, app)
+            warm_presets(app.state.computer.graphs)  # in the background: the port opens meanwhile
         if on_ready is not None:
             on_ready()
         stop = threading.Event()
@@ -138,6 +144,7 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
             stop.set()
             shut_down(app)
             app.state.workers.close()
+            app.state.computer.graphs.close()
 
     return lifespan
 

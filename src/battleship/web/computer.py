@@ -10,6 +10,12 @@ that cannot be exact in time is estimated the same way.
 Before a game starts under rules and a level that think (Hard, Expert, Adaptive), the level is timed
 on :func:`battleship.web.jobs.positions` in a worker: rules it cannot answer within the move's
 deadline are refused, with the reason, when the game is created rather than move after move.
+
+Under a spacing margin, Hard and Adaptive count on the sweep engine's state graph, which takes
+seconds to compile: :class:`battleship.web.graphs.Graphs` compiles it ahead (the presets' when the
+server warms up, a custom rules' when a game is created under them), and a worker maps it from
+there. Such rules are refused only when the graph cannot be built (too large for memory); until
+it is ready, moves are the density shooter's and say why, and the calculator estimates and says so.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from battleship.game import Game, Observation
 from battleship.inference.prior import PlacementModel
 from battleship.rules import Rules, preset
 from battleship.stop import OutOfTime, Stop
-from battleship.web import jobs
+from battleship.web import graphs, jobs
 from battleship.web.gate import ANALYSIS, Gate
 from battleship.web.workers import Workers
 
@@ -34,6 +40,8 @@ PROBABILITY_BUDGET_MS = (
     250  # C. Liam Brown's calculator thinks four seconds; a quarter second keeps play brisk
 )
 REFUSED_FOR = 600.0  # seconds a refusal is remembered (a busy machine may have slowed the timing)
+SWEEPING = ("probability", "learning")  # levels whose exact odds sweep a state graph under a margin
+SWEEP_RESERVE = 0.3  # share of a heat map's deadline kept for the sweep after waiting for its graph
 
 
 @dataclass(frozen=True)
@@ -85,28 +93,38 @@ def mode(name: str) -> Mode:
 
 @dataclass(frozen=True)
 class Move:
-    """The computer's chosen cell, the shooter that chose it, and why a stand-in did (None when none did)."""
+    """The computer's chosen cell, the shooter that chose it, why a stand-in did (None when none did),
+    and for the Adaptive level whether its odds were counted exactly (None for other levels)."""
 
     cell: int
     shooter: str
     fallback: str | None = None
+    exact: bool | None = None
 
     def json(self) -> dict[str, Any]:
-        return {"shooter": self.shooter, "fallback": self.fallback}
+        return {"shooter": self.shooter, "fallback": self.fallback, "exact": self.exact}
 
 
 class Computer:
     """The computer's thinking, bounded: moves, heat maps and the check of new rules."""
 
-    def __init__(self, gate: Gate, workers: Workers, move_seconds: float, analysis_seconds: float):
+    def __init__(
+        self,
+        gate: Gate,
+        workers: Workers,
+        move_seconds: float,
+        analysis_seconds: float,
+        compiled: graphs.Graphs | None = None,
+    ):
         self.gate, self.workers = gate, workers
+        self.graphs = compiled if compiled is not None else graphs.Graphs()
         self.move_seconds, self.analysis_seconds = move_seconds, analysis_seconds
         self.probe_seconds = 4 * move_seconds  # the wall-clock bound on timing a level (judged on CPU time)
         self._verdicts: dict[tuple[str, str], tuple[str | None, float]] = {}
 
-    def _heavy(self, job, *args: Any, stop: Stop) -> Any:
-        """A job in a worker (the caller holds a gate slot)."""
-        return self.workers.run(job, *args, stop=stop)
+    def _heavy(self, job, *args: Any, stop: Stop, shapes: tuple[graphs.Shape | None, ...] = ()) -> Any:
+        """A job in a worker (the caller holds a gate slot), with the compiled graphs of ``shapes`` mapped in."""
+        return self.workers.run(graphs.with_graphs, self.graphs.directory, shapes, job, *args, stop=stop)
 
     def move(
         self,
@@ -122,29 +140,66 @@ class Computer:
         shooter = jobs.named(chosen.spec, rules)
         if not chosen.thinks:  # a few microseconds: no worker needed
             return Move(jobs.shot(rules, observation, chosen.spec, seed, stop=Stop()), shooter)
-        try:
-            if stop.requested:  # the deadline passed while the request waited for a slot
-                stop.check()
-            return Move(
-                self._heavy(jobs.shot, rules, observation, chosen.spec, seed, model, stop=stop), shooter
-            )
-        except OutOfTime:
-            why = f"{chosen.level} ({shooter}) did not answer within {self.move_seconds:g} s"
-        return Move(jobs.quick_shot(rules, observation, seed), jobs.FALLBACK, why)
+        shapes, exact, why = self._graphs_for_move(rules, observation, chosen, model)
+        if why is None:
+            try:
+                if stop.requested:  # the deadline passed while the request waited for a slot
+                    stop.check()
+                args = (rules, observation, chosen.spec, seed, model, bool(exact))
+                cell = self._heavy(jobs.shot, *args, stop=stop, shapes=shapes)
+                return Move(cell, shooter, None, exact)
+            except OutOfTime:
+                why = f"{chosen.level} ({shooter}) did not answer within {self.move_seconds:g} s"
+        stand_in = jobs.quick_shot(rules, observation, seed)
+        return Move(stand_in, jobs.FALLBACK, why, None if exact is None else False)
+
+    def _graphs_for_move(
+        self, rules: Rules, observation: Observation, chosen: Mode, model: PlacementModel | None
+    ) -> tuple[tuple[graphs.Shape | None, ...], bool | None, str | None]:
+        """The graphs a move of ``chosen`` sweeps (this board's and the open board's, which the
+        shooter reads when it starts), whether Adaptive counts exactly, and why it cannot play now.
+
+        Never waits: a graph not ready yet is asked for, and the move is the stand-in's, saying why.
+        Adaptive whose prior's graph would not fit plays by importance sampling on the uniform
+        graph (and says it is not exact).
+        """
+        exact = True if chosen.name == "learning" else None
+        if chosen.name not in SWEEPING:
+            return (), exact, None
+        prior = model.prior() if model is not None else None
+        boards = (observation, Observation(rules))
+        shapes = tuple(graphs.needed(rules, board, prior) for board in boards)
+        states = [self.graphs.want(shape) for shape in shapes]
+        if prior is not None and any(s.state == graphs.TOO_LARGE for s in states):
+            exact, shapes = False, tuple(graphs.needed(rules, board) for board in boards)
+            states = [self.graphs.want(shape) for shape in shapes]
+        waiting = [s for s in states if s.state != graphs.READY]
+        if not waiting:
+            return shapes, exact, None
+        return shapes, exact, f"{chosen.level} is not ready under these rules: {waiting[0].words()}"
 
     def heat(self, rules: Rules, observation: Observation, stop: Stop, skew: bool = False) -> dict[str, Any]:
         """Exact hit probabilities, or the estimate (``exact: false``, with ``note``) when out of time."""
-        try:
-            if stop.requested:  # the deadline passed while the request waited for a slot
-                stop.check()
-            return self._heavy(jobs.probabilities, rules, observation, skew, stop=stop)
-        except OutOfTime:
-            answer = jobs.estimate(rules, observation, skew)
-            answer["note"] = (
-                f"the exact count did not finish within {self.analysis_seconds:g} s: this is an estimate "
-                "(each ship's placements counted on their own, as DataGenetics' density does)"
-            )
-            return answer
+        shape = graphs.needed(rules, observation)
+        reserve = SWEEP_RESERVE * (stop.remaining() or self.analysis_seconds)
+        until = None if stop.deadline is None else stop.deadline - reserve
+        status = self.graphs.wait(shape, stop, until)
+        why = f"the exact count did not finish within {self.analysis_seconds:g} s"
+        if status.state in (graphs.QUEUED, graphs.COMPILING):
+            why = f"the exact count needs a state graph for these rules: {status.words()}"
+        else:
+            try:
+                if stop.requested:  # the deadline passed while the request waited for a slot
+                    stop.check()
+                return self._heavy(jobs.probabilities, rules, observation, skew, stop=stop, shapes=(shape,))
+            except OutOfTime:
+                pass
+        answer = jobs.estimate(rules, observation, skew)
+        answer["note"] = (
+            f"{why}: this is an estimate "
+            "(each ship's placements counted on their own, as DataGenetics' density does)"
+        )
+        return answer
 
     def admit(self, rules: Rules, name: str, stop: Stop, model: PlacementModel | None = None) -> None:
         """Refuse, saying why, a level that cannot answer within the move's deadline under ``rules``.
@@ -155,6 +210,9 @@ class Computer:
         chosen = mode(name)
         if not chosen.thinks:
             return
+        if chosen.name in SWEEPING and (shape := graphs.needed(rules, Observation(rules))) is not None:
+            self._admit_graph(rules, chosen, shape, stop, model)
+            return
         key = (rules.name if rules.name != "custom" else rules.to_toml(), name)
         why, when = self._verdicts.get(key, (None, -1.0))
         if when < 0 or (why is not None and time.monotonic() - when > REFUSED_FOR):
@@ -162,6 +220,31 @@ class Computer:
             self._verdicts[key] = (why, time.monotonic())
         if why:
             raise BattleshipError(why)
+
+    def readiness(self, rules: Rules, name: str, model: PlacementModel | None = None) -> str | None:
+        """What a player should know before the first move: why ``name`` cannot play exactly yet, or None."""
+        chosen = mode(name)
+        _shapes, _exact, why = self._graphs_for_move(rules, Observation(rules), chosen, model)
+        if why is None:
+            return None
+        return f"{why}. Until then the quick density shooter ({jobs.FALLBACK}) answers, and each move says so"
+
+    def _admit_graph(
+        self, rules: Rules, chosen: Mode, shape: graphs.Shape, stop: Stop, model: PlacementModel | None
+    ) -> None:
+        """Ask for the graph ``chosen`` sweeps under ``rules`` (and the prior's, for Adaptive), waiting up to
+        :attr:`probe_seconds` for a verdict; refuse, saying why, rules whose graph cannot be built.
+
+        A graph still compiling then is no refusal: the game's first moves say they wait for it.
+        """
+        status = self.graphs.wait(shape, stop, time.monotonic() + self.probe_seconds)
+        if status.state in (graphs.TOO_LARGE, graphs.FAILED):
+            raise BattleshipError(
+                f"{chosen.level} cannot play these rules: it counts exactly, and {status.words()}. Choose "
+                "an easier level, or a smaller board or fleet"
+            )
+        if model is not None:  # Adaptive's own graph, when its prior splits ships of one length apart
+            self.graphs.want(graphs.needed(rules, Observation(rules), model.prior()))
 
     def _probe(self, rules: Rules, chosen: Mode, model: PlacementModel | None, request: Stop) -> float:
         """Time ``chosen`` in a worker, within :attr:`probe_seconds` from now (sharing the request's flag)."""

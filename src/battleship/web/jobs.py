@@ -41,13 +41,14 @@ def exact(rules: Rules, observation: Observation, stop: Stop, prior: np.ndarray 
     return posterior(rules, observation, prior=prior)
 
 
-def shooter(spec: str, model: PlacementModel | None = None):
+def shooter(spec: str, model: PlacementModel | None = None, exact: bool = True):
     """A fresh shooter: a registry spec, or ``learning`` with its fitted model.
 
-    Learning under a spacing margin samples (importance sampling) rather than count exactly: the
-    exact count's state graph takes seconds to compile per rules and prior, past a move's deadline.
+    Learning under a spacing margin counts exactly on the sweep engine's state graph, which the
+    server compiles ahead (:mod:`battleship.web.graphs`) and the worker has mapped in before the
+    move; ``exact=False`` samples instead (importance sampling), where the prior's graph would not fit.
     """
-    return LearningShooter(model=model, exact=False) if spec == "learning" else make(spec)
+    return LearningShooter(model=model, exact=exact) if spec == "learning" else make(spec)
 
 
 def named(spec: str, rules: Rules) -> str:
@@ -63,12 +64,13 @@ def shot(
     spec: str,
     seed: tuple[int, int],
     model: PlacementModel | None = None,
+    exact: bool = True,
     *,
     stop: Stop,
 ) -> int:
     """The cell the shooter ``spec`` fires at next (run in a worker; an answer that comes, comes in time:
     past the deadline the worker is stopped from outside until shooters read ``stop`` themselves)."""
-    chosen = shooter(spec, model)
+    chosen = shooter(spec, model, exact)
     chosen.reset(rules, game_rng(*seed))
     return int(chosen.next_shot(observation))
 

@@ -190,7 +190,10 @@ class Service(Games):
             record=write_record(rules, ("Player", "Computer"), (player, computer), []),
         )
         store.create(self.engine, row)
-        return self.state(row["id"])
+        state = self.state(row["id"])
+        if notice := self.computer.readiness(rules, chosen.name, model):
+            state["notice"] = notice
+        return state
 
     def state(self, game_id: str) -> dict[str, Any]:
         """The player's view: never the computer's layout before the game is over."""

@@ -82,7 +82,7 @@ function beginPlay() {
   rules = game.rules;
   $("setup").classList.add("hidden");
   $("play").classList.remove("hidden");
-  $("notice").textContent = "";
+  $("notice").textContent = game.notice || "";  // e.g. the level's exact graph still compiling
   $("message").textContent = "";
   enemy = makeBoard($("enemy"), rules.rows, rules.cols, fire, "Enemy waters: fire at a square");
   own = makeBoard($("own"), rules.rows, rules.cols, null, "Your fleet");

@@ -1,0 +1,300 @@
+"""The sweep engine's state graphs for the web: compiled ahead, off the request path, and shared.
+
+Exact counting under a spacing margin sweeps a state graph compiled once per board shape, spacing
+and ship classes (:mod:`battleship.inference.graph`): seconds to compile (Sea Battle's: about 13 s
+and 291 MB), then a board is one sweep. A move has 2 s, so no request ever compiles one. Instead:
+
+- :class:`Graphs` (in the server) compiles the graphs that are wanted, one at a time, in a worker
+  process of its own (:func:`build_job`), and writes each to a folder as ``.npy`` files: the
+  presets' when the server warms up, a custom rules' when a game under them is created, a learned
+  prior's when a move needs it;
+- a worker about to answer a board maps the graph it needs from that folder (:func:`adopt`) into
+  its engine's cache. The files are mapped copy-on-write and never written, so every worker shares
+  the same pages of memory: one copy of each graph on the machine, however many workers sweep it;
+- a request whose graph is not ready waits for it only as long as its deadline allows, then says so
+  and answers without it (the density shooter's move, or the calculator's estimate).
+
+:func:`needed` says which graph (if any) a board needs: none where ships may touch (the row engine
+counts those without one) or where the sweep does not apply (polyominoes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import queue
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from battleship.game import Observation
+from battleship.inference import evidence, fast_path, graph, sweep
+from battleship.inference.graph import Shape
+from battleship.inference.posterior import check_prior
+from battleship.inference.watch import flag_of
+from battleship.rules import Rules
+from battleship.stop import Stop, Stopped
+from battleship.web.workers import Workers
+
+log = logging.getLogger("battleship.web")
+ARRAYS = ("layer_first", "edge_first", "target", "label")
+COMPILE_SECONDS = 600.0  # the most one graph's compilation may take before it is given up
+# The compiler's own first-pass figure (it overestimates: Sea Battle 28.6 million for 22.9 million
+# states, 1.5 GB at the compiler's peak); past it a graph would take the server past 2 GB.
+MAX_LIKELY_STATES = 30_000_000
+READY, QUEUED, COMPILING, TOO_LARGE, FAILED = "ready", "queued", "compiling", "too-large", "failed"
+
+
+# ---- which graph a board needs -------------------------------------------------------------------
+def needed(rules: Rules, observation: Observation, prior: np.ndarray | None = None) -> Shape | None:
+    """The shape of the graph the exact engine sweeps for this board, or None when it needs none.
+
+    Ships that may touch are counted by the row engine and polyominoes by the search: neither needs
+    a graph. Under a uniform prior a whole game needs one graph; under a learned prior, a ship
+    announced sunk may merge into its length's class, so later boards may need another.
+    """
+    if fast_path(rules) or not sweep.applies(rules):
+        return None
+    ev = evidence(rules, observation)
+    weight = np.ones(len(ev.admissible), np.int64) if prior is None else check_prior(rules, prior)
+    v = np.where(ev.admissible, weight, 0).astype(weight.dtype)
+    return sweep.shape_of(rules, sweep.classes(rules, v, ev.hits))
+
+
+def key(shape: Shape) -> str:
+    """A shape's folder name: a digest of everything the graph depends on."""
+    return hashlib.sha256(repr(shape).encode()).hexdigest()[:24]
+
+
+# ---- the folder of compiled graphs -----------------------------------------------------------------
+def save(compiled: graph.Graph, directory: Path) -> None:
+    """Write ``compiled`` under ``directory`` (a folder per shape, appearing whole or not at all)."""
+    final = directory / key(compiled.shape)
+    if final.exists():
+        return
+    partial = Path(tempfile.mkdtemp(prefix=".partial-", dir=directory))
+    for name in ARRAYS:
+        np.save(partial / f"{name}.npy", getattr(compiled, name))
+    meta = {"shape": repr(compiled.shape), "open_total": str(compiled.open_total)}
+    (partial / "graph.json").write_text(json.dumps(meta))
+    try:
+        partial.rename(final)
+    except OSError:  # another compilation of the same shape won the race
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def load(shape: Shape, directory: Path) -> graph.Graph | None:
+    """The graph of ``shape`` from ``directory``, its arrays mapped copy-on-write (None if absent)."""
+    folder = directory / key(shape)
+    if not (folder / "graph.json").exists():
+        return None
+    meta = json.loads((folder / "graph.json").read_text())
+    if meta["shape"] != repr(shape):
+        return None
+    arrays = [np.load(folder / f"{name}.npy", mmap_mode="c") for name in ARRAYS]
+    return graph.Graph(shape, *arrays, shape.jumps(), int(meta["open_total"]))
+
+
+def adopt(directory: Path, shape: Shape | None) -> bool:
+    """Make the graph of ``shape`` (stored in ``directory``) the engine's in this process; False if absent.
+
+    The engine's cache (:mod:`battleship.inference.graph`) has no public way in for a graph compiled
+    elsewhere, so this puts it there under the cache's own lock.
+    """
+    if shape is None:
+        return True
+    if graph.cached(shape) is not None:
+        return True
+    found = load(shape, directory)
+    if found is None:
+        return False
+    with graph._lock:
+        graph._cache.setdefault(shape, found)
+    return True
+
+
+def build_job(shape: Shape, directory: Path, *, stop: Stop) -> dict[str, Any]:
+    """Compile ``shape``'s graph and store it (run in the compiling worker): its size, or why it is too large."""
+    flag = flag_of(stop)
+    try:
+        geometry = graph.geometry(shape, flag)  # the first pass, which the compilation reuses
+        if geometry is None:
+            stop.check()
+        likely = graph.likely_states(shape, geometry)
+        if likely > MAX_LIKELY_STATES:
+            return {
+                "too_large": f"about {likely:,} states, past the {MAX_LIKELY_STATES:,} this server compiles"
+            }
+        compiled = graph.build(shape, flag)
+    except graph.TooLarge as error:
+        return {"too_large": str(error)}
+    if compiled is None:
+        stop.check()
+        raise Stopped("the compilation stopped")
+    save(compiled, directory)
+    return {"states": compiled.states, "edges": compiled.edges, "bytes": compiled.nbytes}
+
+
+def with_graphs(directory: Path, shapes: tuple[Shape | None, ...], work, *args: Any, stop: Stop) -> Any:
+    """``work(*args, stop=stop)`` in a worker, once the graphs it needs are this process's (a job wrapper)."""
+    for shape in shapes:
+        adopt(directory, shape)
+    return work(*args, stop=stop)
+
+
+# ---- compiling ahead, in the server ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Status:
+    """Where a graph stands: ``ready``, ``queued``, ``compiling``, ``too-large`` (with why) or ``failed``."""
+
+    state: str
+    since: float  # time.monotonic() when it reached that state
+    why: str = ""
+    states: int = 0
+
+    def words(self) -> str:
+        """What a player reads about it."""
+        if self.state == READY:
+            return f"its state graph is compiled ({self.states:,} states)"
+        if self.state in (QUEUED, COMPILING):
+            return (
+                f"its state graph is being compiled (asked for {time.monotonic() - self.since:.0f} s ago); "
+                "exact play starts once it is ready"
+            )
+        if self.state == TOO_LARGE:
+            return f"its state graph would not fit in memory: {self.why}"
+        return f"its state graph could not be compiled: {self.why}"
+
+
+class Graphs:
+    """Graphs compiled ahead, one at a time, each in a fresh worker process of its own (a compilation
+    may take 1.5 GB at its peak, all returned when the process ends), stored in a folder every
+    worker maps from."""
+
+    def __init__(self, directory: Path | None = None, compile_seconds: float = COMPILE_SECONDS):
+        self._own = directory is None
+        self.directory = (
+            Path(tempfile.mkdtemp(prefix="battleship-graphs-")) if directory is None else directory
+        )
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.compile_seconds = compile_seconds
+        self._pool: Workers | None = None  # the compiling process, while one runs
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._status: dict[Shape, Status] = {}
+        self._queue: queue.Queue[Shape | None] = queue.Queue()
+        self._stop = Stop()
+        self._thread: threading.Thread | None = None
+
+    def status(self, shape: Shape | None) -> Status | None:
+        """Where ``shape``'s graph stands (None: nobody asked for it); a graph needing none is ready."""
+        if shape is None:
+            return Status(READY, 0.0)
+        with self._lock:
+            return self._status.get(shape)
+
+    def want(self, shape: Shape | None) -> Status:
+        """Ask for ``shape``'s graph (queued unless known); where it stands now."""
+        if shape is None:
+            return Status(READY, 0.0)
+        with self._lock:
+            known = self._status.get(shape)
+            if known is not None:
+                return known
+            if load(shape, self.directory) is not None:  # stored by an earlier server on this folder
+                known = Status(READY, time.monotonic())
+            else:
+                known = Status(QUEUED, time.monotonic())
+                self._queue.put(shape)
+                self._start()
+            self._status[shape] = known
+            return known
+
+    def wait(self, shape: Shape | None, stop: Stop, until: float | None = None) -> Status:
+        """Ask for ``shape``'s graph and wait until it is ready, refused, ``until`` (monotonic) or ``stop``."""
+        status = self.want(shape)
+        with self._lock:
+            while True:
+                status = self._status.get(shape, status) if shape is not None else status
+                done = status.state in (READY, TOO_LARGE, FAILED)
+                left = (until if until is not None else float("inf")) - time.monotonic()
+                if stop.deadline is not None:
+                    left = min(left, stop.deadline - time.monotonic())
+                if done or left <= 0 or stop.requested:
+                    return status
+                self._changed.wait(min(left, 0.1))
+
+    def _start(self) -> None:
+        """The compiling thread and its worker process, on first need (with the lock held)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._compile_all, daemon=True, name="compile-graphs")
+            self._thread.start()
+
+    def _set(self, shape: Shape, status: Status) -> None:
+        with self._changed:
+            self._status[shape] = status
+            self._changed.notify_all()
+
+    def _compile_all(self) -> None:
+        """Compile what is queued, one at a time, until closed."""
+        while (shape := self._queue.get()) is not None:
+            self._set(shape, Status(COMPILING, time.monotonic()))
+            started = time.monotonic()
+            with self._lock:
+                if self._stop.requested:
+                    return
+                self._pool = Workers(1)
+            try:
+                done = self._pool.run(
+                    build_job, shape, self.directory, stop=self._stop.child(self.compile_seconds)
+                )
+            except Exception as error:  # a stop at shutdown, a killed process, a bug: said, not raised
+                if self._stop.requested:
+                    return
+                log.warning("compiling the state graph of %s failed: %s", shape, error)
+                self._set(shape, Status(FAILED, time.monotonic(), str(error) or type(error).__name__))
+                continue
+            finally:
+                self._pool.close()  # its memory back to the system
+            if "too_large" in done:
+                self._set(shape, Status(TOO_LARGE, time.monotonic(), done["too_large"]))
+            else:
+                log.info(
+                    "compiled the state graph of %s in %.1f s: %s states, %s MB",
+                    shape, time.monotonic() - started, f"{done['states']:,}", done["bytes"] // 10**6,
+                )  # fmt: skip
+                self._set(shape, Status(READY, time.monotonic(), states=done["states"]))
+
+    def close(self) -> None:
+        """Stop compiling, end the worker, delete the folder (if this object made it)."""
+        with self._lock:
+            self._stop.request()
+            pool = self._pool
+        self._queue.put(None)
+        if pool is not None:
+            pool.close()
+        if self._thread is not None:
+            self._thread.join(10)
+        if self._own:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(self.directory)
+
+
+def warm_presets(compiled: Graphs) -> list[Shape]:
+    """Ask for the graph of every preset that sweeps one (a spacing margin), smallest board first;
+    the shapes asked for. Returns at once: they compile in the background."""
+    from battleship.rules import PRESETS
+
+    shapes = [needed(rules, Observation(rules)) for _words, rules in PRESETS.values()]
+    wanted = sorted({s for s in shapes if s is not None}, key=lambda s: (s.cells, sum(s.mult)))
+    for shape in wanted:
+        compiled.want(shape)
+    return wanted

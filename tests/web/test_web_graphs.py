@@ -1,0 +1,146 @@
+"""Exact play under a spacing margin in the web: state graphs compiled ahead, off the request path,
+shared with the workers through files; moves and heat maps that say what they did."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from battleship.game import Game, Observation
+from battleship.generators import draw, to_layout
+from battleship.inference import graph, posterior
+from battleship.rules import from_toml, preset
+from battleship.stop import Stop
+from battleship.web import graphs
+from battleship.web.app import Settings, create_app
+
+NO_CONTACT = """
+rows = 7
+cols = 7
+spacing = "no-contact"
+sinks = "named"
+
+[[ship]]
+name = "Cruiser"
+symbol = "C"
+length = 3
+
+[[ship]]
+name = "Destroyer"
+symbol = "D"
+length = 2
+
+[[ship]]
+name = "Boat"
+symbol = "B"
+length = 2
+"""
+
+# a 15x15 board under no-contact: its state graph's profiles alone pass what memory allows
+TOO_BIG = 'rows = 15\ncols = 15\nspacing = "no-contact"\n' + "".join(
+    f'[[ship]]\nname = "Ship {k}"\nsymbol = "{chr(65 + k)}"\nlength = {n}\n'
+    for k, n in enumerate((6, 5, 4, 3, 3, 2))
+)
+
+UNLIMITED = Settings(rate_limit="")
+
+
+def _until(predicate, seconds: float = 300.0) -> None:
+    """Wait (bounded) for ``predicate``; the bound is generous: the machine may be busy."""
+    end = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < end, "timed out waiting"
+        time.sleep(0.1)
+
+
+def test_a_stored_graph_mapped_from_its_file_counts_as_the_freshly_compiled_one(tmp_path):
+    rules = from_toml(NO_CONTACT)
+    game = Game(to_layout(rules, draw(rules, "uniform", 5, 1, threads=False)[0]))
+    for cell in (0, 8, 24, 40):
+        game.fire(cell)
+    shape = graphs.needed(rules, game.observation)
+    assert shape is not None and graphs.needed(preset("standard"), Observation(preset("standard"))) is None
+    done = graphs.build_job(shape, tmp_path, stop=Stop())
+    assert done["states"] > 0 and (tmp_path / graphs.key(shape) / "graph.json").exists()
+    loaded = graphs.load(shape, tmp_path)
+    fresh = graph.build(shape)
+    assert loaded.open_total == fresh.open_total
+    for name in graphs.ARRAYS:
+        assert np.array_equal(getattr(loaded, name), getattr(fresh, name))
+    assert graphs.adopt(tmp_path, shape) and graph.cached(shape) is not None
+    result = posterior(rules, game.observation)
+    assert result.engine == "sweep" and result.layouts > 0
+
+
+def test_a_custom_no_contact_game_plays_learning_and_probability_exactly_once_compiled(tmp_path):
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=UNLIMITED)) as client:
+        compiled = client.app.state.computer.graphs
+        rules = from_toml(NO_CONTACT)
+        shape = graphs.needed(rules, Observation(rules))
+        for level in ("learning", "probability"):
+            created = client.post("/api/games", json={"rules_toml": NO_CONTACT, "mode": level})
+            assert created.status_code == 201, created.text
+            game = created.json()
+            # compiled while the game was created, unless the compiling process was still starting
+            assert "notice" not in game or "being compiled" in game["notice"], game
+            _until(lambda: compiled.status(shape).state == graphs.READY)
+            client.post(f"/api/games/{game['id']}/fire", json={"cell": "A1"})
+            for _ in range(3):
+                move = client.post(f"/api/games/{game['id']}/computer").json()
+                assert move["computer"]["fallback"] is None, move["computer"]
+                shooter = move["computer"]["shooter"]
+                assert shooter == "learning" if level == "learning" else shooter.startswith("montecarlo:")
+                assert move["computer"]["exact"] is (True if level == "learning" else None)
+                state = move["state"]
+                if state["status"] != "player-turn":
+                    break
+                free = next(c for c in range(49) if c not in {s["cell"] for s in state["player_shots"]})
+                client.post(f"/api/games/{game['id']}/fire", json={"cell": free})
+
+
+def test_a_move_whose_graph_is_not_ready_falls_back_at_once_and_says_why(tmp_path):
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=UNLIMITED)) as client:
+        compiled = client.app.state.computer.graphs
+        game = client.post("/api/games", json={"rules_toml": NO_CONTACT, "mode": "learning"}).json()
+        rules = from_toml(NO_CONTACT)
+        shape = graphs.needed(rules, Observation(rules))
+        # as if its compilation were still under way (a busy compiler, a big board)
+        compiled._status[shape] = graphs.Status(graphs.COMPILING, time.monotonic())
+        client.post(f"/api/games/{game['id']}/fire", json={"cell": "A1"})
+        move = client.post(f"/api/games/{game['id']}/computer").json()["computer"]
+        assert move["shooter"] == "density:skew=20" and move["exact"] is False
+        assert "Adaptive is not ready under these rules" in move["fallback"]
+        assert "being compiled" in move["fallback"]
+        client.app.state.computer.probe_seconds = 0.5  # how long creating a game waits for a verdict
+        again = client.post("/api/games", json={"rules_toml": NO_CONTACT, "mode": "probability"}).json()
+        assert "being compiled" in again["notice"] and "density" in again["notice"]
+
+
+def test_rules_whose_graph_cannot_be_built_are_refused_when_the_game_is_created(tmp_path):
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=UNLIMITED)) as client:
+        refused = client.post("/api/games", json={"rules_toml": TOO_BIG, "mode": "probability"})
+        assert refused.status_code == 400, refused.text
+        detail = refused.json()["detail"]
+        assert "Hard cannot play these rules" in detail and "would not fit in memory" in detail
+        # levels that do not count are still offered under them
+        assert (
+            client.post("/api/games", json={"rules_toml": TOO_BIG, "mode": "hunt-target"}).status_code == 201
+        )
+
+
+@pytest.mark.slow
+def test_the_calculator_is_exact_on_sea_battle_once_the_presets_are_warm(tmp_path):
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=UNLIMITED)) as client:
+        compiled = client.app.state.computer.graphs
+        wanted = graphs.warm_presets(compiled)
+        rules = preset("seabattle")
+        assert graphs.needed(rules, Observation(rules)) in wanted
+        _until(lambda: all(compiled.status(s).state == graphs.READY for s in wanted), 900)
+        board = "/".join(["." * 10] * 9 + ["o" + "." * 9])
+        calc = client.post("/api/calc", json={"rules": "seabattle", "board": board}).json()
+        assert calc["exact"] is True and calc["engine"] == "sweep" and "note" not in calc
+        assert abs(sum(calc["probability"]) - 20) < 1e-3
+        assert calc["probability"][90] == 0.0 and int(calc["layouts"]) > 10**12
