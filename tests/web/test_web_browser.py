@@ -296,6 +296,48 @@ def test_a_move_that_fell_back_says_so_on_the_page(server, open_page):
     assert "did not answer within 2 s" in notice and "density" in notice
 
 
+@pytest.mark.slow
+def test_custom_no_contact_rules_at_adaptive_play_exactly_and_a_level_not_ready_says_so(server, open_page):
+    import httpx
+
+    open_sea = {"rules": "seabattle", "board": "/".join(["." * 10] * 10)}
+    for _ in range(60):  # the presets' graphs compile first (in the background since start-up)
+        if httpx.post(server + "/api/calc", json=open_sea, timeout=60).json()["exact"]:
+            break
+    page = open_page("desktop")
+    page.goto(server + "/")
+    page.wait_for_function("document.querySelectorAll('#placement .cell').length > 0")
+    page.select_option("#rules", "custom")
+    page.fill("#c-rows", "7")
+    page.fill("#c-cols", "7")
+    page.select_option("#c-spacing", "no-contact")
+    page.fill("#c-ships", "Cruiser C 3\nBoat B 2")
+    page.dispatch_event("#c-ships", "change")
+    page.wait_for_function("document.querySelectorAll('#placement .cell').length === 49")
+    page.check("#mode input[value='learning']")  # no ship placed: a random fleet
+    moves = []
+    page.on("response", lambda r: moves.append(r) if r.url.endswith("/computer") else None)
+    start(page)
+    page.wait_for_function("document.querySelector('#notice').textContent === ''")  # nothing to wait for
+    fire(page, 0)
+    assert moves and moves[-1].json()["computer"]["exact"] is True
+    assert moves[-1].json()["computer"]["shooter"] == "learning"
+
+    def not_ready(route):  # as the server answers while the rules' state graph compiles
+        answer = route.fetch()
+        body = answer.json()
+        body["notice"] = "Adaptive is not ready under these rules: its state graph is being compiled"
+        route.fulfill(response=answer, json=body)
+
+    page.route("**/api/games", not_ready)
+    page.goto(server + "/")
+    page.wait_for_function("document.querySelectorAll('#placement .cell').length > 0")
+    page.check("#mode input[value='learning']")
+    start(page)
+    assert "being compiled" in page.text_content("#notice")
+    assert not page.errors
+
+
 def test_custom_rules_from_the_form_with_a_ship_of_any_shape(server, open_page):
     page = open_page("desktop")
     page.goto(server + "/")

@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import os
 import queue
 import shutil
 import tempfile
@@ -123,6 +124,7 @@ def adopt(directory: Path, shape: Shape | None) -> bool:
 
 def build_job(shape: Shape, directory: Path, *, stop: Stop) -> dict[str, Any]:
     """Compile ``shape``'s graph and store it (run in the compiling worker): its size, or why it is too large."""
+    os.nice(10)  # a fresh process per compilation: the games' moves come first on a busy machine
     flag = flag_of(stop)
     try:
         geometry = graph.geometry(shape, flag)  # the first pass, which the compilation reuses
@@ -164,11 +166,11 @@ class Status:
         """What a player reads about it."""
         if self.state == READY:
             return f"its state graph is compiled ({self.states:,} states)"
-        if self.state in (QUEUED, COMPILING):
-            return (
-                f"its state graph is being compiled (asked for {time.monotonic() - self.since:.0f} s ago); "
-                "exact play starts once it is ready"
-            )
+        waited = time.monotonic() - self.since
+        if self.state == QUEUED:
+            return f"its state graph is waiting to be compiled (queued {waited:.0f} s ago); exact play starts once it is ready"
+        if self.state == COMPILING:
+            return f"its state graph is being compiled (for {waited:.0f} s so far); exact play starts once it is ready"
         if self.state == TOO_LARGE:
             return f"its state graph would not fit in memory: {self.why}"
         return f"its state graph could not be compiled: {self.why}"
@@ -190,7 +192,8 @@ class Graphs:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._status: dict[Shape, Status] = {}
-        self._queue: queue.Queue[Shape | None] = queue.Queue()
+        self._queue: queue.PriorityQueue[tuple[int, int, Shape | None]] = queue.PriorityQueue()
+        self._asked = 0  # a counter: first asked, first compiled within a priority
         self._stop = Stop()
         self._thread: threading.Thread | None = None
 
@@ -201,8 +204,8 @@ class Graphs:
         with self._lock:
             return self._status.get(shape)
 
-    def want(self, shape: Shape | None) -> Status:
-        """Ask for ``shape``'s graph (queued unless known); where it stands now."""
+    def want(self, shape: Shape | None, urgent: bool = True) -> Status:
+        """Ask for ``shape``'s graph (queued unless known; a game's before the warm-up's); where it stands now."""
         if shape is None:
             return Status(READY, 0.0)
         with self._lock:
@@ -213,7 +216,8 @@ class Graphs:
                 known = Status(READY, time.monotonic())
             else:
                 known = Status(QUEUED, time.monotonic())
-                self._queue.put(shape)
+                self._asked += 1
+                self._queue.put((0 if urgent else 1, self._asked, shape))
                 self._start()
             self._status[shape] = known
             return known
@@ -245,7 +249,7 @@ class Graphs:
 
     def _compile_all(self) -> None:
         """Compile what is queued, one at a time, until closed."""
-        while (shape := self._queue.get()) is not None:
+        while (shape := self._queue.get()[2]) is not None:
             self._set(shape, Status(COMPILING, time.monotonic()))
             started = time.monotonic()
             with self._lock:
@@ -278,7 +282,7 @@ class Graphs:
         with self._lock:
             self._stop.request()
             pool = self._pool
-        self._queue.put(None)
+        self._queue.put((-1, 0, None))
         if pool is not None:
             pool.close()
         if self._thread is not None:
@@ -296,5 +300,5 @@ def warm_presets(compiled: Graphs) -> list[Shape]:
     shapes = [needed(rules, Observation(rules)) for _words, rules in PRESETS.values()]
     wanted = sorted({s for s in shapes if s is not None}, key=lambda s: (s.cells, sum(s.mult)))
     for shape in wanted:
-        compiled.want(shape)
+        compiled.want(shape, urgent=False)
     return wanted
