@@ -11,11 +11,14 @@ from fastapi.testclient import TestClient
 
 from battleship.game import Game, Observation
 from battleship.generators import draw, to_layout
-from battleship.inference import graph, posterior
+from battleship.inference import graph, posterior, prior
 from battleship.rules import from_toml, preset
 from battleship.stop import Stop
 from battleship.web import graphs
 from battleship.web.app import Settings, create_app
+from battleship.web.computer import Computer
+from battleship.web.gate import Gate
+from battleship.web.workers import Workers
 
 NO_CONTACT = """
 rows = 7
@@ -121,6 +124,8 @@ def test_a_move_whose_graph_is_not_ready_falls_back_at_once_and_says_why(tmp_pat
 
 def test_rules_whose_graph_cannot_be_built_are_refused_when_the_game_is_created(tmp_path):
     with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=UNLIMITED)) as client:
+        # generous: the verdict comes as soon as the compiling process has looked (it may start slowly)
+        client.app.state.computer.probe_seconds = 300
         refused = client.post("/api/games", json={"rules_toml": TOO_BIG, "mode": "probability"})
         assert refused.status_code == 400, refused.text
         detail = refused.json()["detail"]
@@ -144,3 +149,53 @@ def test_the_calculator_is_exact_on_sea_battle_once_the_presets_are_warm(tmp_pat
         assert calc["exact"] is True and calc["engine"] == "sweep" and "note" not in calc
         assert abs(sum(calc["probability"]) - 20) < 1e-3
         assert calc["probability"][90] == 0.0 and int(calc["layouts"]) > 10**12
+
+
+@pytest.mark.slow
+def test_adaptive_under_a_learned_prior_plays_a_whole_no_contact_game_exactly(tmp_path):
+    """A learned prior tells ships of one length apart, and a sinking may merge them again: each graph
+    a board needs is asked for, and once it is ready every move is counted exactly."""
+    rules = from_toml(NO_CONTACT)
+    model = prior.fit(rules, draw(rules, "uniform", 11, 40, threads=False))
+    workers, compiled = Workers(1), graphs.Graphs(tmp_path / "graphs")
+    computer = Computer(Gate(2, 4, 5.0), workers, 2.0, 10.0, compiled)
+    try:
+        game = Game(to_layout(rules, draw(rules, "uniform", 12, 1, threads=False)[0]))
+        shapes, exact_moves = set(), 0
+        while not game.over:
+            board = game.observation
+            shape = graphs.needed(rules, board, model.prior())
+            shapes.add(shape)
+            move = computer.move(
+                rules, board, "learning", (1, 0), Stop(60), model
+            )  # generous: a busy machine
+            if move.fallback is not None:  # its graph compiles meanwhile: wait, and ask again
+                assert "Adaptive is not ready under these rules" in move.fallback and move.exact is False
+                _until(lambda s=shape: compiled.status(s).state == graphs.READY)
+                continue
+            assert move.exact is True and move.shooter == "learning"
+            game.fire(move.cell)
+            exact_moves += 1
+        assert exact_moves == len(game.observation.shots) and len(shapes) >= 2
+    finally:
+        workers.close()
+        compiled.close()
+
+
+def test_adaptive_whose_prior_graph_would_not_fit_samples_and_says_so(tmp_path):
+    rules = from_toml(NO_CONTACT)
+    model = prior.fit(rules, draw(rules, "uniform", 11, 40, threads=False))
+    workers, compiled = Workers(1), graphs.Graphs(tmp_path / "graphs")
+    computer = Computer(Gate(2, 4, 5.0), workers, 2.0, 10.0, compiled)
+    try:
+        board = Observation(rules)
+        split = graphs.needed(rules, board, model.prior())
+        assert split != graphs.needed(rules, board)  # the prior tells the two 2-cell ships apart
+        compiled._status[split] = graphs.Status(graphs.TOO_LARGE, time.monotonic(), "as if")
+        _until(lambda: compiled.wait(graphs.needed(rules, board), Stop(60)).state == graphs.READY)
+        move = computer.move(rules, board, "learning", (1, 0), Stop(60), model)
+        assert move.fallback is None and move.shooter == "learning" and move.exact is False
+        assert "importance sampling" in move.json()["note"]
+    finally:
+        workers.close()
+        compiled.close()

@@ -40,7 +40,11 @@ PROBABILITY_BUDGET_MS = (
     250  # C. Liam Brown's calculator thinks four seconds; a quarter second keeps play brisk
 )
 REFUSED_FOR = 600.0  # seconds a refusal is remembered (a busy machine may have slowed the timing)
-SWEEPING = ("probability", "learning")  # levels whose exact odds sweep a state graph under a margin
+SWEEPING = ("probability", "learning")
+SAMPLED = (
+    "the state graph that tells this prior's ships apart would not fit in memory: Adaptive weighed "
+    "exact uniform samples by the prior (importance sampling) instead of counting exactly"
+)  # levels whose exact odds sweep a state graph under a margin
 SWEEP_RESERVE = 0.3  # share of a heat map's deadline kept for the sweep after waiting for its graph
 
 
@@ -94,15 +98,18 @@ def mode(name: str) -> Mode:
 @dataclass(frozen=True)
 class Move:
     """The computer's chosen cell, the shooter that chose it, why a stand-in did (None when none did),
-    and for the Adaptive level whether its odds were counted exactly (None for other levels)."""
+    for the Adaptive level whether its odds were counted exactly (None for other levels), and why
+    they were not when it played all the same (``note``)."""
 
     cell: int
     shooter: str
     fallback: str | None = None
     exact: bool | None = None
+    note: str | None = None
 
     def json(self) -> dict[str, Any]:
-        return {"shooter": self.shooter, "fallback": self.fallback, "exact": self.exact}
+        answer = {"shooter": self.shooter, "fallback": self.fallback, "exact": self.exact}
+        return answer | ({"note": self.note} if self.note else {})
 
 
 class Computer:
@@ -147,7 +154,7 @@ class Computer:
                     stop.check()
                 args = (rules, observation, chosen.spec, seed, model, bool(exact))
                 cell = self._heavy(jobs.shot, *args, stop=stop, shapes=shapes)
-                return Move(cell, shooter, None, exact)
+                return Move(cell, shooter, None, exact, None if exact is not False else SAMPLED)
             except OutOfTime:
                 why = f"{chosen.level} ({shooter}) did not answer within {self.move_seconds:g} s"
         stand_in = jobs.quick_shot(rules, observation, seed)

@@ -183,10 +183,8 @@ class Graphs:
 
     def __init__(self, directory: Path | None = None, compile_seconds: float = COMPILE_SECONDS):
         self._own = directory is None
-        self.directory = (
-            Path(tempfile.mkdtemp(prefix="battleship-graphs-")) if directory is None else directory
-        )
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self._directory = directory
+        self._directory_lock = threading.Lock()
         self.compile_seconds = compile_seconds
         self._pool: Workers | None = None  # the compiling process, while one runs
         self._lock = threading.Lock()
@@ -196,6 +194,15 @@ class Graphs:
         self._asked = 0  # a counter: first asked, first compiled within a priority
         self._stop = Stop()
         self._thread: threading.Thread | None = None
+
+    @property
+    def directory(self) -> Path:
+        """The folder of compiled graphs (a temporary one made on first use, unless one was given)."""
+        with self._directory_lock:
+            if self._directory is None:
+                self._directory = Path(tempfile.mkdtemp(prefix="battleship-graphs-"))
+            self._directory.mkdir(parents=True, exist_ok=True)
+            return self._directory
 
     def status(self, shape: Shape | None) -> Status | None:
         """Where ``shape``'s graph stands (None: nobody asked for it); a graph needing none is ready."""
@@ -287,9 +294,9 @@ class Graphs:
             pool.close()
         if self._thread is not None:
             self._thread.join(10)
-        if self._own:
+        if self._own and self._directory is not None:
             with contextlib.suppress(OSError):
-                shutil.rmtree(self.directory)
+                shutil.rmtree(self._directory)
 
 
 def warm_presets(compiled: Graphs) -> list[Shape]:

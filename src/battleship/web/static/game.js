@@ -160,6 +160,7 @@ async function heatMap() {
 
 function fallbackNotice(move, who) {
   if (move && move.fallback) $("notice").textContent = `${who}: ${move.fallback}; the quick density shooter (${move.shooter}) chose this shot.`;
+  else if (move && move.note) $("notice").textContent = `${who}: ${move.note}.`;
 }
 
 async function fire(cell, auto) {
