@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -147,6 +148,17 @@ def main() -> None:
             hit = "/".join(["." * 10] * 4 + ["....x....."] + ["." * 10] * 5)
             took, calc = timed(client, "/api/calc", {"rules": "seabattle", "board": hit})
             print(f"Sea Battle calc, one hit, warm: {took:.2f} s, exact {calc['exact']}")
+            boards = [hit.replace("x", "o"), hit, hit.replace("....x", "x....")]
+            with ThreadPoolExecutor(3) as pool:  # every worker sweeps Sea Battle's graph
+                answers = list(
+                    pool.map(
+                        lambda b: timed(client, "/api/calc", {"rules": "seabattle", "board": b}), boards * 2
+                    )
+                )
+            print(
+                f"Sea Battle calc, 6 boards three at a time: longest {max(t for t, _ in answers):.2f} s, "
+                f"exact {sorted({str(a['exact']) for _, a in answers})}; server memory now {pss_mb(process.pid):.0f} MB"
+            )
             for mode in ("learning", "probability"):
                 print(f"custom no-contact, {mode}:")
                 report(play(client, {"rules_toml": NO_CONTACT, "mode": mode}, 40))
