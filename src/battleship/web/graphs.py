@@ -21,6 +21,7 @@ counts those without one) or where the sweep does not apply (polyominoes).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -51,6 +52,7 @@ COMPILE_SECONDS = 600.0  # the most one graph's compilation may take before it i
 # The compiler's own first-pass figure (it overestimates: Sea Battle 28.6 million for 22.9 million
 # states, 1.5 GB at the compiler's peak); past it a graph would take the server past 2 GB.
 MAX_LIKELY_STATES = 30_000_000
+RETRY_AFTER = 600.0  # seconds before a compilation that failed (killed, say) is tried again
 READY, QUEUED, COMPILING, TOO_LARGE, FAILED = "ready", "queued", "compiling", "too-large", "failed"
 
 
@@ -70,9 +72,15 @@ def needed(rules: Rules, observation: Observation, prior: np.ndarray | None = No
     return sweep.shape_of(rules, sweep.classes(rules, v, ev.hits))
 
 
+@functools.cache
+def _compiler_digest() -> bytes:
+    """The compiler's source: a graph stored by another version of it is never read."""
+    return hashlib.sha256(Path(graph.__file__).read_bytes()).digest()
+
+
 def key(shape: Shape) -> str:
-    """A shape's folder name: a digest of everything the graph depends on."""
-    return hashlib.sha256(repr(shape).encode()).hexdigest()[:24]
+    """A shape's folder name: a digest of everything the graph depends on, the compiler included."""
+    return hashlib.sha256(_compiler_digest() + repr(shape).encode()).hexdigest()[:24]
 
 
 # ---- the folder of compiled graphs -----------------------------------------------------------------
@@ -117,8 +125,12 @@ def adopt(directory: Path, shape: Shape | None) -> bool:
     found = load(shape, directory)
     if found is None:
         return False
-    with graph._lock:
-        graph._cache.setdefault(shape, found)
+    try:
+        with graph._lock:
+            graph._cache.setdefault(shape, found)
+    except AttributeError:  # the engine's cache changed shape: it compiles for itself (within the deadline)
+        log.warning("cannot hand a compiled graph to the engine's cache: the inference module changed")
+        return False
     return True
 
 
@@ -217,7 +229,10 @@ class Graphs:
             return Status(READY, 0.0)
         with self._lock:
             known = self._status.get(shape)
-            if known is not None:
+            stale = (
+                known is not None and known.state == FAILED and time.monotonic() - known.since > RETRY_AFTER
+            )
+            if known is not None and not stale:
                 return known
             if load(shape, self.directory) is not None:  # stored by an earlier server on this folder
                 known = Status(READY, time.monotonic())
