@@ -315,3 +315,49 @@ def test_the_work_ahead_is_told_before_starting():
     fleet = tuple(Ship.line(f"S{i}", "ABCDEF"[i], n) for i, n in enumerate((5, 4, 4, 3, 3, 2)))
     big = work(Rules(12, 12, fleet, Spacing.NO_EDGE, Sinks.SUNK))  # issue 26's slow board
     assert big.engine == "search" and big.beyond(2) and "would not fit" in big.detail
+
+
+def test_every_sweep_leaves_its_buffers_clear_for_the_next_one():
+    """The passes clear what they wrote as they go (the backward pass each state's F and bits):
+    counts alone, counts with marginals, no layout at all and samples, in any order, leave the
+    spare buffers zero, and a board answered again gets the same answer."""
+    from battleship.inference import sweep as sweep_module
+
+    rules = Rules(
+        5, 6, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)), Spacing.NO_CONTACT, Sinks.NONE
+    )
+    miss, hit = Outcome.MISS, Outcome.HIT
+    boards = [
+        Observation(rules),
+        Observation(rules, (Shot(7, miss), Shot(14, hit))),
+        Observation(rules, (Shot(0, hit), Shot(29, hit), Shot(15, miss))),
+    ]
+    first = [posterior(rules, o, cached=False).placement_layouts.copy() for o in boards]
+    for o in boards:
+        ev = evidence(rules, o)
+        count_by_sweep(rules, ev, marginals=False)
+        sample_by_sweep(rules, ev, 5, stream(1, 0))
+        graph = sweep_module.setup(rules, ev).graph
+        for sets in graph.spare.values():
+            for (f_values, _b_values), (reached,) in sets:
+                assert not f_values.any() and not reached.any()
+    assert all(
+        (posterior(rules, o, cached=False).placement_layouts == a).all()
+        for o, a in zip(boards, first, strict=True)
+    )
+    with pytest.raises(Contradiction):  # three hits in a row of two ships, far apart: nothing fits
+        posterior(rules, Observation(rules, (Shot(0, hit), Shot(2, hit), Shot(4, hit), Shot(29, hit))))
+    assert (posterior(rules, boards[1], cached=False).placement_layouts == first[1]).all()
+
+
+def test_the_best_cells_are_every_unshot_cell_of_the_top_count():
+    rules = Rules(3, 3, (Ship.line("Two", "W", 2),), Spacing.TOUCH, Sinks.NONE)
+    result = posterior(rules, Observation(rules, (Shot(4, Outcome.MISS),)), cached=False)
+    counts = result.cell_layouts.ravel()
+    unshot = [c for c in range(9) if c != 4]
+    top = max(counts[c] for c in unshot)
+    assert result.best(Observation(rules, (Shot(4, Outcome.MISS),))) == [
+        c for c in unshot if counts[c] == top
+    ]
+    everything = Observation(rules, tuple(Shot(c, Outcome.MISS) for c in range(9)))
+    assert result.best(everything) == []

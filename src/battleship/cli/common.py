@@ -266,7 +266,6 @@ class Pace:
         forewarn(elapsed + (self.total - done) / rate, f"{self.total - self.first:,} games", instead)
 
 
-GAME_ANSWERS = 10  # a whole game of exact play costs about this many open-board answers
 EXACT_PLAY = ("optimal", "learning")  # shooters that count every consistent layout before each shot
 
 
@@ -274,11 +273,9 @@ def forewarn_play(r: Rules, names: list[str], games: int) -> None:
     """Say up front when a shooter counting every layout each shot makes ``games`` games far too long."""
     slow = [name for name in names if name in EXACT_PLAY]
     if slow:
-        from battleship.cli.estimate import exact_seconds
+        from battleship.cli.estimate import game_seconds
 
-        # a game's turns cost about ten open-board answers (benchmarks/engine.py: 8-9 under the row
-        # and sweep engines): the early turns cost most, the open board itself is shared
-        per_game = exact_seconds(r, repeated=True) * GAME_ANSWERS
+        per_game = game_seconds(r)  # measured per engine: see cli/estimate.py
         forewarn(
             per_game * games * len(slow),
             f"{', '.join(slow)} counting every layout before each shot, over {games:,} games",

@@ -87,8 +87,26 @@ def evidence(rules: Rules, observation: Observation) -> Evidence:
         raise Contradiction(f"{bin(hits).count('1')} hits, but the fleet has only {rules.ship_cells} cells")
 
     cells = np.where(t.cell_list >= 0, t.cell_list, n)
+    admissible = ~miss[cells].any(axis=1)
+    if rules.sinks is not Sinks.NONE:
+        _sinkings(rules, cells, hit_time, sink_time, announced, admissible)
+    for s, ship in enumerate(rules.fleet):
+        if not admissible[t.start[s] : t.start[s] + t.count[s]].any():
+            raise Contradiction(f"the {ship.name} fits nowhere: {why_nowhere(rules, observation, s)}")
+    return Evidence(admissible, hits)
+
+
+def _sinkings(
+    rules: Rules,
+    cells: np.ndarray,
+    hit_time: np.ndarray,
+    sink_time: np.ndarray,
+    announced: dict[int, tuple[int, int, int]],
+    admissible: np.ndarray,
+) -> None:
+    """Narrow ``admissible`` by what the sink announcements say (and the silence of the others)."""
+    t = tables(rules)
     real = t.cell_list >= 0
-    covers_miss = miss[cells].any(axis=1)
     times = np.where(real, hit_time[cells], 0)
     all_hit = (~real | (hit_time[cells] >= 0)).all(axis=1)
     completed = np.where(all_hit, times.max(axis=1), -1)
@@ -99,7 +117,6 @@ def evidence(rules: Rules, observation: Observation) -> Evidence:
         sink_time[np.take_along_axis(cells, times.argmax(axis=1)[:, None], axis=1)[:, 0]][ok_completion]
         == completed[ok_completion]
     )
-    admissible = ~covers_miss
     if rules.sinks is Sinks.SUNK:
         quiet = ~all_hit & (sinks_covered == 0)
         sunk_here = all_hit & sink_at_completion & (sinks_covered == 1)
@@ -116,10 +133,6 @@ def evidence(rules: Rules, observation: Observation) -> Evidence:
                 admissible[block] &= ok
             else:
                 admissible[block] &= ~all_hit[block] & (sinks_covered[block] == 0)
-    for s, ship in enumerate(rules.fleet):
-        if not admissible[t.start[s] : t.start[s] + t.count[s]].any():
-            raise Contradiction(f"the {ship.name} fits nowhere: {why_nowhere(rules, observation, s)}")
-    return Evidence(admissible, hits)
 
 
 def why_nowhere(rules: Rules, observation: Observation, ship: int) -> str:

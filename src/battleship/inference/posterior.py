@@ -63,11 +63,12 @@ class Posterior:
     def best(self, observation: Observation) -> list[int]:
         """The unshot cells of highest probability (all of them when tied)."""
         counts = self.cell_layouts.ravel()
-        open_cells = [c for c in range(self.rules.cells) if not observation.is_shot(c)]
-        if not open_cells:
+        shot = np.zeros(self.rules.cells, dtype=bool)
+        shot[[s.cell for s in observation.shots]] = True
+        if shot.all():
             return []
-        top = max(counts[c] for c in open_cells)
-        return [c for c in open_cells if counts[c] == top]
+        top = counts[~shot].max()
+        return np.flatnonzero(~shot & (counts == top)).tolist()
 
 
 ENGINES = {"rows": count_by_rows, "search": count_by_search, "sweep": sweep.count_by_sweep}
@@ -149,8 +150,8 @@ def _posterior(
     """:func:`posterior` without the cache."""
     ev = evidence(rules, observation)
     weight = None if prior is None else check_prior(rules, prior)
-    check_size(rules, ev, weight)
     engine = choose_engine(rules, ev, weight)
+    check_size(rules, ev, weight, engine)
     total, counts, engine = _engine_counts(engine, rules, ev, True, weight, stop)
     if total == 0:
         if prior is not None:
@@ -268,11 +269,16 @@ def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray
     return Work(engine, combos / SEARCH_RATE, f"{why}the search faces up to {combos:.2e} combinations")
 
 
-def check_size(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> None:
-    """Refuse problems whose counts could overflow 64-bit integers in an engine that cannot go past them."""
+def check_size(
+    rules: Rules, ev: Evidence, weight: np.ndarray | None = None, engine: str | None = None
+) -> None:
+    """Refuse problems whose counts could overflow 64-bit integers in an engine that cannot go past them.
+
+    ``engine``: the one :func:`choose_engine` picked, if the caller knows it already.
+    """
     if weight is not None and weight.dtype == np.float64:
         return  # floats do not overflow at these sizes
-    if choose_engine(rules, ev, weight) == "sweep":
+    if (engine or choose_engine(rules, ev, weight)) == "sweep":
         return  # exact at any size
     bound = _bound(rules, ev, weight)
     if bound >= 2**62:

@@ -85,27 +85,35 @@ def _low_bit(x):
     return np.int64(_trailing_zeros(x))
 
 
-@njit(cache=True, nogil=True)
-def _reached(reached, lo, hi, out):
-    """The reached states in ``[lo, hi)`` (set bits of ``reached``), ascending into ``out``; how many."""
-    n = 0
-    for w in range(lo >> 6, ((hi - 1) >> 6) + 1):
-        word = reached[w]
-        while word:
-            s = (w << 6) + _low_bit(word)
-            word &= word - np.uint64(1)
-            if lo <= s < hi:
-                out[n] = s
-                n += 1
-    return n
+@intrinsic
+def _leading_zeros(typingctx, x):
+    """The number of leading zero bits of a uint64 (one machine instruction)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.uint64(types.uint64), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _in_layer(w, lo, hi):
+    """The bits of bitmap word ``w`` that stand for states in ``[lo, hi)``."""
+    mask = ~np.uint64(0)
+    if (w << 6) < lo:
+        mask &= ~((np.uint64(1) << np.uint64(lo - (w << 6))) - np.uint64(1))
+    if ((w + 1) << 6) > hi:
+        mask &= (np.uint64(1) << np.uint64(hi - (w << 6))) - np.uint64(1)
+    return mask
 
 
 @njit(cache=True, nogil=True)
-def _forward(graph, weight, hit, F, reached, order, flag):
+def _forward(graph, weight, hit, F, reached, flag):
     """``F[s]`` for every state the board lets a path reach, marked in the bitmap ``reached``.
 
-    Each layer's reached states are read off the bitmap, in order (a board late in a game reaches
-    few, and costs little). Returns False if stopped.
+    Each layer's reached states are read off the bitmap in order, a word at a time (a board late
+    in a game reaches few, and costs little). Returns False if stopped.
     """
     layer_first, edge_first, target, label, _jump = graph
     ncell = layer_first.shape[0] - 2
@@ -114,27 +122,38 @@ def _forward(graph, weight, hit, F, reached, order, flag):
     done = 0
     for i in range(ncell):
         _open_empty(weight, i, hit)
-        n = _reached(reached, layer_first[i], layer_first[i + 1], order)
-        for q in range(n):
-            done += 1
-            if done % CHECK_EVERY == 0 and flag[0]:
-                return False
-            s = order[q]
-            f = F[s]
-            for e in range(edge_first[s], edge_first[s + 1]):
-                w = weight[label[e]]
-                if w == 0:
-                    continue
-                t = target[e]
-                F[t] += f * w
-                reached[t >> 6] |= np.uint64(1) << np.uint64(t & 63)
+        lo, hi = layer_first[i], layer_first[i + 1]
+        for w in range(lo >> 6, ((hi - 1) >> 6) + 1):
+            word = reached[w]
+            if word == 0:
+                continue
+            word &= _in_layer(w, lo, hi)
+            while word:
+                s = (w << 6) + _low_bit(word)
+                word &= word - np.uint64(1)
+                done += 1
+                if done % CHECK_EVERY == 0 and flag[0]:
+                    return False
+                f = F[s]
+                for e in range(edge_first[s], edge_first[s + 1]):
+                    x = weight[label[e]]
+                    if x == 0:  # (a branch: adding the zero costs more, measured)
+                        continue
+                    t = target[e]
+                    F[t] += f * x
+                    reached[t >> 6] |= np.uint64(1) << np.uint64(t & 63)
     return True
 
 
 @njit(cache=True, nogil=True)
-def _backward(graph, weight, hit, F, B, reached, order, marginal, flag):
+def _backward(graph, weight, hit, F, B, reached, marginal, flag):
     """``B[s]`` for the reached states (paths on to the end) and, if ``marginal`` has room, each
-    placement label's weighted layouts added to it. Returns False if stopped."""
+    placement label's weighted layouts added to it. Returns False if stopped.
+
+    On the way it clears what the forward pass left for the next sweep: each reached state's
+    ``F`` once read, each layer's bits once visited (``B`` is written before it is read, and needs
+    no clearing); the end's ``F`` and bit are left to the caller.
+    """
     layer_first, edge_first, target, label, _jump = graph
     ncell = layer_first.shape[0] - 2
     placements = weight.shape[0] - 2  # labels from here on are the empty and goes-on labels
@@ -143,24 +162,33 @@ def _backward(graph, weight, hit, F, B, reached, order, marginal, flag):
     done = 0
     for i in range(ncell - 1, -1, -1):
         _open_empty(weight, i, hit)
-        n = _reached(reached, layer_first[i], layer_first[i + 1], order)
-        for q in range(n - 1, -1, -1):
-            done += 1
-            if done % CHECK_EVERY == 0 and flag[0]:
-                return False
-            s = order[q]
-            f = F[s]
-            b = weight[0] * 0
-            for e in range(edge_first[s], edge_first[s + 1]):
-                lab = label[e]
-                w = weight[lab]
-                if w == 0:
-                    continue
-                x = w * B[target[e]]
-                b += x
-                if want and lab < placements:
-                    marginal[lab] += f * x
-            B[s] = b
+        lo, hi = layer_first[i], layer_first[i + 1]
+        for w in range((hi - 1) >> 6, (lo >> 6) - 1, -1):
+            if reached[w] == 0:
+                continue
+            mask = _in_layer(w, lo, hi)
+            word = reached[w] & mask
+            reached[w] &= ~mask
+            while word:
+                top = np.int64(63 - _leading_zeros(word))  # the highest state first
+                word ^= np.uint64(1) << np.uint64(top)
+                s = (w << 6) + top
+                done += 1
+                if done % CHECK_EVERY == 0 and flag[0]:
+                    return False
+                f = F[s]
+                F[s] = 0
+                b = weight[0] * 0
+                for e in range(edge_first[s], edge_first[s + 1]):
+                    lab = label[e]
+                    x = weight[lab]
+                    if x == 0:
+                        continue
+                    x = x * B[target[e]]
+                    b += x
+                    if want and lab < placements:
+                        marginal[lab] += f * x
+                B[s] = b
     return True
 
 
@@ -168,35 +196,42 @@ def _backward(graph, weight, hit, F, B, reached, order, marginal, flag):
 def _sweep(graph, weight, hit, want, values, scratch, flag):
     """Total (the end's ``F``) and per-label layouts; ``ok`` False if stopped.
 
-    ``values`` (``F``, ``B``) and ``scratch`` (the reached bitmap, an order buffer) are zeroed
-    buffers the size of the graph, left zeroed.
+    ``values`` (``F``, ``B``) and ``scratch`` (the reached bitmap) are buffers the size of the
+    graph, ``F`` and the bitmap zeroed; they are left so.
     """
     F, B = values
-    reached, order = scratch
+    (reached,) = scratch
     ncell = graph[0].shape[0] - 2
     marginal = np.zeros(weight.shape[0] - 2 if want else 0, weight.dtype)
-    ok = _forward(graph, weight, hit, F, reached, order, flag)
+    ok = _forward(graph, weight, hit, F, reached, flag)
     end = graph[0][ncell]
     total = F[end]
     found = (reached[end >> 6] >> np.uint64(end & 63)) & np.uint64(1)
     if ok and want and found:
-        ok = _backward(graph, weight, hit, F, B, reached, order, marginal, flag)
-    if ok:
-        _clean(graph[0][ncell + 1], (F, B) if want else (F, F), reached)
+        ok = _backward(graph, weight, hit, F, B, reached, marginal, flag)
+        if ok:
+            _clean_end(end, F, reached)
+    elif ok:
+        _clean(graph[0][ncell + 1], F, reached)
     return ok, total, marginal
 
 
 @njit(cache=True, nogil=True)
-def _clean(n, values, reached):
-    """Zero what a sweep wrote (the reached states' values, the bitmap): ready for the next sweep."""
-    F, B = values
+def _clean_end(end, F, reached):
+    """Zero the end's ``F`` and bit, which the backward pass does not visit."""
+    F[end] = 0
+    reached[end >> 6] &= ~(np.uint64(1) << np.uint64(end & 63))
+
+
+@njit(cache=True, nogil=True)
+def _clean(n, F, reached):
+    """Zero what a forward pass alone wrote (the reached states' ``F``, the bitmap)."""
     for w in range((n + 63) >> 6):
         word = reached[w]
         while word:
             s = (w << 6) + _low_bit(word)
             word &= word - np.uint64(1)
             F[s] = 0
-            B[s] = 0
         reached[w] = np.uint64(0)
 
 
@@ -228,6 +263,7 @@ def frame(rules: Rules) -> Frame:
     return Frame(height, width, SPACING_CODE[rules.spacing], down, frame_of[first], frame_of)
 
 
+@lru_cache(maxsize=64)
 def applies(rules: Rules) -> bool:
     """True when the sweep engine counts ``rules``: straight ships, the narrower side at most 16.
 
@@ -313,7 +349,7 @@ def _classes(rules: Rules, v: np.ndarray, hits: int) -> list[ShipClass]:
                     b.append(s)
                     break
             else:
-                if _own_cell(rules, v, s, hit_words):
+                if len(group) > 1 and _own_cell(rules, v, s, hit_words):  # alone, it is a class anyway
                     own.append(s)
                 else:
                     blocks.append([s])
@@ -384,11 +420,7 @@ def _buffers(graph: Graph, dtype: np.dtype) -> tuple:
         if free:
             return free.pop()
     n = graph.states
-    widest = int(np.diff(graph.layer_first).max())
-    return (np.zeros(n, dtype), np.zeros(n, dtype)), (
-        np.zeros((n + 63) // 64 + 1, np.uint64),
-        np.empty(widest, np.int32),
-    )
+    return (np.zeros(n, dtype), np.zeros(n, dtype)), (np.zeros((n + 63) // 64 + 1, np.uint64),)
 
 
 def _give_back(graph: Graph, dtype: np.dtype, buffers: tuple) -> None:
@@ -599,19 +631,22 @@ def _draw(graph, weight, hit, values, scratch, state, out, flag):
     Returns (not stopped, some path exists); with no path ``out`` is untouched.
     """
     F, B = values
-    reached, order = scratch
+    (reached,) = scratch
     ncell = graph[0].shape[0] - 2
-    ok = _forward(graph, weight, hit, F, reached, order, flag)
-    found = ok and F[graph[0][ncell]] > 0
+    end = graph[0][ncell]
+    ok = _forward(graph, weight, hit, F, reached, flag)
+    found = ok and F[end] > 0
     if found:
-        ok = _backward(graph, weight, hit, F, B, reached, order, np.zeros(0, weight.dtype), flag)
+        ok = _backward(graph, weight, hit, F, B, reached, np.zeros(0, weight.dtype), flag)
+        if ok:
+            _clean_end(end, F, reached)
+    elif ok:
+        _clean(graph[0][ncell + 1], F, reached)
     for k in range(out.shape[0] if ok and found else 0):
         if k % 256 == 0 and flag[0]:
             ok = False
             break
         _walk(graph, weight, hit, B, state, out[k])
-    if ok:
-        _clean(graph[0][ncell + 1], values, reached)
     return ok, found
 
 
