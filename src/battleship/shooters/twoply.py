@@ -1,0 +1,155 @@
+"""Exact two-ply look-ahead: the shot that maximises the expected hits of this shot and the best next one.
+
+Greedy play (``optimal``) fires where a ship is most likely now. Two-ply asks one step more: after
+each possible answer to this shot, how good is the best shot that follows? For each of the
+``width`` cells greedy ranks highest, its value is
+
+    P(hit now) + sum over the referee's answers a of P(a) * max over unshot cells c' of P(hit at c' | a)
+
+where the answers are miss, hit, and each sinking announcement the rules make (``sunk``, a named
+ship, a revealed placement). Every probability is exact (:func:`battleship.inference.posterior`
+on the board with that answer added), and since ``P(a) * P(hit at c' | a)`` is the number of
+layouts that give answer ``a`` and put a ship on ``c'``, over all layouts, the value times the
+number of layouts is a sum of layout counts: it is added up as Python integers, exact past 64
+bits, so two cells compare exactly. The miss answer needs no posterior of its own: its layouts are
+those left over by the hit answers, cell by cell. A shot therefore costs one posterior per
+candidate and hit-type answer (about ``width`` of them while hunting).
+
+Options: ``width`` (candidate cells, default 6; ``width=1`` is greedy), ``tie`` (first, centre or
+random: the order of cells greedy ranks equal, which is also the order that splits equal two-ply
+values), ``skew`` (C. Liam Brown's diagonal skew, in percent, applied to greedy's ranking of the
+candidates and to nothing else), ``prior=GENERATOR`` (layouts weighed by how often that generator
+draws their placements, as ``optimal`` reads it). Deterministic under ``tie=first``: its opening
+repeats from game to game, and boards with misses only are computed once per process. Plays every
+rules variant the exact engine plays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from battleship.game import Observation, Outcome, Shot
+from battleship.inference import Posterior, posterior
+from battleship.inference.prior import generator_weights
+from battleship.rules import Rules, Sinks
+from battleship.shooters.choice import UNKNOWN, centre_distance, skew_factor
+from battleship.shooters.density import observed_status
+from battleship.shooters.options import Options
+from battleship.tables import tables
+
+def answers(
+    rules: Rules, observation: Observation, cell_layouts: object, placements: np.ndarray, cell: int
+) -> list[Shot]:
+    """The hit-type answers a shot at ``cell`` may get: hit (if some layout leaves the ship afloat),
+    then each possible sinking announcement.
+
+    ``cell_layouts`` is the posterior count of layouts with a ship on ``cell``, ``placements`` that
+    of layouts using each placement: a placement through ``cell`` whose other cells are all hits
+    already, and which some layout uses, sinks its ship.
+    """
+    if not cell_layouts:
+        return []
+    if rules.sinks is Sinks.NONE:
+        return [Shot(cell, Outcome.HIT)]
+    t = tables(rules)
+    hits = observation.hit_mask
+    sinking: dict[object, Shot] = {}
+    sunk = 0
+    for i in range(t.through_start[cell], t.through_start[cell + 1]):
+        p = int(t.through[i])
+        s = int(t.ship_of[p])
+        cells = [int(x) for x in t.cell_list[p, : t.size[s]]]
+        if not placements[p] or not all(hits >> x & 1 for x in cells if x != cell):
+            continue
+        sunk += placements[p].item()
+        if rules.sinks is Sinks.SUNK:
+            sinking["sunk"] = Shot(cell, Outcome.SUNK)
+        elif rules.sinks is Sinks.NAMED:
+            sinking[s] = Shot(cell, Outcome.SUNK, s)
+        else:
+            sinking[p] = Shot(cell, Outcome.SUNK, s, sum(1 << x for x in cells))
+    # exact counts compare exactly; a float prior's sums may differ from the whole by rounding
+    left = cell_layouts > sunk if isinstance(cell_layouts, int) else cell_layouts > sunk * (1 + 1e-9)
+    afloat = [Shot(cell, Outcome.HIT)] if left else []
+    return [*afloat, *sinking.values()]
+
+
+def open_counts(rules: Rules, observation: Observation, prior: np.ndarray | None) -> tuple[Posterior, list]:
+    """The posterior, and per cell the layouts with a ship there (0 on shot cells) as Python numbers."""
+    result = posterior(rules, observation, prior=prior)
+    counts = result.cell_layouts.ravel().tolist()
+    shot = observation.shot_mask
+    return result, [0 if shot >> c & 1 else n for c, n in enumerate(counts)]
+
+
+def two_ply_value(
+    rules: Rules,
+    observation: Observation,
+    counts: list,
+    placements: np.ndarray,
+    prior: np.ndarray | None,
+    cell: int,
+) -> object:
+    """Layouts x (P(hit at ``cell``) + expected best hit chance of the next shot): an exact count.
+
+    ``counts`` and ``placements`` are the posterior of ``observation`` (per cell, 0 on shot cells;
+    per placement); a layout-weighted count under a float ``prior``.
+    """
+    value = counts[cell]
+    hit_cells = [0] * len(counts)  # per cell, the layouts that give a hit-type answer and a ship there
+    for shot in answers(rules, observation, counts[cell], placements, cell):
+        _, after = open_counts(rules, observation.after(shot), prior)
+        value += max(after)
+        hit_cells = [a + b for a, b in zip(hit_cells, after)]
+    # the layouts that miss: those left over, cell by cell, once the hit answers' are taken
+    misses = [n - h for n, h in zip(counts, hit_cells)]
+    misses[cell] = 0
+    value += max(misses)
+    return value
+
+
+class TwoPlyShooter:
+    """Exact two-ply look-ahead over greedy's best cells (see the module docstring)."""
+
+    name = "twoply"
+
+    def __init__(self, options: Options | None = None):
+        self.options = options or Options()
+
+    def reset(self, rules: Rules, rng: np.random.Generator) -> None:
+        """Remember the rules, the prior and the tie-break stream."""
+        self._rules = rules
+        self._rng = rng
+        self._prior = generator_weights(rules, self.options.prior)
+
+    def candidates(self, observation: Observation, counts: list) -> list[int]:
+        """Greedy's ``width`` best unknown cells, best first (skewed as asked; ties as ``tie`` says)."""
+        rules, options = self._rules, self.options
+        status, afloat = observed_status(rules, observation)
+        factor = [100] * rules.cells
+        if options.skew:
+            size = tables(rules).size
+            factor = skew_factor(status, afloat, size, rules.rows, rules.cols, options.skew).tolist()
+        cells = [c for c in range(rules.cells) if status[c] == UNKNOWN]
+        if not cells:  # cells only the margins rule out are all that is left (never with a ship afloat)
+            cells = [c for c in range(rules.cells) if not observation.is_shot(c)]
+        if options.tie == "random":
+            order = self._rng.permutation(rules.cells).tolist()
+        elif options.tie == "centre":
+            order = [centre_distance(c, rules.rows, rules.cols) for c in range(rules.cells)]
+        else:
+            order = [0] * rules.cells
+        cells.sort(key=lambda c: (-counts[c] * factor[c], order[c], c))
+        return cells[: max(1, options.width)]
+
+    def next_shot(self, observation: Observation) -> int:
+        """The candidate of highest two-ply value (the first in greedy's order when equal)."""
+        rules = self._rules
+        result, counts = open_counts(rules, observation, self._prior)
+        cells = self.candidates(observation, counts)
+        if len(cells) == 1:
+            return cells[0]
+        values = [
+            two_ply_value(rules, observation, counts, result.placement_layouts, self._prior, c) for c in cells
+        ]
+        return cells[max(range(len(cells)), key=lambda i: (values[i], -i))]
