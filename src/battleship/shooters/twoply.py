@@ -37,6 +37,7 @@ from battleship.shooters.density import observed_status
 from battleship.shooters.options import Options
 from battleship.tables import tables
 
+
 def answers(
     rules: Rules, observation: Observation, cell_layouts: object, placements: np.ndarray, cell: int
 ) -> list[Shot]:
@@ -100,9 +101,9 @@ def two_ply_value(
     for shot in answers(rules, observation, counts[cell], placements, cell):
         _, after = open_counts(rules, observation.after(shot), prior)
         value += max(after)
-        hit_cells = [a + b for a, b in zip(hit_cells, after)]
+        hit_cells = [a + b for a, b in zip(hit_cells, after, strict=True)]
     # the layouts that miss: those left over, cell by cell, once the hit answers' are taken
-    misses = [n - h for n, h in zip(counts, hit_cells)]
+    misses = [n - h for n, h in zip(counts, hit_cells, strict=True)]
     misses[cell] = 0
     value += max(misses)
     return value
