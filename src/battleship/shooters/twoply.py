@@ -26,16 +26,33 @@ rules variant the exact engine plays.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from battleship.game import Observation, Outcome, Shot
-from battleship.inference import Posterior, posterior
+from battleship.inference import Posterior, evidence, posterior, select_by_search
 from battleship.inference.prior import generator_weights
 from battleship.rules import Rules, Sinks
 from battleship.shooters.choice import UNKNOWN, centre_distance, skew_factor
 from battleship.shooters.density import observed_status
 from battleship.shooters.options import Options
 from battleship.tables import tables
+
+# Greedy's subtree costs, per rules, kept between games (the lab makes a shooter per game; greedy is
+# deterministic, so the same subtrees come back): cleared past MEMO_KEPT entries of 16-byte keys.
+MEMO_KEPT = 1_000_000
+_memos: dict[Rules, dict[bytes, int]] = {}
+
+
+def greedy_memo(rules: Rules) -> dict[bytes, int]:
+    """The kept subtree costs of greedy play under ``rules`` (the rules of the last few games only)."""
+    memo = _memos.get(rules)
+    if memo is None or len(memo) > MEMO_KEPT:
+        if len(_memos) >= 8:
+            _memos.clear()
+        memo = _memos[rules] = {}
+    return memo
 
 
 def answers(
@@ -109,6 +126,63 @@ def two_ply_value(
     return value
 
 
+class GreedyTree:
+    """Exact greedy play (``optimal``, ``tie=first``) over an explicit list of layouts, as a tree.
+
+    ``rows`` are layouts as placement indices in fleet order (all consistent with one observation).
+    :meth:`after` counts, over those layouts, the shots a game takes when ``cell`` is fired next and
+    greedy plays on: the exact rest-of-game cost of a candidate (Bertsekas' rollout, computed over
+    every layout rather than sampled). Greedy's subtrees repeat between candidates, shots and games,
+    so their costs are kept in ``memo`` (keyed by a 128-bit digest of the layouts and the cells shot).
+    """
+
+    def __init__(self, rules: Rules, rows: np.ndarray, memo: dict):
+        t = tables(rules)
+        self.rules, self.memo = rules, memo
+        self.rows = rows[np.lexsort(rows.T[::-1])]  # sorted: a subset's digest does not depend on the order
+        layouts, ships = self.rows.shape
+        self.ship_cells = np.zeros((layouts, ships, rules.cells), dtype=np.bool_)
+        for s in range(ships):
+            cells = t.cell_list[self.rows[:, s], : t.size[s]]
+            self.ship_cells[np.arange(layouts)[:, None], s, cells] = True
+        self.occupied = self.ship_cells.any(axis=1)
+        self.ship_at = np.where(self.occupied, self.ship_cells.argmax(axis=1), -1)
+
+    def after(self, subset: np.ndarray, shot: np.ndarray, cell: int) -> int:
+        """Shots over the layouts ``subset`` (indices) when ``cell`` is fired next, then greedy to the end."""
+        shot = shot.copy()
+        shot[cell] = True
+        ship = self.ship_at[subset, cell]
+        left = (self.ship_cells[subset, np.maximum(ship, 0)] & ~shot).any(axis=1)
+        sinks = self.rules.sinks
+        if sinks is Sinks.NONE:
+            answer = (ship >= 0).astype(np.int64)
+        elif sinks is Sinks.SUNK:
+            answer = np.where(ship < 0, 0, np.where(left, 1, 2))
+        elif sinks is Sinks.NAMED:
+            answer = np.where(ship < 0, 0, np.where(left, 1, 2 + ship))
+        else:
+            placement = self.rows[subset, np.maximum(ship, 0)]
+            answer = np.where(ship < 0, 0, np.where(left, 1, 2 + placement))
+        total = len(subset)
+        for key in np.unique(answer):
+            group = subset[answer == key]
+            group = group[(self.occupied[group] & ~shot).any(axis=1)]  # games not over yet
+            if len(group):
+                total += self.shots(group, shot)
+        return total
+
+    def shots(self, subset: np.ndarray, shot: np.ndarray) -> int:
+        """Shots greedy takes to finish every layout of ``subset`` from a board with ``shot`` fired at."""
+        key = hashlib.blake2b(self.rows[subset].tobytes() + np.packbits(shot).tobytes(), digest_size=16)
+        found = self.memo.get(key.digest())
+        if found is None:
+            counts = np.where(shot, -1, self.occupied[subset].sum(axis=0))
+            found = self.after(subset, shot, int(np.argmax(counts)))  # the first best, as tie=first
+            self.memo[key.digest()] = found
+        return found
+
+
 class TwoPlyShooter:
     """Exact two-ply look-ahead over greedy's best cells (see the module docstring)."""
 
@@ -130,7 +204,8 @@ class TwoPlyShooter:
         factor = [100] * rules.cells
         if options.skew:
             size = tables(rules).size
-            factor = skew_factor(status, afloat, size, rules.rows, rules.cols, options.skew).tolist()
+            skewed = skew_factor(status, afloat, size, rules.rows, rules.cols, options.skew)
+            factor = skewed.tolist() if len(skewed) else factor  # empty: the smallest ship is sunk
         cells = [c for c in range(rules.cells) if status[c] == UNKNOWN]
         if not cells:  # cells only the margins rule out are all that is left (never with a ship afloat)
             cells = [c for c in range(rules.cells) if not observation.is_shot(c)]
@@ -150,7 +225,24 @@ class TwoPlyShooter:
         cells = self.candidates(observation, counts)
         if len(cells) == 1:
             return cells[0]
+        if self._prior is None and self.options.endgame and result.layouts <= self.options.endgame:
+            return self.rest_of_game(observation, result, cells)
         values = [
             two_ply_value(rules, observation, counts, result.placement_layouts, self._prior, c) for c in cells
         ]
         return cells[max(range(len(cells)), key=lambda i: (values[i], -i))]
+
+    def rest_of_game(self, observation: Observation, result: Posterior, cells: list[int]) -> int:
+        """The candidate after which greedy play ends the game in fewest expected shots (the first when equal)."""
+        rules = self._rules
+        total = int(result.layouts)
+        if len(rules.fleet) == 1:
+            rows = np.flatnonzero(result.placement_layouts)[:, None]
+        else:
+            rows = select_by_search(rules, evidence(rules, observation), np.arange(total, dtype=np.int64))
+        tree = GreedyTree(rules, rows, greedy_memo(rules))
+        shot = np.zeros(rules.cells, dtype=np.bool_)
+        shot[[s.cell for s in observation.shots]] = True
+        everyone = np.arange(total)
+        costs = [tree.after(everyone, shot, c) for c in cells]
+        return cells[min(range(len(cells)), key=lambda i: (costs[i], i))]
