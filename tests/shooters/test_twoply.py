@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +15,7 @@ from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import make
 from battleship.shooters.check import check_shooter
 from battleship.shooters.options import Options
-from battleship.shooters.twoply import GreedyTree, open_counts, two_ply_value
+from battleship.shooters.twoply import GreedyTree, answers, open_counts, two_ply_value
 from tests.helpers import brute_force_layouts, small_rules
 
 
@@ -72,6 +73,27 @@ def test_two_ply_values_equal_brute_force(board):
         if not observation.is_shot(cell):
             value = two_ply_value(rules, observation, counts, result.placement_layouts, None, cell)
             assert value == brute_two_ply(rules, observation, cell), cell
+
+
+@pytest.mark.parametrize("sinks", [Sinks.NAMED, Sinks.REVEALED])
+def test_identical_ships_sinkings_counted_once_equal_brute_force(sinks):
+    """Two identical ships: one sinking answer stands for both (by symmetry), the values unchanged."""
+    fleet = (Ship.line("Ship A", "A", 2), Ship.line("Ship B", "B", 2), Ship.line("Ship C", "C", 1))
+    rules = Rules(3, 3, fleet, Spacing.TOUCH, sinks)
+    shared = 0
+    for combo in brute_force_layouts(rules)[::150]:
+        record = play(make("optimal"), Layout(rules, combo), np.random.default_rng(0))
+        # the boards just after a hit: the next shot may sink either identical ship
+        for k in [k + 1 for k, shot in enumerate(record.shots[:-1]) if shot.outcome.name == "HIT"][:2]:
+            observation = Observation(rules, record.shots[:k])
+            result, counts = open_counts(rules, observation, None)
+            for cell in range(rules.cells):
+                if not observation.is_shot(cell):
+                    value = two_ply_value(rules, observation, counts, result.placement_layouts, None, cell)
+                    assert value == brute_two_ply(rules, observation, cell)
+                    found = answers(rules, observation, counts[cell], result.placement_layouts, cell)
+                    shared += sum(times > 1 for _, times in found)
+    assert shared  # some sinking answer stood for both identical ships
 
 
 @settings(max_examples=25, deadline=None)

@@ -56,22 +56,29 @@ def greedy_memo(rules: Rules) -> dict[bytes, int]:
 
 
 def answers(
-    rules: Rules, observation: Observation, cell_layouts: object, placements: np.ndarray, cell: int
-) -> list[Shot]:
-    """The hit-type answers a shot at ``cell`` may get: hit (if some layout leaves the ship afloat),
-    then each possible sinking announcement.
+    rules: Rules,
+    observation: Observation,
+    cell_layouts: object,
+    placements: np.ndarray,
+    cell: int,
+    symmetric: bool = True,
+) -> list[tuple[Shot, int]]:
+    """The hit-type answers a shot at ``cell`` may get, each once with how many answers it stands for:
+    hit (if some layout leaves the ship afloat), then each possible sinking announcement.
 
     ``cell_layouts`` is the posterior count of layouts with a ship on ``cell``, ``placements`` that
     of layouts using each placement: a placement through ``cell`` whose other cells are all hits
-    already, and which some layout uses, sinks its ship.
+    already, and which some layout uses, sinks its ship. With ``symmetric`` (a uniform prior), the
+    sinking of one of several identical ships afloat stands for all of them: swapping their names
+    maps the layouts of one announcement onto the other's, cell counts and all.
     """
     if not cell_layouts:
         return []
     if rules.sinks is Sinks.NONE:
-        return [Shot(cell, Outcome.HIT)]
+        return [(Shot(cell, Outcome.HIT), 1)]
     t = tables(rules)
     hits = observation.hit_mask
-    sinking: dict[object, Shot] = {}
+    sinking: dict[object, tuple[Shot, set[int]]] = {}
     sunk = 0
     for i in range(t.through_start[cell], t.through_start[cell + 1]):
         p = int(t.through[i])
@@ -80,16 +87,19 @@ def answers(
         if not placements[p] or not all(hits >> x & 1 for x in cells if x != cell):
             continue
         sunk += placements[p].item()
+        mask = sum(1 << x for x in cells)
+        shape = rules.placements[s] if symmetric else s  # identical ships have the same placements
         if rules.sinks is Sinks.SUNK:
-            sinking["sunk"] = Shot(cell, Outcome.SUNK)
+            key, shot = "sunk", Shot(cell, Outcome.SUNK)
         elif rules.sinks is Sinks.NAMED:
-            sinking[s] = Shot(cell, Outcome.SUNK, s)
+            key, shot = shape, Shot(cell, Outcome.SUNK, s)
         else:
-            sinking[p] = Shot(cell, Outcome.SUNK, s, sum(1 << x for x in cells))
+            key, shot = (shape, mask), Shot(cell, Outcome.SUNK, s, mask)
+        sinking.setdefault(key, (shot, set()))[1].add(s)
     # exact counts compare exactly; a float prior's sums may differ from the whole by rounding
     left = cell_layouts > sunk if isinstance(cell_layouts, int) else cell_layouts > sunk * (1 + 1e-9)
-    afloat = [Shot(cell, Outcome.HIT)] if left else []
-    return [*afloat, *sinking.values()]
+    afloat = [(Shot(cell, Outcome.HIT), 1)] if left else []
+    return [*afloat, *((shot, len(ships)) for shot, ships in sinking.values())]
 
 
 def open_counts(rules: Rules, observation: Observation, prior: np.ndarray | None) -> tuple[Posterior, list]:
@@ -115,10 +125,10 @@ def two_ply_value(
     """
     value = counts[cell]
     hit_cells = [0] * len(counts)  # per cell, the layouts that give a hit-type answer and a ship there
-    for shot in answers(rules, observation, counts[cell], placements, cell):
+    for shot, times in answers(rules, observation, counts[cell], placements, cell, prior is None):
         _, after = open_counts(rules, observation.after(shot), prior)
-        value += max(after)
-        hit_cells = [a + b for a, b in zip(hit_cells, after, strict=True)]
+        value += times * max(after)
+        hit_cells = [a + times * b for a, b in zip(hit_cells, after, strict=True)]
     # the layouts that miss: those left over, cell by cell, once the hit answers' are taken
     misses = [n - h for n, h in zip(counts, hit_cells, strict=True)]
     misses[cell] = 0
