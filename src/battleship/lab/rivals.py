@@ -27,6 +27,8 @@ SKIPPED = {"learning": "needs a model of recorded layouts (model=FILE)"}
 SLOW_SHOT_SECONDS = (
     2.0  # shooters played in Python are left out when an exact count takes longer (open board)
 )
+# shooters that count several exact posteriors a shot (twoply: one per candidate and answer), about
+POSTERIORS_A_SHOT = {"twoply": 12}
 EXTRA = ["density:skew=20", "trial-sink:skew=20", "optimal:skew=20"]  # variants best itself may play
 
 
@@ -69,7 +71,7 @@ def skipped_for(rules: Rules, name: str) -> str | None:
     if why:
         return why
     # shooters played in Python infer exactly (or sample) every shot
-    if not is_kernel(name) and work(rules).again > SLOW_SHOT_SECONDS:
+    if not is_kernel(name) and work(rules).again * POSTERIORS_A_SHOT.get(name, 1) > SLOW_SHOT_SECONDS:
         return "exact inference on this fleet takes too long a shot"
     return None
 

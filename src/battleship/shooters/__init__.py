@@ -158,6 +158,15 @@ register(
 )
 register(
     ShooterSpec(
+        "twoply",
+        f"{_HERE}.twoply:TwoPlyShooter",
+        "Exact two-ply look-ahead: of greedy's best cells, the one with most expected hits this shot and next",
+        None,
+        (*SCORING, "width", "prior", "endgame"),
+    )
+)
+register(
+    ShooterSpec(
         "best",
         f"{_HERE}.best:BestShooter",
         "the strongest measured shooter for the rules (docs/strategies.md); options apply to it",

@@ -1,0 +1,265 @@
+"""Exact two-ply look-ahead: the shot that maximises the expected hits of this shot and the best next one.
+
+Greedy play (``optimal``) fires where a ship is most likely now. Two-ply asks one step more: after
+each possible answer to this shot, how good is the best shot that follows? For each of the
+``width`` cells greedy ranks highest, its value is
+
+    P(hit now) + sum over the referee's answers a of P(a) * max over unshot cells c' of P(hit at c' | a)
+
+where the answers are miss, hit, and each sinking announcement the rules make (``sunk``, a named
+ship, a revealed placement). Every probability is exact (:func:`battleship.inference.posterior`
+on the board with that answer added), and since ``P(a) * P(hit at c' | a)`` is the number of
+layouts that give answer ``a`` and put a ship on ``c'``, over all layouts, the value times the
+number of layouts is a sum of layout counts: it is added up as Python integers, exact past 64
+bits, so two cells compare exactly. The miss answer needs no posterior of its own: its layouts are
+those left over by the hit answers, cell by cell; and under a uniform prior the sinking of one of
+several identical ships afloat stands for all of them (by symmetry). A shot therefore costs one
+posterior per candidate and distinct hit-type answer (``width`` of them while hunting).
+
+``endgame=N``: once at most ``N`` layouts remain, the value is instead the exact expected number of
+shots greedy play takes after the candidate (:class:`GreedyTree`: Bertsekas' rollout over exact
+greedy, computed over every layout, not sampled). Greedy's own cell is always a candidate, so this
+never plays worse than greedy (policy improvement); on the small boards of ``battleship limit`` it
+comes within 0.05 shots of the optimum (docs/strategies.md). Not used under a ``prior``.
+
+Options: ``width`` (candidate cells, default 6; ``width=1`` is greedy), ``endgame`` (above), ``tie`` (first, centre or
+random: the order of cells greedy ranks equal, which is also the order that splits equal two-ply
+values), ``skew`` (C. Liam Brown's diagonal skew, in percent, applied to greedy's ranking of the
+candidates and to nothing else), ``prior=GENERATOR`` (layouts weighed by how often that generator
+draws their placements, as ``optimal`` reads it). Deterministic under ``tie=first``: its opening
+repeats from game to game, and boards with misses only are computed once per process. Plays every
+rules variant the exact engine plays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from battleship.game import Observation, Outcome, Shot
+from battleship.inference import Posterior, evidence, posterior, select_by_search
+from battleship.inference.prior import generator_weights
+from battleship.rules import Rules, Sinks
+from battleship.shooters.choice import UNKNOWN, centre_distance, skew_factor
+from battleship.shooters.density import observed_status
+from battleship.shooters.options import Options
+from battleship.tables import tables
+
+# Greedy's subtree costs, per rules, kept between games (the lab makes a shooter per game; greedy is
+# deterministic, so the same subtrees come back): cleared past MEMO_KEPT entries of 16-byte keys.
+MEMO_KEPT = 1_000_000
+_memos: dict[Rules, dict[bytes, int]] = {}
+
+
+def greedy_memo(rules: Rules) -> dict[bytes, int]:
+    """The kept subtree costs of greedy play under ``rules`` (the rules of the last few games only)."""
+    memo = _memos.get(rules)
+    if memo is None or len(memo) > MEMO_KEPT:
+        if len(_memos) >= 8:
+            _memos.clear()
+        memo = _memos[rules] = {}
+    return memo
+
+
+def answers(
+    rules: Rules,
+    observation: Observation,
+    cell_layouts: object,
+    placements: np.ndarray,
+    cell: int,
+    symmetric: bool = True,
+) -> list[tuple[Shot, int]]:
+    """The hit-type answers a shot at ``cell`` may get, each once with how many answers it stands for:
+    hit (if some layout leaves the ship afloat), then each possible sinking announcement.
+
+    ``cell_layouts`` is the posterior count of layouts with a ship on ``cell``, ``placements`` that
+    of layouts using each placement: a placement through ``cell`` whose other cells are all hits
+    already, and which some layout uses, sinks its ship. With ``symmetric`` (a uniform prior), the
+    sinking of one of several identical ships afloat stands for all of them: swapping their names
+    maps the layouts of one announcement onto the other's, cell counts and all.
+    """
+    if not cell_layouts:
+        return []
+    if rules.sinks is Sinks.NONE:
+        return [(Shot(cell, Outcome.HIT), 1)]
+    t = tables(rules)
+    hits = observation.hit_mask
+    sinking: dict[object, tuple[Shot, set[int]]] = {}
+    sunk = 0
+    for i in range(t.through_start[cell], t.through_start[cell + 1]):
+        p = int(t.through[i])
+        s = int(t.ship_of[p])
+        cells = [int(x) for x in t.cell_list[p, : t.size[s]]]
+        if not placements[p] or not all(hits >> x & 1 for x in cells if x != cell):
+            continue
+        sunk += placements[p].item()
+        mask = sum(1 << x for x in cells)
+        shape = rules.placements[s] if symmetric else s  # identical ships have the same placements
+        if rules.sinks is Sinks.SUNK:
+            key, shot = "sunk", Shot(cell, Outcome.SUNK)
+        elif rules.sinks is Sinks.NAMED:
+            key, shot = shape, Shot(cell, Outcome.SUNK, s)
+        else:
+            key, shot = (shape, mask), Shot(cell, Outcome.SUNK, s, mask)
+        sinking.setdefault(key, (shot, set()))[1].add(s)
+    # exact counts compare exactly; a float prior's sums may differ from the whole by rounding
+    left = cell_layouts > sunk if isinstance(cell_layouts, int) else cell_layouts > sunk * (1 + 1e-9)
+    afloat = [(Shot(cell, Outcome.HIT), 1)] if left else []
+    return [*afloat, *((shot, len(ships)) for shot, ships in sinking.values())]
+
+
+def open_counts(rules: Rules, observation: Observation, prior: np.ndarray | None) -> tuple[Posterior, list]:
+    """The posterior, and per cell the layouts with a ship there (0 on shot cells) as Python numbers."""
+    result = posterior(rules, observation, prior=prior)
+    counts = result.cell_layouts.ravel().tolist()
+    shot = observation.shot_mask
+    return result, [0 if shot >> c & 1 else n for c, n in enumerate(counts)]
+
+
+def two_ply_value(
+    rules: Rules,
+    observation: Observation,
+    counts: list,
+    placements: np.ndarray,
+    prior: np.ndarray | None,
+    cell: int,
+) -> object:
+    """Layouts x (P(hit at ``cell``) + expected best hit chance of the next shot): an exact count.
+
+    ``counts`` and ``placements`` are the posterior of ``observation`` (per cell, 0 on shot cells;
+    per placement); a layout-weighted count under a float ``prior``.
+    """
+    value = counts[cell]
+    hit_cells = [0] * len(counts)  # per cell, the layouts that give a hit-type answer and a ship there
+    for shot, times in answers(rules, observation, counts[cell], placements, cell, prior is None):
+        _, after = open_counts(rules, observation.after(shot), prior)
+        value += times * max(after)
+        hit_cells = [a + times * b for a, b in zip(hit_cells, after, strict=True)]
+    # the layouts that miss: those left over, cell by cell, once the hit answers' are taken
+    misses = [n - h for n, h in zip(counts, hit_cells, strict=True)]
+    misses[cell] = 0
+    value += max(misses)
+    return value
+
+
+class GreedyTree:
+    """Exact greedy play (``optimal``, ``tie=first``) over an explicit list of layouts, as a tree.
+
+    ``rows`` are layouts as placement indices in fleet order (all consistent with one observation).
+    :meth:`after` counts, over those layouts, the shots a game takes when ``cell`` is fired next and
+    greedy plays on: the exact rest-of-game cost of a candidate (Bertsekas' rollout, computed over
+    every layout rather than sampled). Greedy's subtrees repeat between candidates, shots and games,
+    so their costs are kept in ``memo`` (keyed by a 128-bit digest of the layouts and the cells shot).
+    """
+
+    def __init__(self, rules: Rules, rows: np.ndarray, memo: dict):
+        t = tables(rules)
+        self.rules, self.memo = rules, memo
+        self.rows = rows[np.lexsort(rows.T[::-1])]  # sorted: a subset's digest does not depend on the order
+        layouts, ships = self.rows.shape
+        self.ship_cells = np.zeros((layouts, ships, rules.cells), dtype=np.bool_)
+        for s in range(ships):
+            cells = t.cell_list[self.rows[:, s], : t.size[s]]
+            self.ship_cells[np.arange(layouts)[:, None], s, cells] = True
+        self.occupied = self.ship_cells.any(axis=1)
+        self.ship_at = np.where(self.occupied, self.ship_cells.argmax(axis=1), -1)
+
+    def after(self, subset: np.ndarray, shot: np.ndarray, cell: int) -> int:
+        """Shots over the layouts ``subset`` (indices) when ``cell`` is fired next, then greedy to the end."""
+        shot = shot.copy()
+        shot[cell] = True
+        ship = self.ship_at[subset, cell]
+        left = (self.ship_cells[subset, np.maximum(ship, 0)] & ~shot).any(axis=1)
+        sinks = self.rules.sinks
+        if sinks is Sinks.NONE:
+            answer = (ship >= 0).astype(np.int64)
+        elif sinks is Sinks.SUNK:
+            answer = np.where(ship < 0, 0, np.where(left, 1, 2))
+        elif sinks is Sinks.NAMED:
+            answer = np.where(ship < 0, 0, np.where(left, 1, 2 + ship))
+        else:
+            placement = self.rows[subset, np.maximum(ship, 0)]
+            answer = np.where(ship < 0, 0, np.where(left, 1, 2 + placement))
+        total = len(subset)
+        for key in np.unique(answer):
+            group = subset[answer == key]
+            group = group[(self.occupied[group] & ~shot).any(axis=1)]  # games not over yet
+            if len(group):
+                total += self.shots(group, shot)
+        return total
+
+    def shots(self, subset: np.ndarray, shot: np.ndarray) -> int:
+        """Shots greedy takes to finish every layout of ``subset`` from a board with ``shot`` fired at."""
+        key = hashlib.blake2b(self.rows[subset].tobytes() + np.packbits(shot).tobytes(), digest_size=16)
+        found = self.memo.get(key.digest())
+        if found is None:
+            counts = np.where(shot, -1, self.occupied[subset].sum(axis=0))
+            found = self.after(subset, shot, int(np.argmax(counts)))  # the first best, as tie=first
+            self.memo[key.digest()] = found
+        return found
+
+
+class TwoPlyShooter:
+    """Exact two-ply look-ahead over greedy's best cells (see the module docstring)."""
+
+    name = "twoply"
+
+    def __init__(self, options: Options | None = None):
+        self.options = options or Options()
+
+    def reset(self, rules: Rules, rng: np.random.Generator) -> None:
+        """Remember the rules, the prior and the tie-break stream."""
+        self._rules = rules
+        self._rng = rng
+        self._prior = generator_weights(rules, self.options.prior)
+
+    def candidates(self, observation: Observation, counts: list) -> list[int]:
+        """Greedy's ``width`` best unknown cells, best first (skewed as asked; ties as ``tie`` says)."""
+        rules, options = self._rules, self.options
+        status, afloat = observed_status(rules, observation)
+        factor = [100] * rules.cells
+        if options.skew:
+            size = tables(rules).size
+            skewed = skew_factor(status, afloat, size, rules.rows, rules.cols, options.skew)
+            factor = skewed.tolist() if len(skewed) else factor  # empty: the smallest ship is sunk
+        cells = [c for c in range(rules.cells) if status[c] == UNKNOWN]
+        if not cells:  # cells only the margins rule out are all that is left (never with a ship afloat)
+            cells = [c for c in range(rules.cells) if not observation.is_shot(c)]
+        if options.tie == "random":
+            order = self._rng.permutation(rules.cells).tolist()
+        elif options.tie == "centre":
+            order = [centre_distance(c, rules.rows, rules.cols) for c in range(rules.cells)]
+        else:
+            order = [0] * rules.cells
+        cells.sort(key=lambda c: (-counts[c] * factor[c], order[c], c))
+        return cells[: max(1, options.width)]
+
+    def next_shot(self, observation: Observation) -> int:
+        """The candidate of highest two-ply value (the first in greedy's order when equal)."""
+        rules = self._rules
+        result, counts = open_counts(rules, observation, self._prior)
+        cells = self.candidates(observation, counts)
+        if len(cells) == 1:
+            return cells[0]
+        if self._prior is None and self.options.endgame and result.layouts <= self.options.endgame:
+            return self.rest_of_game(observation, result, cells)
+        values = [
+            two_ply_value(rules, observation, counts, result.placement_layouts, self._prior, c) for c in cells
+        ]
+        return cells[max(range(len(cells)), key=lambda i: (values[i], -i))]
+
+    def rest_of_game(self, observation: Observation, result: Posterior, cells: list[int]) -> int:
+        """The candidate after which greedy play ends the game in fewest expected shots (the first when equal)."""
+        rules = self._rules
+        total = int(result.layouts)
+        if len(rules.fleet) == 1:
+            rows = np.flatnonzero(result.placement_layouts)[:, None]
+        else:
+            rows = select_by_search(rules, evidence(rules, observation), np.arange(total, dtype=np.int64))
+        tree = GreedyTree(rules, rows, greedy_memo(rules))
+        shot = np.zeros(rules.cells, dtype=np.bool_)
+        shot[[s.cell for s in observation.shots]] = True
+        everyone = np.arange(total)
+        costs = [tree.after(everyone, shot, c) for c in cells]
+        return cells[min(range(len(cells)), key=lambda i: (costs[i], i))]
