@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from battleship import generators
-from battleship.game import Game, Observation, play
+from battleship.game import Game, Observation, Outcome, Shot, play
 from battleship.lab.limit import every_layout
 from battleship.layout import Layout
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
@@ -95,6 +95,18 @@ def test_identical_ships_sinkings_counted_once_equal_brute_force(sinks):
                     shared += sum(times > 1 for _, times in found)
     assert shared  # some sinking answer stood for both identical ships
 
+
+def test_a_nameless_sinking_is_one_answer_however_many_identical_ships_it_could_be():
+    """Under "sunk" the referee names no ship: two identical ships give one answer, counted once."""
+    fleet = (Ship.line("Ship A", "A", 2), Ship.line("Ship B", "B", 2))
+    rules = Rules(3, 3, fleet, Spacing.TOUCH, Sinks.SUNK)
+    observation = Observation(rules, (Shot(0, Outcome.HIT),))  # the case Hypothesis found: 44 for 42
+    result, counts = open_counts(rules, observation, None)
+    for cell in range(1, rules.cells):
+        value = two_ply_value(rules, observation, counts, result.placement_layouts, None, cell)
+        assert value == brute_two_ply(rules, observation, cell), cell
+        found = answers(rules, observation, counts[cell], result.placement_layouts, cell)
+        assert all(times == 1 for _, times in found), cell
 
 @settings(max_examples=25, deadline=None)
 @given(small_rules(max_side=4, max_ships=3))

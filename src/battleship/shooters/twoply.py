@@ -102,7 +102,9 @@ def answers(
             key, shot = shape, Shot(cell, Outcome.SUNK, s)
         else:
             key, shot = (shape, mask), Shot(cell, Outcome.SUNK, s, mask)
-        sinking.setdefault(key, (shot, set()))[1].add(s)
+        # "sunk" names no ship: one answer, whichever ship it was; a name or mask keyed by shape
+        # stands for each identical ship it could be
+        sinking.setdefault(key, (shot, set()))[1].add(0 if rules.sinks is Sinks.SUNK else s)
     # exact counts compare exactly; a float prior's sums may differ from the whole by rounding
     left = cell_layouts > sunk if isinstance(cell_layouts, int) else cell_layouts > sunk * (1 + 1e-9)
     afloat = [(Shot(cell, Outcome.HIT), 1)] if left else []
