@@ -120,3 +120,19 @@ def test_skew_is_dropped_once_the_smallest_ship_is_sunk():
     assert best_cells(rules, observation, probability, 20) == best_cells(rules, observation, probability)
     out = runner.invoke(app, ["calc", board, "--skew", "--json"])
     assert out.exit_code == 0, out.output
+
+
+def test_calc_within_a_time_budget_never_compiles_a_graph_it_has_no_time_for(monkeypatch):
+    """Sea Battle with one hit: rejection keeps few draws, and compiling the exact sampler's graph takes
+    longer than the budget. Every batch is told the deadline, so the answer is all rejection's samples
+    (before, a later batch compiled the graph and the answer kept the first two batches alone)."""
+    from battleship.inference import graph
+
+    def no_compiling(*args, **kwargs):
+        raise AssertionError("a graph was compiled within a --time budget")
+
+    monkeypatch.setattr(graph, "build", no_compiling)
+    board = "/".join(["." * 10] * 4 + ["....x....."] + ["." * 10] * 5)
+    out = _calc(board, "--rules", "seabattle", "--time", "3", "--json")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["samples"] > 48  # more than the first two batches (16 + 32)

@@ -203,17 +203,25 @@ def monte_carlo_within(
 
     import numpy as np
 
-    from battleship.inference.sampling import Estimate, monte_carlo
+    from battleship.inference.sampling import Estimate, draw, hit_counts
 
     s = session()
     budget = s.stop.remaining() or 0.0
+    # each batch is told the deadline: where rejection keeps too few draws it goes on rejecting until
+    # then rather than compiling the exact sampler's graph, which could take the whole budget
+    deadline = time.perf_counter() + budget
     lock, done, box = threading.Lock(), [], {}
 
     def batches() -> None:
         size = 16  # a small first batch keeps short budgets short
         try:
             while not s.stop.requested:
-                part = monte_carlo(r, observation, seed=seed * 1_000_003 + len(done), samples=size)
+                started = time.perf_counter()
+                rows = draw(r, observation, size, seed=seed * 1_000_003 + len(done), deadline=deadline)
+                if len(rows) == 0:
+                    break
+                hits = hit_counts(r, rows).reshape(r.rows, r.cols)
+                part = Estimate(len(rows), hits / len(rows), hits * 0.0, time.perf_counter() - started)
                 with lock:
                     done.append(part)
                 size = min(2 * size, 256)
