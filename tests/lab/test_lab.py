@@ -205,7 +205,10 @@ def test_best_follows_what_the_rules_are_not_their_name():
     assert best_for(replace(standard, sinks=Sinks.SUNK)) == "optimal"
     tee = Rules(8, 8, (Ship("Tee", "T", ((0, 0), (0, 1), (0, 2), (1, 1))), Ship.line("Boat", "B", 2)))
     assert best_for(replace(tee, name="standard")) == "optimal"
-    assert best_for(preset("seabattle")) == "trial-sink"  # a margin, and one-cell ships: no skew
+    # a margin and one-cell ships: exact play where the engine is quick, else trial-sink with no skew
+    assert best_for(preset("seabattle")) == "optimal"
+    wide = replace(preset("seabattle"), rows=17, cols=17)  # past the sweep's 16 columns
+    assert best_for(wide) == "trial-sink"
     tiny = Rules(4, 4, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)))
     assert best_for(replace(tiny, name="standard")) == "optimal"  # small enough for exact play
 

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+START_SECONDS = 300  # how long a server may take to open its port
 
 
 def free_port() -> int:
@@ -35,7 +36,9 @@ def start(db_url: str, port: int, *options: str) -> subprocess.Popen:
         stderr=subprocess.STDOUT,
     )
     process.output = output  # type: ignore[attr-defined]
-    for _ in range(300):
+    # generous: the first start after an install compiles the engines, on a busy machine minutes
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rules", timeout=1)
             return process

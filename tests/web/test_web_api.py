@@ -508,7 +508,7 @@ def test_every_preset_is_on_offer_with_its_levels(client):
     )
     assert [m["level"] for m in catalogue["modes"]] == ["Easy", "Medium", "Hard", "Expert", "Adaptive"]
     seabattle = next(r for r in catalogue["rules"] if r["name"] == "seabattle")
-    assert seabattle["levels"]["best"] == "trial-sink" and seabattle["about"].startswith("Sea Battle")
+    assert seabattle["levels"]["best"] == "optimal" and seabattle["about"].startswith("Sea Battle")
     for name in ("seabattle", "square-15"):
         game = client.post("/api/games", json={"rules": name, "mode": "hunt-target"})
         assert game.status_code == 201, game.text

@@ -149,6 +149,10 @@ def test_the_calculator_is_exact_on_sea_battle_once_the_presets_are_warm(tmp_pat
         assert calc["exact"] is True and calc["engine"] == "sweep" and "note" not in calc
         assert abs(sum(calc["probability"]) - 20) < 1e-3
         assert calc["probability"][90] == 0.0 and int(calc["layouts"]) > 10**12
+        # Expert plays exact greedy play on Sea Battle: from the same graph, with no stand-in
+        computer = client.app.state.computer
+        move = computer.move(rules, Observation(rules), "best", (1, 0), Stop(60))  # generous: a busy machine
+        assert move.shooter == "optimal" and move.fallback is None, move
 
 
 @pytest.mark.slow

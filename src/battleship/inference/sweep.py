@@ -482,6 +482,32 @@ def compiled_for(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -
     return cached(_board_shape(rules, ev, weight)) is not None
 
 
+def open_shape(rules: Rules) -> Shape:
+    """The graph shape of the open board under a uniform prior: the first a game of exact play compiles."""
+    from battleship.game import Observation
+    from battleship.inference.evidence import evidence
+
+    return _board_shape(rules, evidence(rules, Observation(rules)), None)
+
+
+def no_larger(rules: Rules, than: Rules) -> bool:
+    """True when the open board's graph of ``rules`` is surely no larger than that of ``than``, known
+    without compiling either: no taller or wider a board swept, the same spacing, no longer a ship,
+    and no more count vectors (a layer's states are profiles times count vectors, and the profiles
+    grow with the width and with the bits a column's ship length takes)."""
+    if not (applies(rules) and applies(than)):
+        return False
+    mine, theirs = open_shape(rules), open_shape(than)
+    return (
+        mine.spacing == theirs.spacing
+        and mine.height <= theirs.height
+        and mine.width <= theirs.width
+        and mine.bits <= theirs.bits
+        and max(mine.lengths) <= max(theirs.lengths)
+        and mine.combinations <= theirs.combinations
+    )
+
+
 SECONDS_PER_STATE = 3e-8  # one sweep with every placement's count, one core (measured: pirates, Sea Battle)
 COMPILE_SECONDS_PER_STATE = 4e-7  # compiling a graph
 

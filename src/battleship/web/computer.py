@@ -88,6 +88,12 @@ MODES = {
 }  # fmt: skip
 
 
+def sweeps(chosen: Mode, rules: Rules) -> bool:
+    """True when ``chosen``'s moves may sweep a state graph: Hard and Adaptive always (exact samples and
+    exact odds), Expert where it plays exact greedy play (``optimal``: Sea Battle's rules)."""
+    return chosen.name in SWEEPING or (chosen.name == "best" and jobs.named("best", rules) == "optimal")
+
+
 def mode(name: str) -> Mode:
     """A mode by its API name, or a clear error."""
     if name not in MODES:
@@ -171,7 +177,7 @@ class Computer:
         graph (and says it is not exact).
         """
         exact = True if chosen.name == "learning" else None
-        if chosen.name not in SWEEPING:
+        if not sweeps(chosen, rules):
             return (), exact, None
         prior = model.prior() if model is not None else None
         boards = (observation, Observation(rules))
@@ -217,7 +223,7 @@ class Computer:
         chosen = mode(name)
         if not chosen.thinks:
             return
-        if chosen.name in SWEEPING and (shape := graphs.needed(rules, Observation(rules))) is not None:
+        if sweeps(chosen, rules) and (shape := graphs.needed(rules, Observation(rules))) is not None:
             self._admit_graph(rules, chosen, shape, stop, model)
             return
         key = (rules.name if rules.name != "custom" else rules.to_toml(), name)
