@@ -108,6 +108,7 @@ def test_a_nameless_sinking_is_one_answer_however_many_identical_ships_it_could_
         found = answers(rules, observation, counts[cell], result.placement_layouts, cell)
         assert all(times == 1 for _, times in found), cell
 
+
 @settings(max_examples=25, deadline=None)
 @given(small_rules(max_side=4, max_ships=3))
 def test_the_greedy_tree_counts_the_shots_optimal_takes_on_every_layout(rules):
