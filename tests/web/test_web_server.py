@@ -174,5 +174,6 @@ def test_the_slowest_requests_hold_no_other_game_and_sigterm_stops_the_server(tm
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert "Traceback" not in output_of(process)
+    out = output_of(process)
+    assert "Traceback" not in out, out[out.find("Traceback") - 200 :]
     assert not subprocess.run(["pgrep", "-f", f"forkserver.*{process.pid}"], capture_output=True).stdout

@@ -80,3 +80,27 @@ def test_closing_stops_busy_jobs_and_refuses_new_ones():
     assert not thread.is_alive() and isinstance(errors[0], WorkerDied)
     with pytest.raises(Closed):
         pool.run(jobs.echo, 1, stop=Stop(30))
+
+
+def test_a_worker_killed_from_two_threads_at_once_is_killed_once():
+    """At shutdown a job's thread and the pool's close may both kill a busy worker: its pipe is closed
+    once (closing it twice raised EBADF in the server's shutdown, or could close another file)."""
+    from battleship.web.workers import _context, _Worker
+
+    for _ in range(5):  # bounded: the race is a matter of timing
+        worker = _Worker(_context())
+        start, errors = threading.Barrier(3), []
+
+        def kill(w=worker, barrier=start, errors=errors) -> None:
+            barrier.wait()
+            try:
+                w.kill()
+            except BaseException as error:
+                errors.append(error)
+
+        threads = [threading.Thread(target=kill) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert not errors and not worker.process.is_alive() and worker.conn.closed

@@ -60,8 +60,16 @@ class _Worker:
         self.process = ctx.Process(target=_serve, args=(child,), daemon=True, name="battleship-heavy")
         self.process.start()
         child.close()
+        self._killing = threading.Lock()
+        self._killed = False
 
     def kill(self) -> None:
+        """End the process and close the pipe, once: a job's thread and :meth:`Workers.close` may both
+        kill a busy worker at shutdown, and a pipe closed twice closes whatever file took its number."""
+        with self._killing:
+            if self._killed:
+                return
+            self._killed = True
         if self.process.is_alive():
             self.process.kill()
         self.process.join(5)
