@@ -209,6 +209,12 @@ def test_best_follows_what_the_rules_are_not_their_name():
     assert best_for(preset("seabattle")) == "optimal"
     wide = replace(preset("seabattle"), rows=17, cols=17)  # past the sweep's 16 columns
     assert best_for(wide) == "trial-sink"
+    # pirates: trial-sink, level with exact play on uniform layouts; exact play under a generator's prior
+    from battleship.shooters.registry import resolve
+
+    assert resolve("best:prior=contest", preset("pirates")) == resolve("optimal:prior=contest")
+    assert resolve("best", preset("pirates"))[0] == "trial-sink"
+    assert resolve("best:prior=contest", replace(preset("pirates"), rows=12, cols=12))[0] == "trial-sink"
     tiny = Rules(4, 4, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)))
     assert best_for(replace(tiny, name="standard")) == "optimal"  # small enough for exact play
 

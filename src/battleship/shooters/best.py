@@ -27,13 +27,16 @@ KEPT = {
     "datagenetics": ["density"],
     "pirates": ["trial-sink", "optimal", "montecarlo"],
 }
+# presets whose exact play is measured at scale: a graph no larger than one of theirs is affordable
+MEASURED_GRAPHS = ("seabattle", "pirates")
 SMALL = 10**6  # placement combinations up to which exact inference costs next to nothing a shot
 # the published mean each preset is measured against (None: the document gives no mean)
 PUBLISHED = {"standard": 44.37, "datagenetics": None, "pirates": 38.19}
 
 
-def best_for(rules: Rules) -> str:
-    """The strongest measured shooter for what the rules are (never for what they are called).
+def best_for(rules: Rules, options: Options | None = None) -> str:
+    """The strongest measured shooter for what the rules are (never for what they are called), and
+    for the layouts the options say to expect (``prior=GENERATOR``).
 
     - small problems (at most ``SMALL`` combinations of placements, the 3x3 to 4x4 boards of the
       limit study): exact greedy play (``optimal``), within 0.15 shots of the optimum there while
@@ -41,11 +44,14 @@ def best_for(rules: Rules) -> str:
     - ships that are not straight: exact greedy play (``optimal``), which reads any shape and every
       answer; measured ahead of density on 8x8 with a T-shaped ship;
     - a spacing margin with a one-cell ship (Sea Battle's boats): exact greedy play, 1.9 shots ahead
-      of trial-sink over 2,000 paired Sea Battle games, where its state graph is no larger than Sea
-      Battle's (:func:`exact_is_quick`); trial-sink otherwise;
+      of trial-sink over 2,000 paired Sea Battle games, where its state graph is no larger than a
+      measured preset's (:func:`exact_is_quick`); trial-sink otherwise;
+    - any other spacing margin, layouts expected from a generator (``prior``): exact greedy play under
+      that generator's placement weights, 0.3 shots ahead of trial-sink under the same prior over
+      10,000 paired contest layouts of `pirates` (where :func:`exact_is_quick` says it is affordable);
     - any other spacing margin: trial-sink with C. Liam Brown's skew, which reads a finished ship off
       a run of hits and every sinking announced (the C# Pirates contest's rules): level with exact
-      greedy play over 10,000 paired `pirates` games and a hundred times cheaper a game;
+      greedy play over 10,000 paired `pirates` games, and far cheaper (a kernel, microseconds a shot);
     - sinkings named or shown: density with a skew (DataGenetics' rules);
     - ships that may touch, anonymous or no sink announcements: exact greedy play, because the
       density count cannot use an anonymous sinking.
@@ -54,7 +60,8 @@ def best_for(rules: Rules) -> str:
         return "optimal"
     if rules.spacing is not Spacing.TOUCH:
         if min(ship.size for ship in rules.fleet) > 1:
-            return BEST["pirates"]
+            prior = options is not None and bool(options.prior)
+            return "optimal" if prior and exact_is_quick(rules) else BEST["pirates"]
         # a skew toward one colour only delays one-cell ships, which left trial-sink behind exact play
         return "optimal" if exact_is_quick(rules) else "trial-sink"
     if rules.sinks in (Sinks.NAMED, Sinks.REVEALED):
@@ -63,13 +70,14 @@ def best_for(rules: Rules) -> str:
 
 
 def exact_is_quick(rules: Rules) -> bool:
-    """True when exact play's state graph under ``rules`` is surely no larger than Sea Battle's, whose
-    cost is measured (a few seconds a game, 291 MB): decided from the rules alone, in microseconds,
-    so that naming what ``best`` plays never compiles or estimates anything."""
+    """True when exact play's state graph under ``rules`` is surely no larger than that of a preset
+    whose cost is measured (Sea Battle: 22.9 million states, about 3 s a game; `pirates`: 5.5 million,
+    half a second): decided from the rules alone, in microseconds, so that naming what ``best`` plays
+    never compiles or estimates anything."""
     from battleship.inference.sweep import no_larger
     from battleship.rules import preset
 
-    return no_larger(rules, preset("seabattle"))
+    return any(no_larger(rules, preset(name)) for name in MEASURED_GRAPHS)
 
 
 def kept(rules_name: str) -> list[str]:

@@ -66,7 +66,8 @@ class ShooterSpec:
     ignores: tuple[str, ...] = ()
     ignores_why: str = ""
     # "package.module:function" for a shooter that plays another one chosen by the rules (``best``):
-    # the function maps rules to the spec text of the shooter it plays (see :func:`resolve`)
+    # the function maps rules and the options given to the spec text of the shooter it plays (see
+    # :func:`resolve`)
     chooses: str | None = None
     takes_options: bool = True  # False: the class is built with no arguments (a class named outright)
 
@@ -74,9 +75,10 @@ class ShooterSpec:
         """The shooter's class (imported on first use)."""
         return load_class(self.entry_point)
 
-    def choose(self, rules: Rules) -> str | None:
-        """The spec text of the shooter this one plays under ``rules`` (None: it plays itself)."""
-        return _attribute(self.chooses)(rules) if self.chooses else None
+    def choose(self, rules: Rules, options: Options | None = None) -> str | None:
+        """The spec text of the shooter this one plays under ``rules`` and the options given (None: it
+        plays itself)."""
+        return _attribute(self.chooses)(rules, options) if self.chooses else None
 
     def make(self, options: Options | None = None, **kwargs: Any) -> Shooter:
         """A new shooter with these options (checked against the keys it reads)."""
@@ -228,7 +230,7 @@ def resolve(text: str, rules: Rules | None = None, base: Options | None = None) 
     if is_class_spec(text):
         return class_spec(text).name, base or Options()
     name, options = parse_spec(text, base)
-    chosen_text = spec(name).choose(rules) if rules is not None else None
+    chosen_text = spec(name).choose(rules, options) if rules is not None else None
     if chosen_text is not None:
         chosen, chosen_options = parse_spec(chosen_text)
         options = dataclasses.replace(chosen_options, **options.changed())
