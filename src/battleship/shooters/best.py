@@ -43,15 +43,16 @@ def best_for(rules: Rules, options: Options | None = None) -> str:
       density and trial-sink give up to 1.9 (``battleship limit``, docs/strategies.md);
     - ships that are not straight: exact greedy play (``optimal``), which reads any shape and every
       answer; measured ahead of density on 8x8 with a T-shaped ship;
-    - a spacing margin with a one-cell ship (Sea Battle's boats): exact greedy play, 1.9 shots ahead
+    - a spacing margin with a one-cell ship (Sea Battle's boats): exact greedy play, 2.0 shots ahead
       of trial-sink over 2,000 paired Sea Battle games, where its state graph is no larger than a
       measured preset's (:func:`exact_is_quick`); trial-sink otherwise;
     - any other spacing margin, layouts expected from a generator (``prior``): exact greedy play under
-      that generator's placement weights, 0.3 shots ahead of trial-sink under the same prior over
+      that generator's placement weights, 0.18 shots ahead of trial-sink under the same prior over
       10,000 paired contest layouts of `pirates` (where :func:`exact_is_quick` says it is affordable);
     - any other spacing margin: trial-sink with C. Liam Brown's skew, which reads a finished ship off
       a run of hits and every sinking announced (the C# Pirates contest's rules): level with exact
-      greedy play over 10,000 paired `pirates` games, and far cheaper (a kernel, microseconds a shot);
+      greedy play over 10,000 paired uniform `pirates` games, 0.42 shots ahead of it over 2,000
+      sequentially drawn ones, and far cheaper (a kernel, microseconds a shot);
     - sinkings named or shown: density with a skew (DataGenetics' rules);
     - ships that may touch, anonymous or no sink announcements: exact greedy play, because the
       density count cannot use an anonymous sinking.
