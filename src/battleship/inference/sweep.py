@@ -482,6 +482,7 @@ def compiled_for(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -
     return cached(_board_shape(rules, ev, weight)) is not None
 
 
+@lru_cache(maxsize=64)
 def open_shape(rules: Rules) -> Shape:
     """The graph shape of the open board under a uniform prior: the first a game of exact play compiles."""
     from battleship.game import Observation
