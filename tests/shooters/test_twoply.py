@@ -160,3 +160,16 @@ def test_twoply_keeps_the_protocol_and_repeats_its_games():
     one = play(make("twoply:tie=random"), layout, np.random.default_rng(3))
     two = play(make("twoply:tie=random"), layout, np.random.default_rng(3))
     assert [s.cell for s in one.shots] == [s.cell for s in two.shots]
+
+
+@settings(max_examples=12, deadline=None)
+@given(small_rules(max_side=4, max_ships=2), st.sampled_from([0, 20]))
+def test_one_ply_is_greedy_until_its_endgame(rules, skew):
+    """``plies=1`` fires greedy's (skewed) cell outside the endgame; with one, policy improvement holds."""
+    layouts = brute_force_layouts(rules)
+    assume(len(layouts) <= 150)
+    for lay in layouts[:20]:
+        ours = play(make(f"twoply:plies=1,skew={skew}"), Layout(rules, lay), np.random.default_rng(0))
+        greedy = play(make(f"optimal:skew={skew}"), Layout(rules, lay), np.random.default_rng(0))
+        assert [s.cell for s in ours.shots] == [s.cell for s in greedy.shots]
+    assert mean_shots("twoply:plies=1,endgame=5000", rules) <= mean_shots("optimal", rules) + 1e-9

@@ -21,7 +21,9 @@ One :class:`Options` value configures every shooter; each reads only the keys it
   layouts do (fitted once on generated layouts). trial-sink.
 - ``samples``: montecarlo's exact samples per shot (reproducible); learning's under a spacing margin.
 - ``rollouts``: rollout's sampled layouts per shot, each played on from every candidate.
-- ``width``: rollout's candidate cells per shot.
+- ``width``: rollout's and twoply's candidate cells per shot.
+- ``plies``: twoply's look-ahead before its endgame: 2 (this shot and the next) or 1 (greedy's best
+  cell, skewed as asked, until ``endgame`` layouts remain).
 - ``budget``: montecarlo's time per shot in milliseconds, as C. Liam Brown's calculator does it (0: use ``samples``); the
   number of samples then depends on the machine, so runs with a budget are not reproducible.
 """
@@ -53,6 +55,7 @@ RANGES = {
     "endgame": (0, 100_000, "a number of layouts"),
     "rollouts": (1, 100_000, "a number of layouts"),
     "width": (1, 1_000, "a number of candidate cells"),
+    "plies": (1, 2, "a look-ahead depth"),
 }
 
 # positions in the kernels' parameter vector
@@ -75,6 +78,7 @@ class Options:
     prior: str = ""
     rollouts: int = 48
     width: int = 6
+    plies: int = 2
 
     def __post_init__(self) -> None:
         if self.tie not in TIES:

@@ -45,6 +45,7 @@ OPTION_KEYS = (
     "prior",
     "rollouts",
     "width",
+    "plies",
 )
 SCORING = ("tie", "skew")  # what every scoring shooter reads
 ANSWERS = {"sinkings": "the sinking announcements", "margin": "the spacing margin"}

@@ -22,7 +22,8 @@ greedy, computed over every layout, not sampled). Greedy's own cell is always a 
 never plays worse than greedy (policy improvement); on the small boards of ``battleship limit`` it
 comes within 0.05 shots of the optimum (docs/strategies.md). Not used under a ``prior``.
 
-Options: ``width`` (candidate cells, default 6; ``width=1`` is greedy), ``endgame`` (above), ``tie`` (first, centre or
+Options: ``width`` (candidate cells, default 6; ``width=1`` is greedy), ``endgame`` (above), ``plies``
+(2, the default, or 1: greedy's best cell until the endgame, so that only the endgame looks ahead), ``tie`` (first, centre or
 random: the order of cells greedy ranks equal, which is also the order that splits equal two-ply
 values), ``skew`` (C. Liam Brown's diagonal skew, in percent, applied to greedy's ranking of the
 candidates and to nothing else), ``prior=GENERATOR`` (layouts weighed by how often that generator
@@ -246,6 +247,8 @@ class TwoPlyShooter:
             return cells[0]
         if self._prior is None and self.options.endgame and result.layouts <= self.options.endgame:
             return self.rest_of_game(observation, result, cells)
+        if self.options.plies == 1:
+            return cells[0]
         values = [
             two_ply_value(rules, observation, counts, result.placement_layouts, self._prior, c) for c in cells
         ]
