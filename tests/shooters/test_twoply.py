@@ -9,13 +9,14 @@ from hypothesis import strategies as st
 
 from battleship import generators
 from battleship.game import Game, Observation, Outcome, Shot, play
+from battleship.inference.greedytree import GreedyTree
 from battleship.lab.limit import every_layout
 from battleship.layout import Layout
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import make
 from battleship.shooters.check import check_shooter
 from battleship.shooters.options import Options
-from battleship.shooters.twoply import GreedyTree, answers, open_counts, two_ply_value
+from battleship.shooters.twoply import answers, open_counts, two_ply_value
 from tests.helpers import brute_force_layouts, small_rules
 
 
@@ -114,7 +115,7 @@ def test_a_nameless_sinking_is_one_answer_however_many_identical_ships_it_could_
 def test_the_greedy_tree_counts_the_shots_optimal_takes_on_every_layout(rules):
     rows = every_layout(rules) if len(rules.fleet) > 1 else np.arange(len(rules.placements[0]))[:, None]
     assume(len(rows) <= 300)
-    tree = GreedyTree(rules, rows, {})
+    tree = GreedyTree(rules, rows)
     expected = sum(len(play(make("optimal"), Layout(rules, lay), np.random.default_rng(0)).shots)
                    for lay in brute_force_layouts(rules))  # fmt: skip
     assert tree.shots(np.arange(len(rows)), np.zeros(rules.cells, dtype=np.bool_)) == expected

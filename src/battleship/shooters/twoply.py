@@ -34,12 +34,11 @@ rules variant the exact engine plays.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 
 from battleship.game import Observation, Outcome, Shot
 from battleship.inference import Posterior, evidence, posterior, select_by_search
+from battleship.inference.greedytree import GreedyTree, new_memo
 from battleship.inference.prior import generator_weights
 from battleship.rules import Rules, Sinks
 from battleship.shooters.choice import UNKNOWN, centre_distance, skew_factor
@@ -48,18 +47,17 @@ from battleship.shooters.options import Options
 from battleship.tables import tables
 
 # Greedy's subtree costs, per rules, kept between games (the lab makes a shooter per game; greedy is
-# deterministic, so the same subtrees come back): cleared past MEMO_KEPT entries of 16-byte keys.
-MEMO_KEPT = 1_000_000
-_memos: dict[Rules, dict[bytes, int]] = {}
+# deterministic, so the same subtrees come back): a fixed table each, for the last two rules played.
+_memos: dict[Rules, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def greedy_memo(rules: Rules) -> dict[bytes, int]:
-    """The kept subtree costs of greedy play under ``rules`` (the rules of the last few games only)."""
+def greedy_memo(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """The kept subtree costs of greedy play under ``rules``."""
     memo = _memos.get(rules)
-    if memo is None or len(memo) > MEMO_KEPT:
-        if len(_memos) >= 8:
+    if memo is None:
+        if len(_memos) >= 2:
             _memos.clear()
-        memo = _memos[rules] = {}
+        memo = _memos[rules] = new_memo()
     return memo
 
 
@@ -144,63 +142,6 @@ def two_ply_value(
     misses[cell] = 0
     value += max(misses)
     return value
-
-
-class GreedyTree:
-    """Exact greedy play (``optimal``, ``tie=first``) over an explicit list of layouts, as a tree.
-
-    ``rows`` are layouts as placement indices in fleet order (all consistent with one observation).
-    :meth:`after` counts, over those layouts, the shots a game takes when ``cell`` is fired next and
-    greedy plays on: the exact rest-of-game cost of a candidate (Bertsekas' rollout, computed over
-    every layout rather than sampled). Greedy's subtrees repeat between candidates, shots and games,
-    so their costs are kept in ``memo`` (keyed by a 128-bit digest of the layouts and the cells shot).
-    """
-
-    def __init__(self, rules: Rules, rows: np.ndarray, memo: dict):
-        t = tables(rules)
-        self.rules, self.memo = rules, memo
-        self.rows = rows[np.lexsort(rows.T[::-1])]  # sorted: a subset's digest does not depend on the order
-        layouts, ships = self.rows.shape
-        self.ship_cells = np.zeros((layouts, ships, rules.cells), dtype=np.bool_)
-        for s in range(ships):
-            cells = t.cell_list[self.rows[:, s], : t.size[s]]
-            self.ship_cells[np.arange(layouts)[:, None], s, cells] = True
-        self.occupied = self.ship_cells.any(axis=1)
-        self.ship_at = np.where(self.occupied, self.ship_cells.argmax(axis=1), -1)
-
-    def after(self, subset: np.ndarray, shot: np.ndarray, cell: int) -> int:
-        """Shots over the layouts ``subset`` (indices) when ``cell`` is fired next, then greedy to the end."""
-        shot = shot.copy()
-        shot[cell] = True
-        ship = self.ship_at[subset, cell]
-        left = (self.ship_cells[subset, np.maximum(ship, 0)] & ~shot).any(axis=1)
-        sinks = self.rules.sinks
-        if sinks is Sinks.NONE:
-            answer = (ship >= 0).astype(np.int64)
-        elif sinks is Sinks.SUNK:
-            answer = np.where(ship < 0, 0, np.where(left, 1, 2))
-        elif sinks is Sinks.NAMED:
-            answer = np.where(ship < 0, 0, np.where(left, 1, 2 + ship))
-        else:
-            placement = self.rows[subset, np.maximum(ship, 0)]
-            answer = np.where(ship < 0, 0, np.where(left, 1, 2 + placement))
-        total = len(subset)
-        for key in np.unique(answer):
-            group = subset[answer == key]
-            group = group[(self.occupied[group] & ~shot).any(axis=1)]  # games not over yet
-            if len(group):
-                total += self.shots(group, shot)
-        return total
-
-    def shots(self, subset: np.ndarray, shot: np.ndarray) -> int:
-        """Shots greedy takes to finish every layout of ``subset`` from a board with ``shot`` fired at."""
-        key = hashlib.blake2b(self.rows[subset].tobytes() + np.packbits(shot).tobytes(), digest_size=16)
-        found = self.memo.get(key.digest())
-        if found is None:
-            counts = np.where(shot, -1, self.occupied[subset].sum(axis=0))
-            found = self.after(subset, shot, int(np.argmax(counts)))  # the first best, as tie=first
-            self.memo[key.digest()] = found
-        return found
 
 
 class TwoPlyShooter:
