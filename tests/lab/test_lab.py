@@ -219,6 +219,23 @@ def test_best_follows_what_the_rules_are_not_their_name():
     assert best_for(replace(tiny, name="standard")) == "optimal"  # small enough for exact play
 
 
+def test_best_fast_plays_a_kernel_where_the_strongest_is_exact_play():
+    from battleship.shooters.options import Options
+    from battleship.shooters.registry import resolve
+
+    # the fast setting is the chooser's own: it is not handed on (the chosen shooter would refuse it)
+    assert resolve("best:fast=1", preset("seabattle"))[0] == "trial-sink"
+    assert resolve("best:fast=1,prior=contest", preset("pirates")) == resolve(
+        "trial-sink:skew=20,prior=contest"
+    )
+    assert resolve("best:fast=1", preset("standard")) == resolve("best", preset("standard"))
+    assert resolve("best:fast=0", preset("seabattle"))[0] == "optimal"
+    with pytest.raises(BattleshipError, match="fast"):
+        resolve("optimal:fast=1", preset("standard"))
+    with pytest.raises(BattleshipError, match="fast is 0 or 1"):
+        Options(fast=2)
+
+
 def test_intervals_use_students_t_so_a_few_games_prove_nothing():
     from battleship.lab.summary import paired_from_sums, t95
 

@@ -171,7 +171,19 @@ register(
         f"{_HERE}.best:BestShooter",
         "the strongest measured shooter for the rules (docs/strategies.md); options apply to it",
         None,
-        ("tie", "colour", "weight", "skew", "boost", "samples", "budget", "endgame", "model", "informative"),
+        (
+            "tie",
+            "colour",
+            "weight",
+            "skew",
+            "boost",
+            "samples",
+            "budget",
+            "endgame",
+            "model",
+            "informative",
+            "fast",
+        ),
         chooses=f"{_HERE}.best:best_for",
     )
 )

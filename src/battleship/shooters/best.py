@@ -56,15 +56,19 @@ def best_for(rules: Rules, options: Options | None = None) -> str:
     - sinkings named or shown: density with a skew (DataGenetics' rules);
     - ships that may touch, anonymous or no sink announcements: exact greedy play, because the
       density count cannot use an anonymous sinking.
+
+    ``fast=1`` (lab runs): the strongest measured shooter that runs as a Numba kernel where the
+    strongest does not (trial-sink under a margin); exact greedy play where no kernel reads the rules.
     """
+    fast = options is not None and bool(options.fast)
     if math.prod(len(p) for p in rules.placements) <= SMALL or not all(s.is_straight for s in rules.fleet):
         return "optimal"
     if rules.spacing is not Spacing.TOUCH:
         if min(ship.size for ship in rules.fleet) > 1:
             prior = options is not None and bool(options.prior)
-            return "optimal" if prior and exact_is_quick(rules) else BEST["pirates"]
+            return "optimal" if prior and not fast and exact_is_quick(rules) else BEST["pirates"]
         # a skew toward one colour only delays one-cell ships, which left trial-sink behind exact play
-        return "optimal" if exact_is_quick(rules) else "trial-sink"
+        return "optimal" if not fast and exact_is_quick(rules) else "trial-sink"
     if rules.sinks in (Sinks.NAMED, Sinks.REVEALED):
         return BEST["standard"]
     return "optimal"

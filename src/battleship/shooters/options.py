@@ -22,6 +22,8 @@ One :class:`Options` value configures every shooter; each reads only the keys it
 - ``samples``: montecarlo's exact samples per shot (reproducible); learning's under a spacing margin.
 - ``rollouts``: rollout's sampled layouts per shot, each played on from every candidate.
 - ``width``: rollout's and twoply's candidate cells per shot.
+- ``fast``: best only: 1 plays the strongest measured shooter that runs as a Numba kernel
+  (thousands of games a second), for lab runs where the strongest costs too much.
 - ``plies``: twoply's look-ahead before its endgame: 2 (this shot and the next) or 1 (greedy's best
   cell, skewed as asked, until ``endgame`` layouts remain).
 - ``budget``: montecarlo's time per shot in milliseconds, as C. Liam Brown's calculator does it (0: use ``samples``); the
@@ -56,6 +58,7 @@ RANGES = {
     "rollouts": (1, 100_000, "a number of layouts"),
     "width": (1, 1_000, "a number of candidate cells"),
     "plies": (1, 2, "a look-ahead depth"),
+    "fast": (0, 1, "0 or 1"),
 }
 
 # positions in the kernels' parameter vector
@@ -79,6 +82,7 @@ class Options:
     rollouts: int = 48
     width: int = 6
     plies: int = 2
+    fast: int = 0
 
     def __post_init__(self) -> None:
         if self.tie not in TIES:

@@ -46,7 +46,10 @@ OPTION_KEYS = (
     "rollouts",
     "width",
     "plies",
+    "fast",
 )
+# keys a choosing shooter (``best``) reads itself and does not hand to the shooter it chooses
+CHOOSER_KEYS = ("fast",)
 SCORING = ("tie", "skew")  # what every scoring shooter reads
 ANSWERS = {"sinkings": "the sinking announcements", "margin": "the spacing margin"}
 
@@ -234,7 +237,8 @@ def resolve(text: str, rules: Rules | None = None, base: Options | None = None) 
     chosen_text = spec(name).choose(rules, options) if rules is not None else None
     if chosen_text is not None:
         chosen, chosen_options = parse_spec(chosen_text)
-        options = dataclasses.replace(chosen_options, **options.changed())
+        given = {k: v for k, v in options.changed().items() if k not in CHOOSER_KEYS}
+        options = dataclasses.replace(chosen_options, **given)
         name = chosen
     spec(name).check_options(options)
     return name, options
