@@ -131,9 +131,10 @@ def _subtree_key(buf, lo, hi, shot1, shot2, lkey1, lkey2):
 
 
 @njit(cache=True, nogil=True)
-def _play(subset, shot, cell, shot1, shot2, tree, memo_keys, memo_values):
+def _play(subset, shot, cell, shot1, shot2, tree, memo_keys, memo_values, costs):
     """Shots over ``subset`` from a board with ``shot`` fired at (hashed as ``shot1``, ``shot2``):
-    ``cell`` fired next then greedy, or greedy from the start when ``cell`` is -1.
+    ``cell`` fired next then greedy, or greedy from the start when ``cell`` is -1. When ``costs`` is
+    not empty, each layout's own shots are written to it (by row) and the memo is not used.
 
     Depth first on an explicit stack (a recursive kernel cannot be cached): frame ``d`` holds its
     layouts in ``buf[lo[d]:hi[d]]``, sorted by answer, its children's after them."""
@@ -151,12 +152,15 @@ def _play(subset, shot, cell, shot1, shot2, tree, memo_keys, memo_values):
     boards = np.zeros((depth, cells), dtype=np.bool_)  # frame d's board with its cell fired
     hashes = np.zeros((depth, 2), dtype=np.uint64)  # of frame d's board before its cell
     hi[0], boards[0], hashes[0, 0], hashes[0, 1] = n, shot, shot1, shot2
-    d, result = 0, 0
+    d, result, record = 0, 0, len(costs) > 0
     while d >= 0:
         if not started[d]:  # a new frame: its cell, answers and groups
             board = boards[d]
             c = cell if d == 0 else -1
-            if c < 0:
+            if c < 0 and record:
+                memoize[d] = False
+                c = _greedy_cell(buf, lo[d], hi[d], board, occupied)
+            elif c < 0:
                 k1, k2 = _subtree_key(buf, lo[d], hi[d], hashes[d, 0], hashes[d, 1], lkey1, lkey2)
                 found = _lookup(memo_keys, memo_values, k1, k2)
                 if found >= 0:  # known: handed straight to the parent
@@ -197,11 +201,16 @@ def _play(subset, shot, cell, shot1, shot2, tree, memo_keys, memo_values):
         board, kept = boards[d], 0
         for j in range(start, end):
             lay = buf[j]
+            going = False
             for c in range(cells):
                 if occupied[lay, c] and not board[c]:  # a ship cell left: the game goes on
-                    buf[hi[d] + kept] = lay
-                    kept += 1
+                    going = True
                     break
+            if going:
+                buf[hi[d] + kept] = lay
+                kept += 1
+            elif record:
+                costs[lay] = d + 1  # its game ended with this frame's shot
         if kept:
             e = d + 1
             lo[e], hi[e] = hi[d], hi[d] + kept
@@ -210,6 +219,10 @@ def _play(subset, shot, cell, shot1, shot2, tree, memo_keys, memo_values):
             hashes[e, 1] = hashes[d, 1] ^ ckey2[fired[d]]
             d = e
     return result
+
+
+_NO_COSTS = np.zeros(0, dtype=np.int64)
+_SMALL_MEMO = (np.zeros((1, 2), dtype=np.uint64), np.full(1, -1, dtype=np.int64))  # never read
 
 
 def new_memo() -> tuple[np.ndarray, np.ndarray]:
@@ -257,7 +270,16 @@ class GreedyTree:
         keys1, keys2 = self.tree[7], self.tree[8]
         h1 = np.bitwise_xor.reduce(keys1[shot]) if shot.any() else 0
         h2 = np.bitwise_xor.reduce(keys2[shot]) if shot.any() else 0
-        return int(_play(subset, shot, cell, np.uint64(h1), np.uint64(h2), self.tree, *self.memo))
+        return int(_play(subset, shot, cell, np.uint64(h1), np.uint64(h2), self.tree, *self.memo, _NO_COSTS))
+
+    def costs(self, subset: np.ndarray, shot: np.ndarray, cell: int) -> np.ndarray:
+        """Per layout of ``subset`` (in that order), the shots its game takes when ``cell`` is fired
+        next and greedy plays on (the memo unused: it holds sums, not each layout's shots)."""
+        subset = np.ascontiguousarray(subset, dtype=np.int64)
+        shot = np.ascontiguousarray(shot, dtype=np.bool_)
+        out = np.zeros(len(self.tree[3]), dtype=np.int64)
+        _play(subset, shot, cell, np.uint64(0), np.uint64(0), self.tree, *_SMALL_MEMO, out)
+        return out[subset]
 
     def after(self, subset: np.ndarray, shot: np.ndarray, cell: int) -> int:
         """Shots over the layouts ``subset`` (indices) when ``cell`` is fired next, then greedy to the end."""

@@ -167,6 +167,15 @@ register(
 )
 register(
     ShooterSpec(
+        "greedy-rollout",
+        f"{_HERE}.greedy_rollout:GreedyRolloutShooter",
+        "Look-ahead: exact greedy played on from each of its best cells over exact posterior samples, gated",
+        None,
+        (*SCORING, "width", "rollouts", "endgame"),
+    )
+)
+register(
+    ShooterSpec(
         "best",
         f"{_HERE}.best:BestShooter",
         "the strongest measured shooter for the rules (docs/strategies.md); options apply to it",
