@@ -167,6 +167,23 @@ def test_saved_runs_are_never_overwritten_or_mixed(tmp_path):
     assert len(out.read_text().split()) == 100
 
 
+def test_a_run_written_before_an_option_existed_carries_on(tmp_path):
+    """A new option key, left at its default, does not refuse a saved run; set otherwise, it does."""
+    out = tmp_path / "shots.txt"
+    base = ["compare", "density:skew=20", "hunt-target", "--games", "60", "--out", str(out)]
+    assert runner.invoke(app, [*base[:3], "--games", "40", *base[5:]]).exit_code == 0
+    meta = tmp_path / "shots.txt.run.json"
+    saved = json.loads(meta.read_text())
+    saved["games"] = 60
+    del saved["options"]["density:skew=20"]["plies"]  # as written before plies existed
+    meta.write_text(json.dumps(saved))
+    resumed = runner.invoke(app, [*base, "--resume", "--json"])
+    assert resumed.exit_code == 0, resumed.stderr
+    assert len(out.read_text().splitlines()) == 61  # the header and 60 games
+    changed = runner.invoke(app, ["compare", "density:skew=20,weight=3", *base[2:], "--resume"])
+    assert changed.exit_code == 2 and "different run" in changed.stderr
+
+
 @pytest.mark.parametrize("shooter", ["density", "hunt-target", "density:tie=random"])
 def test_notation_file_holds_the_very_games_the_run_counted(tmp_path, shooter):
     out, games_file = tmp_path / "shots.txt", tmp_path / "games.txt"

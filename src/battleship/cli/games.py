@@ -236,11 +236,11 @@ def simulate_cmd(
         raise BattleshipError(
             f"--notation writes at most {NOTATION_GAMES:,} games; it replays each one in Python"
         )
-    forewarn_play(r, [name], games)
     tally = lab.PairedTally(1, r.cells)
     shots_file = _shots_file(out, resume, r, [(name, options)], generator, seed, games, rows)
     if shots_file is not None:
         shots_file.start(resume, tally.add_rows)
+    forewarn_play(r, [name], games - tally.done)  # the games left, once --resume has read its file
     s = session()
     s.keeping(kept_games(lambda: tally.done, games, out))
     with compiling(f"the {name} kernels", quiet=as_json):
@@ -380,11 +380,11 @@ def compare_cmd(
         specs[shown] = (name, options)
     rows = read_layout_file(layouts, r) if layouts is not None else None
     games, rows = games_on_layouts(games, rows, layouts)
-    forewarn_play(r, [name for name, _ in specs.values()], games)
     tally = lab.PairedTally(len(specs), r.cells)
     shots_file = _shots_file(out, resume, r, list(specs.values()), generator, seed, games, rows)
     if shots_file is not None:
         shots_file.start(resume, tally.add_rows)
+    forewarn_play(r, [name for name, _ in specs.values()], games - tally.done)  # the games left
     s = session()
     s.keeping(kept_games(lambda: tally.done, games, out))
     for name, _ in specs.values():

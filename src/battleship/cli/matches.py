@@ -175,13 +175,13 @@ def match_cmd(
     if side_a.label == side_b.label:
         side_b = Side(side_b.name, side_b.options, side_b.generator, side_b.label + " (B)")
     games, fleets = _fleets(r, layouts, layouts_a, layouts_b, games)
-    forewarn_play(r, [side_a.name, side_b.name], games)
     params = {
         "a": side_a.label, "b": side_b.label, "rules": r.to_toml(), "seed": seed, "games": games,
         "first": first, "layouts_sha256": [_digest(rows) for rows in fleets],
     }  # fmt: skip
     run = MatchRun(r, first, games, out)
     shots_file = _start_file(out, resume, params, [side_a.label, side_b.label], run.add_rows)
+    forewarn_play(r, [side_a.name, side_b.name], games - run.done)  # the games left after --resume
     result = _play(r, side_a, [side_b], games, seed, first, jobs, cluster, fleets, shots_file, run, as_json)
     from battleship.lab.match import summarise
 

@@ -65,7 +65,7 @@ class ShotsFile:
             raise BattleshipError(
                 f"{self.meta} is not the JSON a run writes: cannot resume from it"
             ) from None
-        if saved != self.params:
+        if _with_new_keys(saved) != self.params:
             changed = sorted(k for k in set(saved) | set(self.params) if saved.get(k) != self.params.get(k))
             raise BattleshipError(f"{self.path} was written by a different run ({', '.join(changed)} differ)")
         return self._read_back(on_rows)
@@ -136,3 +136,20 @@ class ShotsFile:
             if time.monotonic() - self._synced >= SYNC_SECONDS:
                 os.fsync(handle.fileno())
                 self._synced = time.monotonic()
+
+
+def _with_new_keys(saved: object) -> object:
+    """The saved parameters with option keys added since they were written read as their defaults,
+    so that a new option, unused, does not stop a run written before it from carrying on."""
+    import dataclasses
+
+    from battleship.shooters.options import Options
+
+    options = saved.get("options") if isinstance(saved, dict) else None
+    if isinstance(options, dict):
+        default = dataclasses.asdict(Options())
+        for values in options.values():
+            if isinstance(values, dict):
+                for key, value in default.items():
+                    values.setdefault(key, value)
+    return saved
