@@ -71,6 +71,28 @@ def test_each_sampler_is_uniform_over_the_consistent_layouts(monkeypatch, path, 
     assert stat < chi2_upper(len(consistent) - 1)
 
 
+def test_bounded_rejection_draws_uniformly_reproducibly_and_no_more_than_asked():
+    rules = Rules(5, 5, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)), sinks=Sinks.NAMED)
+    game = Game(Layout(rules, (rules.placements[0][0], rules.placements[1][-1])))
+    for cell in (6, 12, 0):
+        game.fire(cell)
+    consistent = [m for m in brute_force_layouts(rules) if replays(rules, m, game.observation)]
+    rows = sampling.draw_by_rejection(rules, game.observation, 20_000, seed=3, tries=10_000_000)
+    assert len(rows) == 20_000
+    assert (
+        rows == sampling.draw_by_rejection(rules, game.observation, 20_000, seed=3, tries=10_000_000)
+    ).all()
+    masks = tables(rules).masks
+    seen = Counter(tuple(masks[p] for p in row) for row in rows)
+    assert set(seen) <= set(consistent)
+    expected = len(rows) / len(consistent)
+    assert sum((seen.get(m, 0) - expected) ** 2 / expected for m in consistent) < chi2_upper(
+        len(consistent) - 1
+    )
+    few = sampling.draw_by_rejection(rules, game.observation, 20_000, seed=3, tries=2_000)
+    assert len(few) < 2_000 and (few == rows[: len(few)]).all()  # the same stream, cut short
+
+
 def test_draws_are_reproducible_and_mixed_paths_stay_consistent():
     rules = preset("pirates")
     game = _shot_game(rules, 11, tuple(range(0, 100, 7)))

@@ -106,17 +106,9 @@ def draw(
     come back. ``stop`` interrupts the work (:class:`battleship.stop.Stopped`).
     """
     ev = evidence(rules, observation)
-    t = tables(rules)
-    admissible = [
-        np.flatnonzero(ev.admissible[t.start[s] : t.start[s] + t.count[s]]) + t.start[s]
-        for s in range(len(rules.fleet))
-    ]
-    members = np.concatenate(admissible).astype(np.int64)
-    ship_start = np.concatenate(([0], np.cumsum([len(a) for a in admissible]))).astype(np.int64)
     out = np.empty((count, len(rules.fleet)), dtype=np.int64)
     state = stream(np.uint64(seed_words(seed)), np.uint64(0))
-    hits = to_words(ev.hits, t.nwords)
-    tables_ = (t.cells, t.halos, ship_start, members, hits, flag_of(stop))
+    tables_ = _rejection_tables(rules, ev, stop)
     filled, used = _reject(state, *tables_[:5], PILOT_TRIES, out, tables_[5])
     if 0 < filled < count and used * count / filled <= MAX_TRIES:
         filled += watched(_reject, state, *tables_[:5], MAX_TRIES, out[filled:], tables_[5], stop=stop)[0]
@@ -229,6 +221,32 @@ def hit_counts(rules: Rules, rows: np.ndarray) -> np.ndarray:
     t = tables(rules)
     cells = t.cell_list[rows.ravel()]
     return np.bincount(cells[cells >= 0], minlength=rules.cells)
+
+
+def _rejection_tables(rules: Rules, ev: Evidence, stop: Stop | None) -> tuple:
+    """What rejection draws from: every ship's admissible placements, the hits, the stop flag."""
+    t = tables(rules)
+    admissible = [
+        np.flatnonzero(ev.admissible[t.start[s] : t.start[s] + t.count[s]]) + t.start[s]
+        for s in range(len(rules.fleet))
+    ]
+    members = np.concatenate(admissible).astype(np.int64)
+    ship_start = np.concatenate(([0], np.cumsum([len(a) for a in admissible]))).astype(np.int64)
+    return t.cells, t.halos, ship_start, members, to_words(ev.hits, t.nwords), flag_of(stop)
+
+
+def draw_by_rejection(
+    rules: Rules, observation: Observation, count: int, seed: int, tries: int
+) -> np.ndarray:
+    """Up to ``count`` layouts drawn exactly uniformly by rejection within ``tries`` draws: fewer
+    where the hits make consistent draws rare, but never more time than the tries, and the same
+    rows for the same seed (a time budget would give as many rows as the machine's speed allows)."""
+    ev = evidence(rules, observation)
+    out = np.empty((count, len(rules.fleet)), dtype=np.int64)
+    state = stream(np.uint64(seed_words(seed)), np.uint64(0))
+    tables_ = _rejection_tables(rules, ev, None)
+    filled, _ = _reject(state, *tables_[:5], tries, out, tables_[5])
+    return out[:filled]
 
 
 def sample(rules: Rules, observation: Observation, count: int, seed: int = 0) -> np.ndarray:

@@ -3,8 +3,10 @@
 Bertsekas' rollout: for each of the ``width`` cells greedy ranks highest (skewed as asked), play
 exact greedy (``optimal``) on from that cell and count the shots. Once at most ``endgame`` layouts
 remain, this is counted over every one of them (:class:`GreedyTree`, as ``twoply:endgame=N``);
-before that, over ``rollouts`` layouts drawn exactly and uniformly from the posterior
-(:func:`battleship.inference.sampling.draw`). Every candidate is played on the *same* drawn layouts
+before that, over up to ``rollouts`` layouts drawn exactly and uniformly from the posterior by
+rejection within a fixed number of draws (:func:`battleship.inference.sampling.draw_by_rejection`:
+a bounded time a shot, and the same rows for the same seed); where the hits make consistent draws
+too rare to get ``MIN_ROWS`` of them, greedy's cell is fired. Every candidate is played on the *same* drawn layouts
 (common random numbers), so the per-layout differences to greedy's own cell are what is compared,
 and a candidate replaces greedy's cell only when its mean difference is below zero by two standard
 errors of those differences: the significance gate the density rollout needed (a few dozen noisy
@@ -24,10 +26,12 @@ import numpy as np
 
 from battleship.game import Observation
 from battleship.inference.greedytree import GreedyTree
-from battleship.inference.sampling import draw
+from battleship.inference.sampling import draw_by_rejection
 from battleship.shooters.twoply import TwoPlyShooter, open_counts
 
 GATE = 2.0  # standard errors of the paired differences a candidate must win by
+TRIES = 400_000  # rejection draws a shot at most (a few tens of milliseconds)
+MIN_ROWS = 16  # fewer drawn layouts than this tell too little: greedy's cell is fired
 
 
 def gated_best(costs: list[np.ndarray]) -> int:
@@ -61,7 +65,9 @@ class GreedyRolloutShooter(TwoPlyShooter):
         if options.endgame and result.layouts <= options.endgame:
             return self.rest_of_game(observation, result, cells)
         seed = int(self._rng.integers(2**62))
-        rows = draw(rules, observation, options.rollouts, seed=seed)
+        rows = draw_by_rejection(rules, observation, options.rollouts, seed, TRIES)
+        if len(rows) < MIN_ROWS:
+            return cells[0]
         tree = GreedyTree(rules, rows)
         shot = np.zeros(rules.cells, dtype=np.bool_)
         shot[[s.cell for s in observation.shots]] = True
