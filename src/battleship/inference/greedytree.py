@@ -19,20 +19,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from battleship.rng import mix64 as _mix
 from battleship.rules import Rules
 from battleship.tables import tables
 
 MEMO_BITS = 21  # the memo holds 2**21 subtrees (48 MiB)
 PROBES = 8  # slots looked at for a key before its home slot is overwritten
 _SINKS = {"none": 0, "sunk": 1, "named": 2, "revealed": 3}
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _mix(x):
-    """SplitMix64's finaliser: a uint64 scrambled."""
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
 
 
 @njit(cache=True, nogil=True)
