@@ -281,3 +281,8 @@ def test_the_lab_plays_python_shooters_reproducibly_across_jobs():
     assert one.min() >= rules.ship_cells
     density = lab.simulate(rules, "density", 60, seed=2)
     assert one.mean() < density.mean() + 3  # the same layouts: exact play is no worse by much
+    # the look-ahead shooters keep memo tables that their kernels write without the GIL
+    for text in ("twoply:plies=1,endgame=3000", "greedy-rollout:rollouts=24,endgame=300"):
+        name, options = parse_spec(text)
+        one = lab.simulate(rules, name, 16, seed=3, jobs=1, options=options)
+        assert np.array_equal(one, lab.simulate(rules, name, 16, seed=3, jobs=2, options=options)), text

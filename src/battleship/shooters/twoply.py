@@ -34,6 +34,8 @@ rules variant the exact engine plays.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from battleship.game import Observation, Outcome, Shot
@@ -48,16 +50,21 @@ from battleship.tables import tables
 
 # Greedy's subtree costs, per rules, kept between games (the lab makes a shooter per game; greedy is
 # deterministic, so the same subtrees come back): a fixed table each, for the last two rules played.
-_memos: dict[Rules, tuple[np.ndarray, np.ndarray]] = {}
+# One set per thread: the kernel runs without the GIL, and two threads writing one table could
+# leave a slot with one's key and the other's cost.
+_local = threading.local()
 
 
 def greedy_memo(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """The kept subtree costs of greedy play under ``rules``."""
-    memo = _memos.get(rules)
+    """This thread's kept subtree costs of greedy play under ``rules``."""
+    memos = getattr(_local, "memos", None)
+    if memos is None:
+        memos = _local.memos = {}
+    memo = memos.get(rules)
     if memo is None:
-        if len(_memos) >= 2:
-            _memos.clear()
-        memo = _memos[rules] = new_memo()
+        if len(memos) >= 2:
+            memos.clear()
+        memo = memos[rules] = new_memo()
     return memo
 
 
