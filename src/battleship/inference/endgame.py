@@ -30,8 +30,14 @@ to millions of states; docs/strategies.md has the figures):
   sinkings: there a sure hit fired early turns a later "hit" into "sunk" without saying which ship
   the sure cell belongs to, which can tell less (a 3x4 board with a square and an S tetromino:
   9.333 shots that way, 9.25 in truth). Cells are tried most likely first, and a cell is dropped as
-  soon as its answers' lower bounds (cells left to hit, plus the next shot's least miss chance)
-  show it cannot beat the best so far; the search stops when the best reaches the state's own bound.
+  soon as its answers' lower bounds show it cannot beat the best so far; the search stops when the
+  best reaches the state's own bound. A state's bound is its cells left to hit plus the most of two
+  bounds on the misses to come: the next shot's least miss chance, and a count of answer sequences
+  (``_misses``): a game ends on its last hit, so layouts with different cells left end on different
+  answers, and there are only C(left - 1 + m, m) places for ``m`` misses among the hits (times what
+  the sinkings can say): the likeliest set of cells left may cost no miss, the next few one, and so
+  on. Without announcements it takes the states of 4x5 with the ships apart from 155,259 to 45,146;
+  with them the sinkings' answers leave it weak (docs/strategies.md).
 
 The search gives up (returns None) past a budget of solved states, or when more than 64 cells are
 still in play, so a caller can fall back; it reads a :class:`~battleship.stop.Stop` flag every
@@ -158,6 +164,34 @@ def _row_hash(row, nl, k, mode, keys, p, lane):
 
 
 @njit(cache=True, nogil=True)
+def _cells_keys(m, keys, p):
+    """The sums of the cells' random keys of a mask in both lanes, under symmetry ``p``."""
+    z0, z1 = np.uint64(0), np.uint64(0)
+    while m:
+        c = _lowest(m)
+        z0 += keys[p, 0, c]
+        z1 += keys[p, 1, c]
+        m &= m - _ONE
+    return z0, z1
+
+
+@njit(cache=True, nogil=True)
+def _row_hashes(row, nl, k, mode, keys, p):
+    """:func:`_row_hash` in both lanes at once (one pass over the cells)."""
+    h0, h1 = np.uint64(0), np.uint64(0)
+    for s in range(nl):
+        z0, z1 = _cells_keys(row[s], keys, p)
+        if mode == REVEALED:
+            y0, y1 = _cells_keys(row[k + s], keys, p)
+            z0 = _mix(z0) + y0 * _GOLDEN
+            z1 = _mix(z1) + y1 * _GOLDEN
+        salt = np.uint64(s + 1) if mode == NAMED else _ONE
+        h0 += _mix(z0 + salt * _GOLDEN)
+        h1 += _mix(z1 + salt * _GOLDEN)
+    return _mix(h0), _mix(h1)
+
+
+@njit(cache=True, nogil=True)
 def _key(rows, w, nl, k, mode, keys):
     """The state's 128-bit memo key: the least over the symmetries of its weighted signature hashes."""
     g = w[0]
@@ -171,8 +205,9 @@ def _key(rows, w, nl, k, mode, keys):
         h1, h2 = np.uint64(0), np.uint64(0)
         for i in range(rows.shape[0]):
             weight = np.uint64(w[i] // g)
-            h1 += weight * _row_hash(rows[i], nl, k, mode, keys, p, 0)
-            h2 += weight * _row_hash(rows[i], nl, k, mode, keys, p, 1)
+            a, b = _row_hashes(rows[i], nl, k, mode, keys, p)
+            h1 += weight * a
+            h2 += weight * b
         if h1 < best1 or (h1 == best1 and h2 < best2):
             best1, best2 = h1, h2
     if best1 == 0 and best2 == 0:  # (0, 0) marks an empty slot of the memo
@@ -237,13 +272,107 @@ def _left(rows, nl):
 
 
 @njit(cache=True, nogil=True)
-def _floor(rows, w, nl):
-    """A lower bound on a state's value: its cells left to hit, plus the next shot's least miss chance."""
+def _labels(rows, nl, k, mode, left):
+    """How many answer sequences the hits of one game can give (at most): the sinkings' places among
+    the ``left`` hits (the last hit always sinks), times what each sinking can say."""
+    if mode == NONE:
+        return 1.0
+    seen = np.zeros(1 << nl, dtype=np.bool_)  # the afloat slots of each signature, as a mask
+    wholes = np.empty(rows.shape[0] * nl, dtype=np.uint64)
+    distinct = 0
+    for i in range(rows.shape[0]):
+        afloat = 0
+        for s in range(nl):
+            if rows[i, s]:
+                afloat |= 1 << s
+                if mode == REVEALED:
+                    new = True
+                    for j in range(distinct):
+                        if wholes[j] == rows[i, k + s]:
+                            new = False
+                            break
+                    if new:
+                        wholes[distinct] = rows[i, k + s]
+                        distinct += 1
+        seen[afloat] = True
+    kinds = np.zeros(nl + 1, dtype=np.bool_)  # afloat counts present (sunk, revealed)
+    total = 0.0
+    for afloat in range(1 << nl):
+        if not seen[afloat]:
+            continue
+        ships = _popcount(np.uint64(afloat))
+        places = 1.0  # C(left - 1, ships - 1)
+        for j in range(1, ships):
+            places = places * (left - j) / j
+        if mode == NAMED:  # the sinkings name the afloat ships in some order
+            for j in range(2, ships + 1):
+                places *= j
+            total += places
+        elif not kinds[ships]:
+            kinds[ships] = True
+            if mode == REVEALED:  # each sinking but the last shows one of the whole ships held
+                for j in range(ships - 1):
+                    places *= distinct - j
+            total += places
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _misses(rows, w, nl, k, mode, left):
+    """A lower bound on the expected misses still to come, counting answer sequences (Kraft).
+
+    A game's shots are ``left`` hits and some misses, ending on a hit; layouts with different cells
+    left to hit can never end on the same answers (each ends with exactly its own cells hit). With
+    ``m`` misses there are at most C(left - 1 + m, m) places for them, times the sinkings' answers
+    (:func:`_labels`): so the heaviest set of cells left may take no miss, the next ones one, and so on.
+    """
+    n = rows.shape[0]
+    unions = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        m = np.uint64(0)
+        for s in range(nl):
+            m |= rows[i, s]
+        unions[i] = m
+    order = np.argsort(unions)
+    return _kraft(unions, w, order, 0, n, _labels(rows, nl, k, mode, left), left) / w.sum()
+
+
+@njit(cache=True, nogil=True)
+def _kraft(masks, w, order, a, b, labels, left):
+    """The least weighted misses for the rows ``order[a:b]`` (sorted by mask): equal masks merged,
+    heaviest first, each taking the fewest misses whose answer sequences are not yet all taken."""
+    merged = np.empty(b - a, dtype=np.int64)
+    groups = 0
+    for j in range(a, b):
+        i = order[j]
+        if groups > 0 and masks[i] == masks[order[j - 1]]:
+            merged[groups - 1] += w[i]
+        else:
+            merged[groups] = w[i]
+            groups += 1
+    if groups == 1:
+        return 0.0
+    heavy = np.sort(merged[:groups])[::-1]
+    misses, room, m, places = 0.0, labels, 0, 1.0  # room: answer sequences with m misses not yet taken
+    for j in range(groups):
+        while room < 1.0:
+            m += 1
+            places = places * (left - 1 + m) / m
+            room = labels * places
+        misses += m * heavy[j]
+        room -= 1.0
+    return misses
+
+
+@njit(cache=True, nogil=True)
+def _floor(rows, w, nl, k, mode):
+    """A lower bound on a state's value: its cells left to hit, plus the most of two bounds on the
+    misses to come: the next shot's least miss chance, and :func:`_misses`."""
     left = _popcount(_left(rows, nl))
     if rows.shape[0] == 1 or left == 0:
         return float(left)
     cover, _ = _cover(rows, w, nl)
-    return left + 1.0 - cover.max() / w.sum()
+    return left + max(1.0 - cover.max() / w.sum(), _misses(rows, w, nl, k, mode, left))
 
 
 @njit(cache=True, nogil=True)
@@ -335,7 +464,7 @@ def _answers(rows, w, total, bit, nl, k, mode, keys):
     for g in range(groups):
         a, b = starts[g], starts[g + 1]
         shares[g] = weights[a:b].sum() / total
-        floors[g] = _floor(after[a:b], weights[a:b], nl) * shares[g]
+        floors[g] = _floor(after[a:b], weights[a:b], nl, k, mode) * shares[g]
     return after, weights, starts, shares, floors
 
 
@@ -368,7 +497,7 @@ def _open(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag, root
     cells = _candidates(rows, w, nl, cover, union)
     if cover[cells[0]] == total and mode in (NONE, REVEALED):  # a sure hit: fire it first
         cells = cells[:1]
-    return -1.0, -1, cells, _popcount(left) + 1.0 - cover[cells[0]] / total, h1, h2
+    return -1.0, -1, cells, _floor(rows, w, nl, k, mode), h1, h2
 
 
 @njit(cache=True, nogil=True)
@@ -525,6 +654,32 @@ class Solver:
         """(expected shots left, best cell) for these equally likely layouts; None past the budget
         (or with more than 64 cells in play). Raises :class:`~battleship.stop.Stopped` on a stop."""
         self.visits = 0
+        state = self.state(layouts, shots)
+        if state is None:
+            return None
+        rows, w, cells = state
+        sinks = self.rules.sinks
+        nl = 1 if sinks is Sinks.NONE else len(self.rules.fleet)
+        keys = np.ascontiguousarray(self.zobrist[:, self.perms[:, cells]].transpose(1, 0, 2))
+        counts = self._counts = np.array([0, self.budget, 0], dtype=np.int64)
+        flag = self.stop.flag if self.stop is not None else np.zeros(1, dtype=np.int64)
+        args = (nl, len(self.rules.fleet), MODES[sinks], keys, self.memo_keys, self.memo_values, counts, flag)
+        try:
+            if self.stop is None:
+                value, cell = _solve(rows, w, *args)
+            else:  # in a worker thread, so that a deadline sets the flag while the kernel runs
+                value, cell = run(_solve, rows, w, *args, stop=self.stop)
+        finally:
+            self.visits = int(counts[0])
+        if counts[2]:
+            return None
+        return float(value), (cells[cell] if cell >= 0 else -1)
+
+    def state(
+        self, layouts: Iterable[tuple[int, ...]], shots: int
+    ) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
+        """The kernel's state for these layouts after ``shots``: its signature rows, their weights
+        and the board cells its dense cells stand for; None with no layout or past 64 cells in play."""
         sinks = self.rules.sinks
         weights: dict[Signature, int] = {}
         for ships in layouts:
@@ -538,22 +693,7 @@ class Solver:
         if len(cells) > MAX_CELLS or not weights:
             return None
         rows = np.array([self._row(sig, cells) for sig in weights], dtype=np.uint64)
-        nl = 1 if sinks is Sinks.NONE else len(self.rules.fleet)
-        keys = np.ascontiguousarray(self.zobrist[:, self.perms[:, cells]].transpose(1, 0, 2))
-        counts = self._counts = np.array([0, self.budget, 0], dtype=np.int64)
-        flag = self.stop.flag if self.stop is not None else np.zeros(1, dtype=np.int64)
-        w = np.array(list(weights.values()), dtype=np.int64)
-        args = (nl, len(self.rules.fleet), MODES[sinks], keys, self.memo_keys, self.memo_values, counts, flag)
-        try:
-            if self.stop is None:
-                value, cell = _solve(rows, w, *args)
-            else:  # in a worker thread, so that a deadline sets the flag while the kernel runs
-                value, cell = run(_solve, rows, w, *args, stop=self.stop)
-        finally:
-            self.visits = int(counts[0])
-        if counts[2]:
-            return None
-        return float(value), (cells[cell] if cell >= 0 else -1)
+        return rows, np.array(list(weights.values()), dtype=np.int64), cells
 
     @property
     def solving(self) -> int:
