@@ -104,3 +104,22 @@ def test_the_misses_bound_counts_answer_sequences():
     layouts = [(0b111 << c,) for c in range(3)] + [(0b111 << 5,), (0b111 << 10,)]
     rows, w, _ = Solver(rules).state(layouts, 0)
     assert _misses(rows, w, 1, 1, MODES[Sinks.NONE], 3) == pytest.approx(5 / 5)
+
+
+@pytest.mark.slow
+@settings(max_examples=25, deadline=None)
+@given(brute.tiny_rules(max_side=4, max_ships=2), st.sampled_from([Sinks.NONE, None]))
+def test_states_cut_short_never_change_the_optimum(rules, sinks):
+    """Without announcements an answer is told past which its cell loses, and stops there (its memo
+    entry a bound, not a value): boards of up to 40 layouts, where that happens often, against the
+    plain minimax, with and without the board's symmetries (one solver for both orientations)."""
+    if sinks is not None:
+        rules = Rules(rules.rows, rules.cols, rules.fleet, rules.spacing, sinks, rules.reflections)
+    every = brute.layouts(rules, cap=40)
+    if not every:
+        return
+    expected = brute.optimum(rules, every)
+    for symmetric in (False, True):
+        solver = Solver(rules, budget=10**6, symmetric=symmetric)
+        assert solver.solve(every, 0)[0] == pytest.approx(expected)
+        assert solver.solve(every, 0)[0] == pytest.approx(expected)  # again, over its own memo
