@@ -103,7 +103,7 @@ def test_the_misses_bound_counts_answer_sequences():
     rules = Rules(3, 5, (Ship.line("Ship", "S", 3),), Spacing.TOUCH, Sinks.NONE)
     layouts = [(0b111 << c,) for c in range(3)] + [(0b111 << 5,), (0b111 << 10,)]
     rows, w, _ = Solver(rules).state(layouts, 0)
-    assert _misses(rows, w, 1, 1, MODES[Sinks.NONE], 3) == pytest.approx(5 / 5)
+    assert _misses(rows, w, 3) == pytest.approx(5 / 5)
 
 
 @pytest.mark.slow

@@ -31,13 +31,14 @@ to millions of states; docs/strategies.md has the figures):
   the sure cell belongs to, which can tell less (a 3x4 board with a square and an S tetromino:
   9.333 shots that way, 9.25 in truth). Cells are tried most likely first, and a cell is dropped as
   soon as its answers' lower bounds show it cannot beat the best so far; the search stops when the
-  best reaches the state's own bound. A state's bound is its cells left to hit plus the most of two
-  bounds on the misses to come: the next shot's least miss chance, and a count of answer sequences
-  (``_misses``): a game ends on its last hit, so layouts with different cells left end on different
-  answers, and there are only C(left - 1 + m, m) places for ``m`` misses among the hits (times what
-  the sinkings can say): the likeliest set of cells left may cost no miss, the next few one, and so
-  on. Without announcements it takes the states of 4x5 with the ships apart from 155,259 to 45,146;
-  with them the sinkings' answers leave it weak (docs/strategies.md).
+  best reaches the state's own bound. A state's bound is its cells left to hit plus a bound on the
+  misses to come: the next shot's least miss chance, and without announcements the most of that
+  and a count of answer sequences (``_misses``): a game ends on its last hit, so layouts with
+  different cells left end on different answers, and there are only C(left - 1 + m, m) places for
+  ``m`` misses among the hits: the likeliest set of cells left may cost no miss, the next few one,
+  and so on. It takes the states of 4x5 with the ships apart from 155,259 to 45,146. Announced
+  sinkings multiply the sequences by what they can say, which leaves the count too loose to pay for
+  itself (4x5 apart, `sunk`: 148,853 states to 148,677, in more time).
 - **Cut-offs** (without announcements only): each answer is told the value past which its cell
   cannot beat the best (alpha-beta for expectations); a state that finds no cell below it stops,
   and the memo keeps the least of its cells' bounds as a lower bound (a value of -2 - bound), for
@@ -288,96 +289,36 @@ def _left(rows, nl):
 
 
 @njit(cache=True, nogil=True)
-def _labels(rows, nl, k, mode, left):
-    """How many answer sequences the hits of one game can give (at most): the sinkings' places among
-    the ``left`` hits (the last hit always sinks), times what each sinking can say."""
-    if mode == NONE:
-        return 1.0
-    seen = np.zeros(1 << nl, dtype=np.bool_)  # the afloat slots of each signature, as a mask
-    wholes = np.empty(rows.shape[0] * nl, dtype=np.uint64)
-    distinct = 0
-    for i in range(rows.shape[0]):
-        afloat = 0
-        for s in range(nl):
-            if rows[i, s]:
-                afloat |= 1 << s
-                if mode == REVEALED:
-                    new = True
-                    for j in range(distinct):
-                        if wholes[j] == rows[i, k + s]:
-                            new = False
-                            break
-                    if new:
-                        wholes[distinct] = rows[i, k + s]
-                        distinct += 1
-        seen[afloat] = True
-    kinds = np.zeros(nl + 1, dtype=np.bool_)  # afloat counts present (sunk, revealed)
-    total = 0.0
-    for afloat in range(1 << nl):
-        if not seen[afloat]:
-            continue
-        ships = _popcount(np.uint64(afloat))
-        places = 1.0  # C(left - 1, ships - 1)
-        for j in range(1, ships):
-            places = places * (left - j) / j
-        if mode == NAMED:  # the sinkings name the afloat ships in some order
-            for j in range(2, ships + 1):
-                places *= j
-            total += places
-        elif not kinds[ships]:
-            kinds[ships] = True
-            if mode == REVEALED:  # each sinking but the last shows one of the whole ships held
-                for j in range(ships - 1):
-                    places *= distinct - j
-            total += places
-    return total
-
-
-@njit(cache=True, nogil=True)
-def _misses(rows, w, nl, k, mode, left):
-    """A lower bound on the expected misses still to come, counting answer sequences (Kraft).
+def _misses(rows, w, left):
+    """Without announcements, a lower bound on the expected misses still to come (a Kraft count).
 
     A game's shots are ``left`` hits and some misses, ending on a hit; layouts with different cells
     left to hit can never end on the same answers (each ends with exactly its own cells hit). With
-    ``m`` misses there are at most C(left - 1 + m, m) places for them, times the sinkings' answers
-    (:func:`_labels`): so the heaviest set of cells left may take no miss, the next ones one, and so on.
+    ``m`` misses there are C(left - 1 + m, m) answer sequences: so the likeliest set of cells left may
+    take no miss, the next ``left`` ones one miss, and so on. (Announced sinkings multiply the
+    sequences by what they can say, and the count gets too loose to pay for itself.)
     """
     n = rows.shape[0]
-    unions = np.empty(n, dtype=np.uint64)
-    for i in range(n):
-        m = np.uint64(0)
-        for s in range(nl):
-            m |= rows[i, s]
-        unions[i] = m
-    order = np.argsort(unions)
-    return _kraft(unions, w, order, 0, n, _labels(rows, nl, k, mode, left), left) / w.sum()
-
-
-@njit(cache=True, nogil=True)
-def _kraft(masks, w, order, a, b, labels, left):
-    """The least weighted misses for the rows ``order[a:b]`` (sorted by mask): equal masks merged,
-    heaviest first, each taking the fewest misses whose answer sequences are not yet all taken."""
-    merged = np.empty(b - a, dtype=np.int64)
+    order = np.argsort(rows[:, 0])
+    merged = np.empty(n, dtype=np.int64)  # the weights of the distinct sets of cells left
     groups = 0
-    for j in range(a, b):
+    for j in range(n):
         i = order[j]
-        if groups > 0 and masks[i] == masks[order[j - 1]]:
+        if groups > 0 and rows[i, 0] == rows[order[j - 1], 0]:
             merged[groups - 1] += w[i]
         else:
             merged[groups] = w[i]
             groups += 1
-    if groups == 1:
-        return 0.0
     heavy = np.sort(merged[:groups])[::-1]
-    misses, room, m, places = 0.0, labels, 0, 1.0  # room: answer sequences with m misses not yet taken
+    misses, room, m, places = 0.0, 1.0, 0, 1.0  # room: answer sequences with m misses not yet taken
     for j in range(groups):
         while room < 1.0:
             m += 1
-            places = places * (left - 1 + m) / m
-            room = labels * places
+            places = places * (left - 1 + m) / m  # C(left - 1 + m, m)
+            room = places
         misses += m * heavy[j]
         room -= 1.0
-    return misses
+    return misses / w.sum()
 
 
 @njit(cache=True, nogil=True)
@@ -388,7 +329,10 @@ def _floor(rows, w, nl, k, mode):
     if rows.shape[0] == 1 or left == 0:
         return float(left)
     cover, _ = _cover(rows, w, nl)
-    return left + max(1.0 - cover.max() / w.sum(), _misses(rows, w, nl, k, mode, left))
+    least = 1.0 - cover.max() / w.sum()
+    if mode != NONE:  # the sinkings' answers make the count below too loose to pay for itself
+        return left + least
+    return left + max(least, _misses(rows, w, left))
 
 
 @njit(cache=True, nogil=True)
