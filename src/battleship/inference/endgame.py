@@ -68,7 +68,8 @@ MODES = {Sinks.NONE: NONE, Sinks.SUNK: SUNK, Sinks.NAMED: NAMED, Sinks.REVEALED:
 # the sink rules under which a sure hit is best fired at once (see the module docstring)
 SURE_HIT_FIRST = (Sinks.NONE, Sinks.REVEALED)
 MAX_CELLS = 64  # cells still in play that a state may hold (one uint64 word)
-MAX_MEMO = 1 << 24  # entries of the memo table at most (24 bytes each)
+MAX_MEMO = 1 << 24  # entries of the memo table at most by default (24 bytes each)
+LARGEST_MEMO = 1 << 26  # entries at most when asked for (1.5 GiB)
 PROBES = 16  # slots looked at for a key before the memo overwrites its home slot
 STOP_EVERY = 1023  # the stop flag is read when the solved states & this == 0
 
@@ -393,24 +394,42 @@ def _children(rows, w, nl, k, mode, bit, keys):
         group[i] = g
         hashes[i] = _row_hash(after[i], nl, k, mode, keys, 0, 0)
     order = np.argsort(hashes)
+    place = np.zeros(groups + 1, dtype=np.int64)  # rows by answer, each answer's by hash (counting sort)
+    for i in range(n):
+        place[group[i] + 1] += 1
+    for g in range(groups):
+        place[g + 1] += place[g]
+    sorted_rows = np.empty(n, dtype=np.int64)
+    for i in order:
+        sorted_rows[place[group[i]]] = i
+        place[group[i]] += 1
     out = np.empty_like(after)
     weights = np.empty(n, dtype=np.int64)
     starts = np.empty(groups + 1, dtype=np.int64)
-    m, last = 0, 0
-    for g in range(groups):
-        starts[g] = m
-        for i in order:
-            if group[i] != g:
-                continue
-            if m > starts[g] and hashes[i] == hashes[last] and (after[i] == after[last]).all():
-                weights[m - 1] += w[i]
-                continue
-            out[m] = after[i]
-            weights[m] = w[i]
-            last = i
-            m += 1
+    m, last, g = 0, -1, -1
+    for i in sorted_rows:
+        while g < group[i]:  # the next answer's rows start here
+            g += 1
+            starts[g] = m
+            last = -1
+        if last >= 0 and hashes[i] == hashes[last] and _same(after[i], after[last]):
+            weights[m - 1] += w[i]
+            continue
+        out[m] = after[i]
+        weights[m] = w[i]
+        last = i
+        m += 1
     starts[groups] = m
     return out[:m], weights[:m], starts
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _same(a, b):
+    """True when two signature rows are equal."""
+    for s in range(a.shape[0]):
+        if a[s] != b[s]:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -632,7 +651,16 @@ class Solver:
     What one call solves stays in the memo for the next (the same rules, any layouts and shots).
     """
 
-    def __init__(self, rules: Rules, budget: int = 5_000, symmetric: bool = False, stop: Stop | None = None):
+    def __init__(
+        self,
+        rules: Rules,
+        budget: int = 5_000,
+        symmetric: bool = False,
+        stop: Stop | None = None,
+        memo: int | None = None,
+    ):
+        """``memo``: entries of the memo table (rounded up to a power of two, at most
+        ``LARGEST_MEMO``); by default twice the budget, at most ``MAX_MEMO``."""
         self.rules = rules
         self.budget = budget
         self.stop = stop
@@ -646,7 +674,8 @@ class Solver:
         self.zobrist = np.random.default_rng(0x5EED).integers(
             0, 2**64 - 1, size=(2, rules.cells), dtype=np.uint64, endpoint=True
         )
-        size = 1 << max(12, min(MAX_MEMO, 2 * budget).bit_length())
+        wanted = min(MAX_MEMO, 2 * budget) if memo is None else min(LARGEST_MEMO, memo - 1)
+        size = 1 << max(12, wanted.bit_length())
         self.memo_keys = np.zeros((size, 2), dtype=np.uint64)
         self.memo_values = np.zeros(size, dtype=np.float64)
 

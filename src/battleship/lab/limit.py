@@ -91,7 +91,9 @@ def optimum(
     rows = every_layout(rules) if rows is None else rows
     masks = tables(rules).masks
     start = time.perf_counter()
-    solver = Solver(rules, budget=budget, symmetric=True, stop=stop)
+    # the memo sized to the board: states grow much faster than layouts (5x5 apart, 524 layouts:
+    # millions of states with the sinkings announced), and an overwritten state is searched again
+    solver = Solver(rules, budget=budget, symmetric=True, stop=stop, memo=min(budget, 40_000 * len(rows)))
     if watch is not None:
         watch(solver)
     layouts = [tuple(int(masks[p]) for p in row) for row in rows]
