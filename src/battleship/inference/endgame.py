@@ -7,8 +7,9 @@ With the consistent layouts listed, the expected number of shots left under the 
 
 where ``S_a`` are the layouts that answer ``a`` to a shot at ``c`` (miss, hit, or the sinking the
 rules announce). The search is a Numba kernel (``_solve``, on an explicit stack of frames); what
-lets it solve boards of 4x5 and 5x5 with two ships apart from the first shot (hundreds of thousands
-to millions of states; docs/strategies.md has the figures):
+lets it solve boards of 4x5 to 5x5 and 4x6 with two ships from the first shot, and 5x5 with three
+ships apart without announcements (hundreds of thousands to millions of states;
+docs/strategies.md has the figures):
 
 - **A state is what is left to hit**, not the shots fired. A layout's future answers depend only on
   its ship cells not yet hit (per ship where the rules announce sinkings, as one set where they do
@@ -20,8 +21,8 @@ to millions of states; docs/strategies.md has the figures):
   cells (Zobrist), the state's hash the weighted sum of its signatures' (so the order of the rows
   does not matter, and weights are divided by their common factor first). With ``symmetric=True``
   the key is the least hash over the board's rotations and reflections, so a state and its mirror
-  images share one entry. The memo is a fixed table that overwrites on overflow: it only ever holds
-  exact values, so losing one costs time, never exactness. Two distinct states share a key with
+  images share one entry. The memo is a fixed table that overwrites on overflow: it holds exact
+  values and lower bounds (below), so losing one costs time, never exactness. Two distinct states share a key with
   probability about ``states**2 / 2**129``.
 - **Bounds**: cells no signature holds are never fired; cells lying in the same signatures' slots
   are interchangeable and tried once; where sinkings are not announced, or announced with the sunk
@@ -43,8 +44,9 @@ to millions of states; docs/strategies.md has the figures):
   cannot beat the best (alpha-beta for expectations); a state that finds no cell below it stops,
   and the memo keeps the least of its cells' bounds as a lower bound (a value of -2 - bound), for
   the next time it is met. With the strong bound above that takes 4x5 apart to 6,421 states and 5x5
-  apart from 1.8 million to 252,504; with announcements the bound is too loose, states cut short
-  are searched again and again, and the states grow (4x5 apart, `sunk`: 148,677 to 444,299).
+  apart from 1.8 million to 252,504; with announcements the bounds are too loose, states cut short
+  are searched again and again, and the states grow (4x5 apart, `sunk`: 148,677 to 444,299 with
+  the count of misses in place).
 
 The search gives up (returns None) past a budget of solved states, or when more than 64 cells are
 still in play, so a caller can fall back; it reads a :class:`~battleship.stop.Stop` flag every
@@ -558,13 +560,10 @@ def _solve(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag):
                 tried[d] += 1
             if tried[d] == cells[d].shape[0] or best[d] <= floor[d] + 1e-12:
                 exact = found[d]
-                if exact:
-                    _store(memo_keys, memo_values, keys1[d], keys2[d], best[d])
-                else:  # no cell below beta: worth the least of its cells' bounds (those not tried: its floor)
-                    if tried[d] < cells[d].shape[0]:
-                        low[d] = min(low[d], floor[d])
-                    best[d] = max(low[d], beta[d])
-                    _store(memo_keys, memo_values, keys1[d], keys2[d], -2.0 - best[d])
+                if not exact:  # no cell below beta: worth the least of its cells' bounds (untried: the floor)
+                    untried = floor[d] if tried[d] < cells[d].shape[0] else np.inf
+                    best[d] = max(min(low[d], untried), beta[d])
+                _store(memo_keys, memo_values, keys1[d], keys2[d], best[d] if exact else -2.0 - best[d])
                 if d == 0:
                     return best[0], best_cell[0]
                 value = best[d]
