@@ -3,7 +3,7 @@
 Run: .venv/bin/python benchmarks/limit.py [--seed S] [--budget STATES] [--time SECONDS] [--only WORD ...]
 For every board and fleet below, under touching and no-contact spacing and every sink mode, prints
 the number of layouts, the optimum (fewest expected shots over uniform layouts, solved exactly by
-battleship.lab.limit), the solver's states and seconds, then each shooter's mean over every layout
+battleship.lab.limit), the solver's states, wall and CPU seconds, then each shooter's mean over every layout
 (one game each, seed S) and its gap to the optimum; "refuses" where a shooter cannot play the rules,
 "unsolved" where the solver ran out of states or of time (--time: seconds for each configuration's
 solve; it says how many states it solved by then). --only keeps the configurations whose line
@@ -26,8 +26,11 @@ BOARDS = [
     ((4, 4), (3, 2)),
     ((4, 5), (3, 2)),
     ((5, 5), (3, 2)),
+    ((5, 5), (4, 3)),
+    ((5, 5), (3, 3)),
     ((4, 6), (3, 2)),
     ((5, 5), (3, 2, 2)),
+    ((5, 5), (3, 2, 1)),
 ]
 SHOOTERS = ["optimal", "density", "trial-sink", "rollout", "best"]
 
@@ -39,7 +42,7 @@ def main() -> None:
     parser.add_argument("--time", type=float, default=600.0, help="seconds for each configuration's solve")
     parser.add_argument("--only", nargs="*", help="only the configurations whose line holds one of these")
     args = parser.parse_args()
-    print("board fleet spacing sinks layouts optimum states seconds " + " ".join(SHOOTERS))
+    print("board fleet spacing sinks layouts optimum states seconds cpu-seconds " + " ".join(SHOOTERS))
     for (rows, cols), lengths in BOARDS:
         fleet = tuple(Ship.line(f"Ship {i + 1}", "ABCDE"[i], n) for i, n in enumerate(lengths))
         for spacing in (Spacing.TOUCH, Spacing.NO_CONTACT):
@@ -48,13 +51,14 @@ def main() -> None:
                 if args.only and not any(word in name for word in args.only):
                     continue
                 rules = Rules(rows, cols, fleet, spacing, sinks)
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 try:
                     every = every_layout(rules)
                     solved = optimum(rules, args.budget, every, Stop(args.time))
                 except BattleshipError as exc:
-                    print(f"{name} unsolved: {exc}", flush=True)
+                    print(f"{name} unsolved: {exc} ({time.process_time() - cpu:.0f} s cpu)", flush=True)
                     continue
+                cpu = time.process_time() - cpu
                 result = beside(rules, solved, every, SHOOTERS, seed=args.seed)
                 best = result.optimum
                 cells = [
@@ -62,7 +66,7 @@ def main() -> None:
                     for s in SHOOTERS
                 ]
                 print(
-                    f"{name} {best.layouts} {best.shots:.4f} {best.states} {best.seconds:.1f} "
+                    f"{name} {best.layouts} {best.shots:.4f} {best.states} {best.seconds:.1f} {cpu:.1f} "
                     + " ".join(cells)
                     + f"  [{time.perf_counter() - start:.0f} s]",
                     flush=True,

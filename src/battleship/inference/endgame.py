@@ -7,8 +7,9 @@ With the consistent layouts listed, the expected number of shots left under the 
 
 where ``S_a`` are the layouts that answer ``a`` to a shot at ``c`` (miss, hit, or the sinking the
 rules announce). The search is a Numba kernel (``_solve``, on an explicit stack of frames); what
-lets it solve boards of 4x5 and 5x5 with two ships apart from the first shot (hundreds of thousands
-to millions of states; docs/strategies.md has the figures):
+lets it solve boards of 4x5 to 5x5 and 4x6 with two ships from the first shot, and 5x5 with three
+ships apart without announcements (hundreds of thousands to millions of states;
+docs/strategies.md has the figures):
 
 - **A state is what is left to hit**, not the shots fired. A layout's future answers depend only on
   its ship cells not yet hit (per ship where the rules announce sinkings, as one set where they do
@@ -20,8 +21,8 @@ to millions of states; docs/strategies.md has the figures):
   cells (Zobrist), the state's hash the weighted sum of its signatures' (so the order of the rows
   does not matter, and weights are divided by their common factor first). With ``symmetric=True``
   the key is the least hash over the board's rotations and reflections, so a state and its mirror
-  images share one entry. The memo is a fixed table that overwrites on overflow: it only ever holds
-  exact values, so losing one costs time, never exactness. Two distinct states share a key with
+  images share one entry. The memo is a fixed table that overwrites on overflow: it holds exact
+  values and lower bounds (below), so losing one costs time, never exactness. Two distinct states share a key with
   probability about ``states**2 / 2**129``.
 - **Bounds**: cells no signature holds are never fired; cells lying in the same signatures' slots
   are interchangeable and tried once; where sinkings are not announced, or announced with the sunk
@@ -30,8 +31,22 @@ to millions of states; docs/strategies.md has the figures):
   sinkings: there a sure hit fired early turns a later "hit" into "sunk" without saying which ship
   the sure cell belongs to, which can tell less (a 3x4 board with a square and an S tetromino:
   9.333 shots that way, 9.25 in truth). Cells are tried most likely first, and a cell is dropped as
-  soon as its answers' lower bounds (cells left to hit, plus the next shot's least miss chance)
-  show it cannot beat the best so far; the search stops when the best reaches the state's own bound.
+  soon as its answers' lower bounds show it cannot beat the best so far; the search stops when the
+  best reaches the state's own bound. A state's bound is its cells left to hit plus a bound on the
+  misses to come: the next shot's least miss chance, and without announcements the most of that
+  and a count of answer sequences (``_misses``): a game ends on its last hit, so layouts with
+  different cells left end on different answers, and there are only C(left - 1 + m, m) places for
+  ``m`` misses among the hits: the likeliest set of cells left may cost no miss, the next few one,
+  and so on. It takes the states of 4x5 with the ships apart from 155,259 to 45,146. Announced
+  sinkings multiply the sequences by what they can say, which leaves the count too loose to pay for
+  itself (4x5 apart, `sunk`: 148,853 states to 148,677, in more time).
+- **Cut-offs** (without announcements only): each answer is told the value past which its cell
+  cannot beat the best (alpha-beta for expectations); a state that finds no cell below it stops,
+  and the memo keeps the least of its cells' bounds as a lower bound (a value of -2 - bound), for
+  the next time it is met. With the strong bound above that takes 4x5 apart to 6,421 states and 5x5
+  apart from 1.8 million to 252,504; with announcements the bounds are too loose, states cut short
+  are searched again and again, and the states grow (4x5 apart, `sunk`: 148,677 to 444,299 with
+  the count of misses in place).
 
 The search gives up (returns None) past a budget of solved states, or when more than 64 cells are
 still in play, so a caller can fall back; it reads a :class:`~battleship.stop.Stop` flag every
@@ -55,7 +70,8 @@ MODES = {Sinks.NONE: NONE, Sinks.SUNK: SUNK, Sinks.NAMED: NAMED, Sinks.REVEALED:
 # the sink rules under which a sure hit is best fired at once (see the module docstring)
 SURE_HIT_FIRST = (Sinks.NONE, Sinks.REVEALED)
 MAX_CELLS = 64  # cells still in play that a state may hold (one uint64 word)
-MAX_MEMO = 1 << 24  # entries of the memo table at most (24 bytes each)
+MAX_MEMO = 1 << 24  # entries of the memo table at most by default (24 bytes each)
+LARGEST_MEMO = 1 << 26  # entries at most when asked for (1.5 GiB)
 PROBES = 16  # slots looked at for a key before the memo overwrites its home slot
 STOP_EVERY = 1023  # the stop flag is read when the solved states & this == 0
 
@@ -158,6 +174,34 @@ def _row_hash(row, nl, k, mode, keys, p, lane):
 
 
 @njit(cache=True, nogil=True)
+def _cells_keys(m, keys, p):
+    """The sums of the cells' random keys of a mask in both lanes, under symmetry ``p``."""
+    z0, z1 = np.uint64(0), np.uint64(0)
+    while m:
+        c = _lowest(m)
+        z0 += keys[p, 0, c]
+        z1 += keys[p, 1, c]
+        m &= m - _ONE
+    return z0, z1
+
+
+@njit(cache=True, nogil=True)
+def _row_hashes(row, nl, k, mode, keys, p):
+    """:func:`_row_hash` in both lanes at once (one pass over the cells)."""
+    h0, h1 = np.uint64(0), np.uint64(0)
+    for s in range(nl):
+        z0, z1 = _cells_keys(row[s], keys, p)
+        if mode == REVEALED:
+            y0, y1 = _cells_keys(row[k + s], keys, p)
+            z0 = _mix(z0) + y0 * _GOLDEN
+            z1 = _mix(z1) + y1 * _GOLDEN
+        salt = np.uint64(s + 1) if mode == NAMED else _ONE
+        h0 += _mix(z0 + salt * _GOLDEN)
+        h1 += _mix(z1 + salt * _GOLDEN)
+    return _mix(h0), _mix(h1)
+
+
+@njit(cache=True, nogil=True)
 def _key(rows, w, nl, k, mode, keys):
     """The state's 128-bit memo key: the least over the symmetries of its weighted signature hashes."""
     g = w[0]
@@ -171,8 +215,9 @@ def _key(rows, w, nl, k, mode, keys):
         h1, h2 = np.uint64(0), np.uint64(0)
         for i in range(rows.shape[0]):
             weight = np.uint64(w[i] // g)
-            h1 += weight * _row_hash(rows[i], nl, k, mode, keys, p, 0)
-            h2 += weight * _row_hash(rows[i], nl, k, mode, keys, p, 1)
+            a, b = _row_hashes(rows[i], nl, k, mode, keys, p)
+            h1 += weight * a
+            h2 += weight * b
         if h1 < best1 or (h1 == best1 and h2 < best2):
             best1, best2 = h1, h2
     if best1 == 0 and best2 == 0:  # (0, 0) marks an empty slot of the memo
@@ -196,7 +241,11 @@ def _lookup(memo_keys, memo_values, h1, h2):
 
 @njit(cache=True, nogil=True)
 def _store(memo_keys, memo_values, h1, h2, value):
-    """Keep a value: in the key's slot or the first free one near it, else over its home slot."""
+    """Keep a value: in the key's slot or the first free one near it, else over its home slot.
+
+    A value of -2 or less is a lower bound ``-2 - value`` (a state cut short); it is kept only where
+    the key has neither its exact value nor a higher bound.
+    """
     mask = memo_values.shape[0] - 1
     home = np.int64(h1 & np.uint64(mask))
     i = home
@@ -207,6 +256,12 @@ def _store(memo_keys, memo_values, h1, h2, value):
             home = i
             break
         i = (i + 1) & mask
+    if memo_keys[home, 0] == h1 and memo_keys[home, 1] == h2:
+        kept = memo_values[home]
+        if value <= -2.0 and (
+            kept >= 0.0 or kept <= value
+        ):  # a bound never replaces a value or a higher bound
+            return
     memo_keys[home, 0], memo_keys[home, 1] = h1, h2
     memo_values[home] = value
 
@@ -237,13 +292,50 @@ def _left(rows, nl):
 
 
 @njit(cache=True, nogil=True)
-def _floor(rows, w, nl):
-    """A lower bound on a state's value: its cells left to hit, plus the next shot's least miss chance."""
+def _misses(rows, w, left):
+    """Without announcements, a lower bound on the expected misses still to come (a Kraft count).
+
+    A game's shots are ``left`` hits and some misses, ending on a hit; layouts with different cells
+    left to hit can never end on the same answers (each ends with exactly its own cells hit). With
+    ``m`` misses there are C(left - 1 + m, m) answer sequences: so the likeliest set of cells left may
+    take no miss, the next ``left`` ones one miss, and so on. (Announced sinkings multiply the
+    sequences by what they can say, and the count gets too loose to pay for itself.)
+    """
+    n = rows.shape[0]
+    order = np.argsort(rows[:, 0])
+    merged = np.empty(n, dtype=np.int64)  # the weights of the distinct sets of cells left
+    groups = 0
+    for j in range(n):
+        i = order[j]
+        if groups > 0 and rows[i, 0] == rows[order[j - 1], 0]:
+            merged[groups - 1] += w[i]
+        else:
+            merged[groups] = w[i]
+            groups += 1
+    heavy = np.sort(merged[:groups])[::-1]
+    misses, room, m, places = 0.0, 1.0, 0, 1.0  # room: answer sequences with m misses not yet taken
+    for j in range(groups):
+        while room < 1.0:
+            m += 1
+            places = places * (left - 1 + m) / m  # C(left - 1 + m, m)
+            room = places
+        misses += m * heavy[j]
+        room -= 1.0
+    return misses / w.sum()
+
+
+@njit(cache=True, nogil=True)
+def _floor(rows, w, nl, k, mode):
+    """A lower bound on a state's value: its cells left to hit, plus the most of two bounds on the
+    misses to come: the next shot's least miss chance, and :func:`_misses`."""
     left = _popcount(_left(rows, nl))
     if rows.shape[0] == 1 or left == 0:
         return float(left)
     cover, _ = _cover(rows, w, nl)
-    return left + 1.0 - cover.max() / w.sum()
+    least = 1.0 - cover.max() / w.sum()
+    if mode != NONE:  # the sinkings' answers make the count below too loose to pay for itself
+        return left + least
+    return left + max(least, _misses(rows, w, left))
 
 
 @njit(cache=True, nogil=True)
@@ -304,24 +396,42 @@ def _children(rows, w, nl, k, mode, bit, keys):
         group[i] = g
         hashes[i] = _row_hash(after[i], nl, k, mode, keys, 0, 0)
     order = np.argsort(hashes)
+    place = np.zeros(groups + 1, dtype=np.int64)  # rows by answer, each answer's by hash (counting sort)
+    for i in range(n):
+        place[group[i] + 1] += 1
+    for g in range(groups):
+        place[g + 1] += place[g]
+    sorted_rows = np.empty(n, dtype=np.int64)
+    for i in order:
+        sorted_rows[place[group[i]]] = i
+        place[group[i]] += 1
     out = np.empty_like(after)
     weights = np.empty(n, dtype=np.int64)
     starts = np.empty(groups + 1, dtype=np.int64)
-    m, last = 0, 0
-    for g in range(groups):
-        starts[g] = m
-        for i in order:
-            if group[i] != g:
-                continue
-            if m > starts[g] and hashes[i] == hashes[last] and (after[i] == after[last]).all():
-                weights[m - 1] += w[i]
-                continue
-            out[m] = after[i]
-            weights[m] = w[i]
-            last = i
-            m += 1
+    m, last, g = 0, -1, -1
+    for i in sorted_rows:
+        while g < group[i]:  # the next answer's rows start here
+            g += 1
+            starts[g] = m
+            last = -1
+        if last >= 0 and hashes[i] == hashes[last] and _same(after[i], after[last]):
+            weights[m - 1] += w[i]
+            continue
+        out[m] = after[i]
+        weights[m] = w[i]
+        last = i
+        m += 1
     starts[groups] = m
     return out[:m], weights[:m], starts
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _same(a, b):
+    """True when two signature rows are equal."""
+    for s in range(a.shape[0]):
+        if a[s] != b[s]:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -335,29 +445,39 @@ def _answers(rows, w, total, bit, nl, k, mode, keys):
     for g in range(groups):
         a, b = starts[g], starts[g + 1]
         shares[g] = weights[a:b].sum() / total
-        floors[g] = _floor(after[a:b], weights[a:b], nl) * shares[g]
+        floors[g] = _floor(after[a:b], weights[a:b], nl, k, mode) * shares[g]
     return after, weights, starts, shares, floors
 
 
 @njit(cache=True, nogil=True)
-def _open(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag, root):
-    """A state met: (value, best cell, its key) when known at once, else the cells to try and its floor.
+def _open(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag, root, beta):
+    """A state met: (value, exact, best cell, its key) when known at once, else the cells to try and
+    its floor.
 
     Known at once: every ship hit, one layout left, or (below the root, which is searched anew for its
-    best cell in its own orientation) the memo. Counts the state as solved otherwise, and sets
-    ``counts[2]`` when the search must give up (1: the stop flag; 2: the budget).
+    best cell in its own orientation) the memo; or known to be worth ``beta`` or more (``exact``
+    False, the value a lower bound): by the memo's bound, or by its own. Counts the state as solved
+    otherwise, and sets ``counts[2]`` when the search must give up (1: the stop flag; 2: the budget).
     """
     none = np.empty(0, dtype=np.int64)
     left = _left(rows, nl)
     if left == 0:
-        return 0.0, -1, none, 0.0, np.uint64(0), np.uint64(0)
+        return 0.0, True, -1, none, 0.0, np.uint64(0), np.uint64(0)
     if rows.shape[0] == 1:  # a known layout: one shot per cell left
-        return float(_popcount(left)), _lowest(left), none, 0.0, np.uint64(0), np.uint64(0)
+        return float(_popcount(left)), True, _lowest(left), none, 0.0, np.uint64(0), np.uint64(0)
     h1, h2 = _key(rows, w, nl, k, mode, keys)
+    floor = 0.0
     if not root:
         known = _lookup(memo_keys, memo_values, h1, h2)
         if known >= 0:
-            return known, -1, none, 0.0, h1, h2
+            return known, True, -1, none, 0.0, h1, h2
+        if known <= -2.0:
+            floor = -2.0 - known
+            if floor >= beta:
+                return floor, False, -1, none, 0.0, h1, h2
+    floor = max(floor, _floor(rows, w, nl, k, mode))
+    if floor >= beta:
+        return floor, False, -1, none, 0.0, h1, h2
     counts[0] += 1
     if counts[0] > counts[1]:
         counts[2] = 2
@@ -368,7 +488,7 @@ def _open(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag, root
     cells = _candidates(rows, w, nl, cover, union)
     if cover[cells[0]] == total and mode in (NONE, REVEALED):  # a sure hit: fire it first
         cells = cells[:1]
-    return -1.0, -1, cells, _popcount(left) + 1.0 - cover[cells[0]] / total, h1, h2
+    return -1.0, False, -1, cells, floor, h1, h2
 
 
 @njit(cache=True, nogil=True)
@@ -378,6 +498,9 @@ def _solve(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag):
 
     A frame tries its cells in turn; for each, its answers' states are solved one by one (a frame
     deeper each) until their sum plus the lower bounds of those not yet solved cannot beat the best.
+    Each answer is told the value past which its cell cannot beat the best (its ``beta``): a state
+    that finds no cell below its beta stops there, and its parent drops the cell (alpha-beta for
+    expectations; the state's memo entry is then that lower bound, not a value).
     """
     depth = MAX_CELLS + 2  # a shot a frame, and a frame for the state after the last
     states = [rows for _ in range(depth)]
@@ -394,37 +517,59 @@ def _solve(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag):
     answer = np.zeros(depth, dtype=np.int64)
     best = np.zeros(depth)
     best_cell = np.zeros(depth, dtype=np.int64)
+    found = np.zeros(depth, dtype=np.bool_)  # a cell below the frame's beta found
+    cut = np.zeros(depth, dtype=np.bool_)  # an answer of the current cell came back past its beta
+    low = np.zeros(depth)  # the least lower bound of the cells dropped so far
+    beta = np.full(depth, np.inf)  # past this the frame's value is not needed
     floor = np.zeros(depth)  # the frame's own lower bound
     sofar = np.zeros(depth)  # the current cell's answers solved so far, weighted
     slack = np.zeros(depth)  # the lower bounds of its answers not yet solved, weighted
-    d, opening, value = 0, True, 0.0
+    d, opening, value, exact = 0, True, 0.0, True
     while True:
         if opening:  # a new state on top of the stack
-            value, cell, cells[d], floor[d], keys1[d], keys2[d] = _open(
-                states[d], weights[d], nl, k, mode, keys, memo_keys, memo_values, counts, flag, d == 0
+            value, exact, cell, cells[d], floor[d], keys1[d], keys2[d] = _open(
+                states[d],
+                weights[d],
+                nl,
+                k,
+                mode,
+                keys,
+                memo_keys,
+                memo_values,
+                counts,
+                flag,
+                d == 0,
+                beta[d],
             )
             if counts[2]:
                 return np.nan, -1
             opening = False
             if value < 0:  # to be searched
-                tried[d], best[d], best_cell[d] = 0, np.inf, cells[d][0]
+                tried[d], best[d], best_cell[d], found[d], low[d] = 0, beta[d], cells[d][0], False, np.inf
                 answer[d] = -1
             elif d == 0:
                 return value, cell
             else:
                 d -= 1
                 sofar[d] += value * shares[d][answer[d]]
+                cut[d] |= not exact
                 answer[d] += 1
-        if answer[d] < 0 or sofar[d] + slack[d] >= best[d] - 1.0:  # next cell (or none left)
-            if answer[d] >= 0:
+        if answer[d] < 0 or cut[d] or sofar[d] + slack[d] >= best[d] - 1.0:  # next cell (or none left)
+            if answer[d] >= 0:  # the cell is dropped: at least this
+                low[d] = min(low[d], 1.0 + sofar[d] + slack[d])
                 tried[d] += 1
             if tried[d] == cells[d].shape[0] or best[d] <= floor[d] + 1e-12:
-                _store(memo_keys, memo_values, keys1[d], keys2[d], best[d])
+                exact = found[d]
+                if not exact:  # no cell below beta: worth the least of its cells' bounds (untried: the floor)
+                    untried = floor[d] if tried[d] < cells[d].shape[0] else np.inf
+                    best[d] = max(min(low[d], untried), beta[d])
+                _store(memo_keys, memo_values, keys1[d], keys2[d], best[d] if exact else -2.0 - best[d])
                 if d == 0:
                     return best[0], best_cell[0]
                 value = best[d]
                 d -= 1
                 sofar[d] += value * shares[d][answer[d]]
+                cut[d] |= not exact
                 answer[d] += 1
                 continue
             total = weights[d].sum()
@@ -432,9 +577,9 @@ def _solve(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag):
             after[d], after_w[d], starts[d], shares[d], floors[d] = _answers(
                 states[d], weights[d], total, bit, nl, k, mode, keys
             )
-            answer[d], sofar[d], slack[d] = 0, 0.0, floors[d].sum()
+            answer[d], sofar[d], slack[d], cut[d] = 0, 0.0, floors[d].sum(), False
         elif answer[d] == shares[d].shape[0]:  # every answer solved, and better than the best
-            best[d], best_cell[d] = 1.0 + sofar[d], cells[d][tried[d]]
+            best[d], best_cell[d], found[d] = 1.0 + sofar[d], cells[d][tried[d]], True
             answer[d] = -1
             tried[d] += 1
         else:  # solve the next answer a frame deeper
@@ -442,6 +587,8 @@ def _solve(rows, w, nl, k, mode, keys, memo_keys, memo_values, counts, flag):
             slack[d] -= floors[d][answer[d]]
             states[d + 1] = after[d][a:b].copy()
             weights[d + 1] = after_w[d][a:b].copy()
+            if mode == NONE:  # elsewhere the bounds are too loose: states cut short are searched again
+                beta[d + 1] = (best[d] - 1.0 - sofar[d] - slack[d]) / shares[d][answer[d]]
             d += 1
             opening = True
 
@@ -503,7 +650,16 @@ class Solver:
     What one call solves stays in the memo for the next (the same rules, any layouts and shots).
     """
 
-    def __init__(self, rules: Rules, budget: int = 5_000, symmetric: bool = False, stop: Stop | None = None):
+    def __init__(
+        self,
+        rules: Rules,
+        budget: int = 5_000,
+        symmetric: bool = False,
+        stop: Stop | None = None,
+        memo: int | None = None,
+    ):
+        """``memo``: entries of the memo table (rounded up to a power of two, at most
+        ``LARGEST_MEMO``); by default twice the budget, at most ``MAX_MEMO``."""
         self.rules = rules
         self.budget = budget
         self.stop = stop
@@ -517,7 +673,8 @@ class Solver:
         self.zobrist = np.random.default_rng(0x5EED).integers(
             0, 2**64 - 1, size=(2, rules.cells), dtype=np.uint64, endpoint=True
         )
-        size = 1 << max(12, min(MAX_MEMO, 2 * budget).bit_length())
+        wanted = min(MAX_MEMO, 2 * budget) if memo is None else min(LARGEST_MEMO, memo - 1)
+        size = 1 << max(12, wanted.bit_length())
         self.memo_keys = np.zeros((size, 2), dtype=np.uint64)
         self.memo_values = np.zeros(size, dtype=np.float64)
 
@@ -525,6 +682,32 @@ class Solver:
         """(expected shots left, best cell) for these equally likely layouts; None past the budget
         (or with more than 64 cells in play). Raises :class:`~battleship.stop.Stopped` on a stop."""
         self.visits = 0
+        state = self.state(layouts, shots)
+        if state is None:
+            return None
+        rows, w, cells = state
+        sinks = self.rules.sinks
+        nl = 1 if sinks is Sinks.NONE else len(self.rules.fleet)
+        keys = np.ascontiguousarray(self.zobrist[:, self.perms[:, cells]].transpose(1, 0, 2))
+        counts = self._counts = np.array([0, self.budget, 0], dtype=np.int64)
+        flag = self.stop.flag if self.stop is not None else np.zeros(1, dtype=np.int64)
+        args = (nl, len(self.rules.fleet), MODES[sinks], keys, self.memo_keys, self.memo_values, counts, flag)
+        try:
+            if self.stop is None:
+                value, cell = _solve(rows, w, *args)
+            else:  # in a worker thread, so that a deadline sets the flag while the kernel runs
+                value, cell = run(_solve, rows, w, *args, stop=self.stop)
+        finally:
+            self.visits = int(counts[0])
+        if counts[2]:
+            return None
+        return float(value), (cells[cell] if cell >= 0 else -1)
+
+    def state(
+        self, layouts: Iterable[tuple[int, ...]], shots: int
+    ) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
+        """The kernel's state for these layouts after ``shots``: its signature rows, their weights
+        and the board cells its dense cells stand for; None with no layout or past 64 cells in play."""
         sinks = self.rules.sinks
         weights: dict[Signature, int] = {}
         for ships in layouts:
@@ -538,22 +721,7 @@ class Solver:
         if len(cells) > MAX_CELLS or not weights:
             return None
         rows = np.array([self._row(sig, cells) for sig in weights], dtype=np.uint64)
-        nl = 1 if sinks is Sinks.NONE else len(self.rules.fleet)
-        keys = np.ascontiguousarray(self.zobrist[:, self.perms[:, cells]].transpose(1, 0, 2))
-        counts = self._counts = np.array([0, self.budget, 0], dtype=np.int64)
-        flag = self.stop.flag if self.stop is not None else np.zeros(1, dtype=np.int64)
-        w = np.array(list(weights.values()), dtype=np.int64)
-        args = (nl, len(self.rules.fleet), MODES[sinks], keys, self.memo_keys, self.memo_values, counts, flag)
-        try:
-            if self.stop is None:
-                value, cell = _solve(rows, w, *args)
-            else:  # in a worker thread, so that a deadline sets the flag while the kernel runs
-                value, cell = run(_solve, rows, w, *args, stop=self.stop)
-        finally:
-            self.visits = int(counts[0])
-        if counts[2]:
-            return None
-        return float(value), (cells[cell] if cell >= 0 else -1)
+        return rows, np.array(list(weights.values()), dtype=np.int64), cells
 
     @property
     def solving(self) -> int:

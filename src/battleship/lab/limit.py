@@ -4,9 +4,10 @@
 (:class:`battleship.inference.endgame.Solver`, with the board's symmetries): the fewest expected
 shots any strategy can average over uniform layouts. :func:`limit` plays shooters once on every
 layout and reports their means and their gaps to that optimum. Only small boards finish: the
-solver's states grow fast with the number of layouts (the 4x4 board with ships 3 and 2, 264
-layouts, takes about 46,000 states; 4x5 with the ships apart, 242 layouts, 150,000; 5x5 apart, 524
-layouts, 2.3 to 2.4 million, a quarter of an hour).
+solver's states grow fast with the number of layouts, most with the sinkings announced (the 4x4
+board with ships 3 and 2, 264 layouts: about 7,000 states without announcements, 40,000 to 46,000
+with them; 5x5 with the ships apart, 524 layouts: 250,000 states without, 2.3 million with them;
+docs/strategies.md has the table).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from battleship.tables import tables
 
 MAX_LAYOUTS = 5_000  # past this the exact solver does not finish in reasonable time
 DEFAULT_STATES = (
-    50_000_000  # the solver's budget of solved states (5x5 with two ships apart takes 2.4 million)
+    50_000_000  # the solver's budget of solved states (5x5 with ships 4 and 3 touching: 1.8 million)
 )
 
 
@@ -91,7 +92,9 @@ def optimum(
     rows = every_layout(rules) if rows is None else rows
     masks = tables(rules).masks
     start = time.perf_counter()
-    solver = Solver(rules, budget=budget, symmetric=True, stop=stop)
+    # the memo sized to the board: states grow much faster than layouts (5x5 apart, 524 layouts:
+    # millions of states with the sinkings announced), and an overwritten state is searched again
+    solver = Solver(rules, budget=budget, symmetric=True, stop=stop, memo=min(budget, 40_000 * len(rows)))
     if watch is not None:
         watch(solver)
     layouts = [tuple(int(masks[p]) for p in row) for row in rows]
