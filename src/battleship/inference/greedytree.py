@@ -229,12 +229,13 @@ class GreedyTree:
     ``rows`` are layouts as placement indices in fleet order (all consistent with one observation).
     :meth:`after` counts, over those layouts, the shots a game takes when ``cell`` is fired next and
     greedy plays on: the exact rest-of-game cost of a candidate. ``memo`` (from :func:`new_memo`) may
-    be shared by trees of the same rules: its keys name layouts by content.
+    be shared by trees of the same rules: its keys name layouts by content. Without one, a tree makes
+    its own when first asked for a sum (:meth:`costs` never needs one).
     """
 
     def __init__(self, rules: Rules, rows: np.ndarray, memo: tuple[np.ndarray, np.ndarray] | None = None):
         t = tables(rules)
-        self.memo = memo if memo is not None else new_memo()
+        self.memo = memo
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         layouts, ships = rows.shape
         ship_cells = np.zeros((layouts, ships, rules.cells), dtype=np.bool_)
@@ -243,7 +244,7 @@ class GreedyTree:
             ship_cells[np.arange(layouts)[:, None], s, cells] = True
         occupied = ship_cells.any(axis=1)
         ship_at = np.where(occupied, ship_cells.argmax(axis=1), -1).astype(np.int64)
-        cell_keys = _layout_keys(np.arange(rules.cells, dtype=np.int64)[:, None], 7)
+        each_cell = np.arange(rules.cells, dtype=np.int64)[:, None]  # a cell's key as a one-ship layout's
         self.tree = (
             occupied,
             ship_at,
@@ -252,17 +253,17 @@ class GreedyTree:
             _SINKS[rules.sinks.value],
             _layout_keys(rows, 1),
             _layout_keys(rows, 2),
-            cell_keys,
-            _layout_keys(np.arange(rules.cells, dtype=np.int64)[:, None], 11),
+            _layout_keys(each_cell, 7),
+            _layout_keys(each_cell, 11),
         )
 
     def _play(self, subset: np.ndarray, shot: np.ndarray, cell: int) -> int:
         """The kernel's count (``cell`` -1: greedy from the start)."""
         subset = np.ascontiguousarray(subset, dtype=np.int64)
         shot = np.ascontiguousarray(shot, dtype=np.bool_)
-        keys1, keys2 = self.tree[7], self.tree[8]
-        h1 = np.bitwise_xor.reduce(keys1[shot]) if shot.any() else 0
-        h2 = np.bitwise_xor.reduce(keys2[shot]) if shot.any() else 0
+        if self.memo is None:
+            self.memo = new_memo()
+        h1, h2 = (np.bitwise_xor.reduce(keys[shot]) for keys in self.tree[7:9])  # 0 with nothing shot
         return int(_play(subset, shot, cell, np.uint64(h1), np.uint64(h2), self.tree, *self.memo, _NO_COSTS))
 
     def costs(self, subset: np.ndarray, shot: np.ndarray, cell: int) -> np.ndarray:
