@@ -8,6 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from battleship import generators
+from battleship.errors import BattleshipError
 from battleship.game import Game, Observation, Outcome, Shot, play
 from battleship.inference import count
 from battleship.inference.greedytree import GreedyTree
@@ -175,3 +176,31 @@ def test_one_ply_is_greedy_until_its_endgame(rules, skew):
         greedy = play(make(f"optimal:skew={skew}"), Layout(rules, lay), np.random.default_rng(0))
         assert [s.cell for s in ours.shots] == [s.cell for s in greedy.shots]
     assert mean_shots("twoply:plies=1,endgame=5000", rules) <= mean_shots("optimal", rules) + 1e-9
+
+
+@settings(max_examples=10, deadline=None)
+@given(small_rules(max_side=5, max_ships=2), st.sampled_from([0, 20]))
+def test_early_density_is_density_until_its_endgame(rules, skew):
+    """``early=density`` fires density's (skewed) cell while more than ``endgame`` layouts remain."""
+    total = count(rules)[0]
+    assume(total > 12)
+    endgame = total // 4
+    for seed in range(4):
+        layout = generators.generate(rules, "uniform", seed, 1)[0]
+        ours = play(
+            make(f"twoply:early=density,skew={skew},endgame={endgame}"), layout, np.random.default_rng(0)
+        )
+        density = play(make(f"density:skew={skew}"), layout, np.random.default_rng(0))
+        observation = Observation(rules)
+        for mine, theirs in zip(ours.shots, density.shots, strict=False):  # they part after the endgame
+            if count(rules, observation)[0] <= endgame:
+                break
+            assert mine.cell == theirs.cell
+            observation = observation.after(mine)
+
+
+def test_early_density_refuses_a_prior():
+    with pytest.raises(BattleshipError, match="early=density does not read a prior"):
+        make("twoply:early=density,prior=contest")
+    with pytest.raises(BattleshipError, match="early is density"):
+        make("twoply:early=greedy")

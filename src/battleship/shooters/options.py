@@ -26,6 +26,9 @@ One :class:`Options` value configures every shooter; each reads only the keys it
   (thousands of games a second), for lab runs where the strongest costs too much.
 - ``plies``: twoply's look-ahead before its endgame: 2 (this shot and the next) or 1 (greedy's best
   cell, skewed as asked, until ``endgame`` layouts remain).
+- ``early``: what twoply plays before its endgame instead of ``plies`` says: ``density`` (the
+  DataGenetics density strategy's cell, with the same ``skew`` and ``tie``), so that the look-ahead
+  changes density's play in the endgame only.
 - ``budget``: montecarlo's time per shot in milliseconds, as C. Liam Brown's calculator does it (0: use ``samples``); the
   number of samples then depends on the machine, so runs with a budget are not reproducible.
 """
@@ -41,6 +44,7 @@ from battleship.errors import BattleshipError
 from battleship.rules import Rules, Sinks, Spacing
 
 TIES = {"first": 0, "random": 1, "centre": 2, "informative": 3}
+EARLY = ("", "density")  # what twoply may play before its endgame ("": as ``plies`` says)
 SINK_CODES = {Sinks.NONE: 0, Sinks.SUNK: 1, Sinks.NAMED: 2, Sinks.REVEALED: 3}
 SPACING_CODES = {Spacing.TOUCH: 0, Spacing.NO_EDGE: 1, Spacing.NO_CONTACT: 2}
 DEFAULT_WEIGHT = 20
@@ -82,11 +86,14 @@ class Options:
     rollouts: int = 48
     width: int = 6
     plies: int = 2
+    early: str = ""
     fast: int = 0
 
     def __post_init__(self) -> None:
         if self.tie not in TIES:
             raise BattleshipError(f"tie rule {self.tie!r} is not one of {', '.join(TIES)}")
+        if self.early not in EARLY:
+            raise BattleshipError(f"early is {' or '.join(e for e in EARLY if e)}, not {self.early!r}")
         for key, (low, high, what) in RANGES.items():
             value = getattr(self, key)
             if value is not None and not low <= value <= high:
@@ -139,7 +146,7 @@ def parse_spec(spec: str, base: Options | None = None) -> tuple[str, Options]:
             )
         if key in values:
             raise BattleshipError(f"shooter {spec!r}: {key} is given twice")
-        if key in ("tie", "model", "prior"):
+        if key in ("tie", "model", "prior", "early"):
             values[key] = value.strip()
         else:
             try:

@@ -46,6 +46,7 @@ OPTION_KEYS = (
     "rollouts",
     "width",
     "plies",
+    "early",
     "fast",
 )
 # keys a choosing shooter (``best``) reads itself and does not hand to the shooter it chooses

@@ -23,7 +23,10 @@ never plays worse than greedy (policy improvement); on the small boards of ``bat
 comes within 0.05 shots of the optimum (docs/strategies.md). Not used under a ``prior``.
 
 Options: ``width`` (candidate cells, default 6; ``width=1`` is greedy), ``endgame`` (above), ``plies``
-(2, the default, or 1: greedy's best cell until the endgame, so that only the endgame looks ahead), ``tie`` (first, centre or
+(2, the default, or 1: greedy's best cell until the endgame, so that only the endgame looks ahead),
+``early=density`` (the DataGenetics density strategy's cell until the endgame, with the same skew and
+tie: the look-ahead then changes density's play in the endgame only, so a paired comparison with
+density measures the endgame alone), ``tie`` (first, centre or
 random: the order of cells greedy ranks equal, which is also the order that splits equal two-ply
 values), ``skew`` (C. Liam Brown's diagonal skew, in percent, applied to greedy's ranking of the
 candidates and to nothing else), ``prior=GENERATOR`` (layouts weighed by how often that generator
@@ -158,12 +161,23 @@ class TwoPlyShooter:
 
     def __init__(self, options: Options | None = None):
         self.options = options or Options()
+        if self.options.early and self.options.prior:
+            from battleship.errors import BattleshipError
+
+            # under a prior the endgame never comes, and density would play the whole game unweighted
+            raise BattleshipError("twoply: early=density does not read a prior; give one or the other")
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Remember the rules, the prior and the tie-break stream."""
         self._rules = rules
         self._rng = rng
         self._prior = generator_weights(rules, self.options.prior)
+        self._early = None
+        if self.options.early == "density":
+            from battleship.shooters.density import DensityShooter
+
+            self._early = DensityShooter(Options(skew=self.options.skew, tie=self.options.tie))
+            self._early.reset(rules, rng)
 
     def candidates(self, observation: Observation, counts: list) -> list[int]:
         """Greedy's ``width`` best unknown cells, best first (skewed as asked; ties as ``tie`` says)."""
@@ -190,10 +204,13 @@ class TwoPlyShooter:
         """The candidate of highest two-ply value (the first in greedy's order when equal)."""
         rules = self._rules
         result, counts = open_counts(rules, observation, self._prior)
+        endgame = self._prior is None and self.options.endgame and result.layouts <= self.options.endgame
+        if self._early is not None and not endgame:
+            return self._early.next_shot(observation)
         cells = self.candidates(observation, counts)
         if len(cells) == 1:
             return cells[0]
-        if self._prior is None and self.options.endgame and result.layouts <= self.options.endgame:
+        if endgame:
             return self.rest_of_game(observation, result, cells)
         if self.options.plies == 1:
             return cells[0]
