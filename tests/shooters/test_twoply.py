@@ -180,27 +180,31 @@ def test_one_ply_is_greedy_until_its_endgame(rules, skew):
 
 @settings(max_examples=10, deadline=None)
 @given(small_rules(max_side=5, max_ships=2), st.sampled_from([0, 20]))
-def test_early_density_is_density_until_its_endgame(rules, skew):
-    """``early=density`` fires density's (skewed) cell while more than ``endgame`` layouts remain."""
+def test_early_shooter_plays_until_its_endgame(rules, skew):
+    """``early=density`` (``trial-sink``) fires that shooter's (skewed) cell while more than ``endgame`` layouts remain."""
     total = count(rules)[0]
     assume(total > 12)
     endgame = total // 4
-    for seed in range(4):
+    shooters = [
+        "density",
+        "density" if rules.spacing is Spacing.TOUCH else "trial-sink",
+    ]  # trial-sink needs a margin
+    for seed, early in enumerate(shooters * 2):
         layout = generators.generate(rules, "uniform", seed, 1)[0]
         ours = play(
-            make(f"twoply:early=density,skew={skew},endgame={endgame}"), layout, np.random.default_rng(0)
+            make(f"twoply:early={early},skew={skew},endgame={endgame}"), layout, np.random.default_rng(0)
         )
-        density = play(make(f"density:skew={skew}"), layout, np.random.default_rng(0))
+        theirs = play(make(f"{early}:skew={skew}"), layout, np.random.default_rng(0))
         observation = Observation(rules)
-        for mine, theirs in zip(ours.shots, density.shots, strict=False):  # they part after the endgame
+        for mine, other in zip(ours.shots, theirs.shots, strict=False):  # they part after the endgame
             if count(rules, observation)[0] <= endgame:
                 break
-            assert mine.cell == theirs.cell
+            assert mine.cell == other.cell
             observation = observation.after(mine)
 
 
-def test_early_density_refuses_a_prior():
-    with pytest.raises(BattleshipError, match="early=density does not read a prior"):
+def test_early_refuses_a_prior_and_unknown_shooters():
+    with pytest.raises(BattleshipError, match="early=density with a prior"):
         make("twoply:early=density,prior=contest")
-    with pytest.raises(BattleshipError, match="early is density"):
+    with pytest.raises(BattleshipError, match="early is density or trial-sink"):
         make("twoply:early=greedy")

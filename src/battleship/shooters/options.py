@@ -26,9 +26,9 @@ One :class:`Options` value configures every shooter; each reads only the keys it
   (thousands of games a second), for lab runs where the strongest costs too much.
 - ``plies``: twoply's look-ahead before its endgame: 2 (this shot and the next) or 1 (greedy's best
   cell, skewed as asked, until ``endgame`` layouts remain).
-- ``early``: what twoply plays before its endgame instead of ``plies`` says: ``density`` (the
-  DataGenetics density strategy's cell, with the same ``skew`` and ``tie``), so that the look-ahead
-  changes density's play in the endgame only.
+- ``early``: what twoply plays before its endgame instead of what ``plies`` says: ``density`` (the
+  DataGenetics density strategy's cell) or ``trial-sink``, with the same ``skew`` and ``tie``, so
+  that the look-ahead changes that shooter's play in the endgame only.
 - ``budget``: montecarlo's time per shot in milliseconds, as C. Liam Brown's calculator does it (0: use ``samples``); the
   number of samples then depends on the machine, so runs with a budget are not reproducible.
 """
@@ -44,7 +44,7 @@ from battleship.errors import BattleshipError
 from battleship.rules import Rules, Sinks, Spacing
 
 TIES = {"first": 0, "random": 1, "centre": 2, "informative": 3}
-EARLY = ("", "density")  # what twoply may play before its endgame ("": as ``plies`` says)
+EARLY = ("", "density", "trial-sink")  # what twoply may play before its endgame ("": as ``plies`` says)
 SINK_CODES = {Sinks.NONE: 0, Sinks.SUNK: 1, Sinks.NAMED: 2, Sinks.REVEALED: 3}
 SPACING_CODES = {Spacing.TOUCH: 0, Spacing.NO_EDGE: 1, Spacing.NO_CONTACT: 2}
 DEFAULT_WEIGHT = 20

@@ -24,9 +24,9 @@ comes within 0.05 shots of the optimum (docs/strategies.md). Not used under a ``
 
 Options: ``width`` (candidate cells, default 6; ``width=1`` is greedy), ``endgame`` (above), ``plies``
 (2, the default, or 1: greedy's best cell until the endgame, so that only the endgame looks ahead),
-``early=density`` (the DataGenetics density strategy's cell until the endgame, with the same skew and
-tie: the look-ahead then changes density's play in the endgame only, so a paired comparison with
-density measures the endgame alone), ``tie`` (first, centre or
+``early=density`` or ``early=trial-sink`` (that shooter's cell until the endgame, with the same skew
+and tie: the look-ahead then changes its play in the endgame only, so a paired comparison with it
+measures the endgame alone), ``tie`` (first, centre or
 random: the order of cells greedy ranks equal, which is also the order that splits equal two-ply
 values), ``skew`` (C. Liam Brown's diagonal skew, in percent, applied to greedy's ranking of the
 candidates and to nothing else), ``prior=GENERATOR`` (layouts weighed by how often that generator
@@ -165,7 +165,7 @@ class TwoPlyShooter:
             from battleship.errors import BattleshipError
 
             # under a prior the endgame never comes, and density would play the whole game unweighted
-            raise BattleshipError("twoply: early=density does not read a prior; give one or the other")
+            raise BattleshipError(f"twoply: early={self.options.early} with a prior: give one or the other")
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Remember the rules, the prior and the tie-break stream."""
@@ -173,10 +173,10 @@ class TwoPlyShooter:
         self._rng = rng
         self._prior = generator_weights(rules, self.options.prior)
         self._early = None
-        if self.options.early == "density":
-            from battleship.shooters.density import DensityShooter
+        if self.options.early:
+            from battleship.shooters.registry import spec
 
-            self._early = DensityShooter(Options(skew=self.options.skew, tie=self.options.tie))
+            self._early = spec(self.options.early).make(Options(skew=self.options.skew, tie=self.options.tie))
             self._early.reset(rules, rng)
 
     def candidates(self, observation: Observation, counts: list) -> list[int]:
