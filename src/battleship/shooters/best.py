@@ -21,17 +21,9 @@ BEST = {
     "datagenetics": "density:skew=20",
     "pirates": "trial-sink:skew=20",
 }
-# the shooters kept in the record besides the best, per preset
-KEPT = {
-    "standard": ["density", "optimal", "optimal:skew=20", "montecarlo:skew=20"],
-    "datagenetics": ["density"],
-    "pirates": ["trial-sink", "optimal", "montecarlo"],
-}
 # presets whose exact play is measured at scale: a graph no larger than one of theirs is affordable
 MEASURED_GRAPHS = ("seabattle", "pirates")
 SMALL = 10**6  # placement combinations up to which exact inference costs next to nothing a shot
-# the published mean each preset is measured against (None: the document gives no mean)
-PUBLISHED = {"standard": 44.37, "datagenetics": None, "pirates": 38.19}
 
 
 def best_for(rules: Rules, options: Options | None = None) -> str:
@@ -83,11 +75,6 @@ def exact_is_quick(rules: Rules) -> bool:
     from battleship.rules import preset
 
     return any(no_larger(rules, preset(name)) for name in MEASURED_GRAPHS)
-
-
-def kept(rules_name: str) -> list[str]:
-    """The best shooter and the others kept in the record, for one preset."""
-    return [BEST[rules_name], *KEPT[rules_name]]
 
 
 class BestShooter:
