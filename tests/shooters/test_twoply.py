@@ -206,5 +206,7 @@ def test_early_shooter_plays_until_its_endgame(rules, skew):
 def test_early_refuses_a_prior_and_unknown_shooters():
     with pytest.raises(BattleshipError, match="early=density with a prior"):
         make("twoply:early=density,prior=contest")
+    with pytest.raises(BattleshipError, match="give endgame=N too"):
+        make("twoply:early=trial-sink")
     with pytest.raises(BattleshipError, match="early is density or trial-sink"):
         make("twoply:early=greedy")

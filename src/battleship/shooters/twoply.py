@@ -41,6 +41,7 @@ import threading
 
 import numpy as np
 
+from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, Shot
 from battleship.inference import Posterior, evidence, posterior, select_by_search
 from battleship.inference.greedytree import GreedyTree, new_memo
@@ -161,11 +162,12 @@ class TwoPlyShooter:
 
     def __init__(self, options: Options | None = None):
         self.options = options or Options()
-        if self.options.early and self.options.prior:
-            from battleship.errors import BattleshipError
-
-            # under a prior the endgame never comes, and density would play the whole game unweighted
-            raise BattleshipError(f"twoply: early={self.options.early} with a prior: give one or the other")
+        early = self.options.early
+        # without an endgame (none is played under a prior) the early shooter would play the whole game
+        if early and self.options.prior:
+            raise BattleshipError(f"twoply: early={early} with a prior: give one or the other")
+        if early and not self.options.endgame:
+            raise BattleshipError(f"twoply: early={early} plays until the endgame: give endgame=N too")
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Remember the rules, the prior and the tie-break stream."""
