@@ -70,7 +70,7 @@ def test_the_shooter_is_an_argument_everywhere_and_the_old_option_still_works():
     old = json.loads(runner.invoke(app, ["play", "--shooter", "density", "--seed", "3", "--json"]).stdout)
     assert new == old and new["shooter"] == "density"
     best = json.loads(runner.invoke(app, ["play", "best", "--rules", "pirates", "--json"]).stdout)
-    assert best["shooter"] == "trial-sink:skew=20"  # best is printed as what really played
+    assert best["shooter"] == "twoply:endgame=5000,plies=1"  # best is printed as what really played
 
 
 def test_compare_writes_no_charts_unless_asked(tmp_path, monkeypatch):

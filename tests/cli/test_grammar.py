@@ -77,7 +77,9 @@ def test_one_name_for_what_played_in_every_output(tmp_path):
 
 
 def test_shooters_says_what_best_plays():
-    assert "best on pirates plays trial-sink:skew=20" in ok(["shooters", "--rules", "pirates"]).stdout
+    assert (
+        "best on pirates plays twoply:endgame=5000,plies=1" in ok(["shooters", "--rules", "pirates"]).stdout
+    )
     rows = json.loads(ok(["shooters", "--rules", "seabattle", "--json"]).stdout)
     assert next(r for r in rows if r["name"] == "best")["plays"] == "optimal"
 

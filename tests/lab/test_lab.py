@@ -201,8 +201,11 @@ def test_notation_file_holds_the_very_games_the_run_counted(tmp_path, shooter):
 
 
 def test_best_names_the_strongest_measured_shooter_for_the_rules():
-    for rules, expected in (("standard", "density:skew=20"), ("pirates", "trial-sink:skew=20")):
-        args = ["simulate", "--shooter", "best", "--rules", rules, "--games", "50", "--json"]
+    for rules, expected, games in (
+        ("standard", "density:skew=20", "50"),
+        ("pirates", "twoply:endgame=5000,plies=1", "2"),
+    ):
+        args = ["simulate", "--shooter", "best", "--rules", rules, "--games", games, "--json"]
         data = json.loads(runner.invoke(app, args).stdout)
         assert data["shooter"] == expected
 
@@ -217,8 +220,10 @@ def test_best_follows_what_the_rules_are_not_their_name():
     assert best_for(replace(standard, name="anything")) == "density:skew=20"
     # a file that calls itself "standard" but has a margin and no announcements plays as pirates
     quiet = replace(standard, spacing=Spacing.NO_CONTACT, sinks=Sinks.NONE)
-    assert best_for(quiet) == "trial-sink:skew=20"
-    assert best_for(replace(preset("pirates"), name="standard")) == "trial-sink:skew=20"
+    assert best_for(quiet) == "twoply:endgame=5000,plies=1"
+    assert best_for(replace(preset("pirates"), name="standard")) == "twoply:endgame=5000,plies=1"
+    # a margin with sinkings announced: trial-sink, which reads them (the look-ahead was measured without)
+    assert best_for(replace(quiet, sinks=Sinks.NAMED)) == "trial-sink:skew=20"
     assert best_for(replace(standard, sinks=Sinks.SUNK)) == "optimal"
     tee = Rules(8, 8, (Ship("Tee", "T", ((0, 0), (0, 1), (0, 2), (1, 1))), Ship.line("Boat", "B", 2)))
     assert best_for(replace(tee, name="standard")) == "optimal"
@@ -226,11 +231,14 @@ def test_best_follows_what_the_rules_are_not_their_name():
     assert best_for(preset("seabattle")) == "optimal"
     wide = replace(preset("seabattle"), rows=17, cols=17)  # past the sweep's 16 columns
     assert best_for(wide) == "trial-sink"
-    # pirates: trial-sink, level with exact play on uniform layouts; exact play under a generator's prior
+    # pirates: exact greedy play with greedy's exact rest of game; exact play under a generator's prior
     from battleship.shooters.registry import resolve
 
     assert resolve("best:prior=contest", preset("pirates")) == resolve("optimal:prior=contest")
-    assert resolve("best", preset("pirates"))[0] == "trial-sink"
+    assert resolve("best", preset("pirates"))[0] == "twoply"
+    assert (
+        resolve("best", replace(preset("pirates"), rows=12, cols=12))[0] == "trial-sink"
+    )  # exact play too dear
     assert resolve("best:prior=contest", replace(preset("pirates"), rows=12, cols=12))[0] == "trial-sink"
     tiny = Rules(4, 4, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)))
     assert best_for(replace(tiny, name="standard")) == "optimal"  # small enough for exact play
@@ -242,6 +250,7 @@ def test_best_fast_plays_a_kernel_where_the_strongest_is_exact_play():
 
     # the fast setting is the chooser's own: it is not handed on (the chosen shooter would refuse it)
     assert resolve("best:fast=1", preset("seabattle"))[0] == "trial-sink"
+    assert resolve("best:fast=1", preset("pirates")) == resolve("trial-sink:skew=20")
     assert resolve("best:fast=1,prior=contest", preset("pirates")) == resolve(
         "trial-sink:skew=20,prior=contest"
     )

@@ -153,6 +153,11 @@ def test_the_calculator_is_exact_on_sea_battle_once_the_presets_are_warm(tmp_pat
         computer = client.app.state.computer
         move = computer.move(rules, Observation(rules), "best", (1, 0), Stop(60))  # generous: a busy machine
         assert move.shooter == "optimal" and move.fallback is None, move
+        # and the look-ahead on the C# Pirates contest's rules, from that preset's warm graph
+        pirates = preset("pirates")
+        assert graphs.needed(pirates, Observation(pirates)) in wanted
+        move = computer.move(pirates, Observation(pirates), "best", (1, 0), Stop(60))
+        assert move.shooter == "twoply:endgame=5000,plies=1" and move.fallback is None, move
 
 
 @pytest.mark.slow

@@ -19,8 +19,10 @@ from battleship.shooters.options import Options, format_spec
 BEST = {
     "standard": "density:skew=20",
     "datagenetics": "density:skew=20",
-    "pirates": "trial-sink:skew=20",
+    "pirates": "twoply:endgame=5000,plies=1",
 }
+# under a margin, where exact play costs too much or ``fast`` asks for a kernel
+MARGIN_KERNEL = "trial-sink:skew=20"
 # presets whose exact play is measured at scale: a graph no larger than one of theirs is affordable
 MEASURED_GRAPHS = ("seabattle", "pirates")
 SMALL = 10**6  # placement combinations up to which exact inference costs next to nothing a shot
@@ -41,10 +43,14 @@ def best_for(rules: Rules, options: Options | None = None) -> str:
     - any other spacing margin, layouts expected from a generator (``prior``): exact greedy play under
       that generator's placement weights, 0.18 shots ahead of trial-sink under the same prior over
       10,000 paired contest layouts of `pirates` (where :func:`exact_is_quick` says it is affordable);
+    - any other spacing margin without sinking announcements (the C# Pirates contest's rules), where
+      exact play is quick: exact greedy play with greedy's exact rest of game once at most 5,000
+      layouts remain (``twoply:endgame=5000,plies=1``), ahead of exact greedy play over 5,000 paired
+      `pirates` games of each generator (docs/strategies.md);
     - any other spacing margin: trial-sink with C. Liam Brown's skew, which reads a finished ship off
-      a run of hits and every sinking announced (the C# Pirates contest's rules): level with exact
-      greedy play over 10,000 paired uniform `pirates` games, 0.42 shots ahead of it over 2,000
-      sequentially drawn ones, and far cheaper (a kernel, microseconds a shot);
+      a run of hits and every sinking announced: level with exact greedy play over 10,000 paired
+      uniform `pirates` games, 0.42 shots ahead of it over 2,000 sequentially drawn ones, and far
+      cheaper (a kernel, microseconds a shot);
     - sinkings named or shown: density with a skew (DataGenetics' rules);
     - ships that may touch, anonymous or no sink announcements: exact greedy play, because the
       density count cannot use an anonymous sinking.
@@ -57,8 +63,11 @@ def best_for(rules: Rules, options: Options | None = None) -> str:
         return "optimal"
     if rules.spacing is not Spacing.TOUCH:
         if min(ship.size for ship in rules.fleet) > 1:
-            prior = options is not None and bool(options.prior)
-            return "optimal" if prior and not fast and exact_is_quick(rules) else BEST["pirates"]
+            if fast or not exact_is_quick(rules):
+                return MARGIN_KERNEL
+            if options is not None and options.prior:
+                return "optimal"  # twoply's endgame reads no prior
+            return BEST["pirates"] if rules.sinks is Sinks.NONE else MARGIN_KERNEL
         # a skew toward one colour only delays one-cell ships, which left trial-sink behind exact play
         return "optimal" if not fast and exact_is_quick(rules) else "trial-sink"
     if rules.sinks in (Sinks.NAMED, Sinks.REVEALED):

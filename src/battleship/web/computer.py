@@ -90,8 +90,10 @@ MODES = {
 
 def sweeps(chosen: Mode, rules: Rules) -> bool:
     """True when ``chosen``'s moves may sweep a state graph: Hard and Adaptive always (exact samples and
-    exact odds), Expert where it plays exact greedy play (``optimal``: Sea Battle's rules)."""
-    return chosen.name in SWEEPING or (chosen.name == "best" and jobs.named("best", rules) == "optimal")
+    exact odds), Expert where it plays exact play (``optimal`` on Sea Battle's rules, ``twoply`` on
+    the C# Pirates contest's)."""
+    exact = jobs.named("best", rules).partition(":")[0] in ("optimal", "twoply")
+    return chosen.name in SWEEPING or (chosen.name == "best" and exact)
 
 
 def mode(name: str) -> Mode:
