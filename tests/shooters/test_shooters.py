@@ -12,7 +12,16 @@ from battleship.inference import prior as learning
 from battleship.rng import game_rng
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import kernels, make, names, spec
-from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, favoured, pattern_factor
+from battleship.shooters.choice import (
+    HIT,
+    IMPOSSIBLE,
+    MISS,
+    SUNK,
+    UNKNOWN,
+    favoured,
+    pattern_factor,
+    skew_factor,
+)
 from battleship.shooters.density import fitting, forced_cell
 from battleship.shooters.flood import FloodShooter
 from battleship.shooters.learning import LearningShooter
@@ -46,16 +55,17 @@ def test_superposition_kernel_matches_the_readable_shooter(rules, seed, tie, boo
 
 
 @settings(max_examples=40, deadline=None)
-@given(small_rules(spacings=NO_TOUCH), st.integers(0, 2**32), TIES, st.booleans())
-def test_trial_sink_kernel_matches_the_readable_shooter(rules, seed, tie, skew):
-    fast, slow = _same_games(rules, "trial-sink", Options(tie=tie, skew=20 if skew else 0), seed)
+@given(small_rules(spacings=NO_TOUCH), st.integers(0, 2**32), TIES, st.booleans(), st.integers(0, 1))
+def test_trial_sink_kernel_matches_the_readable_shooter(rules, seed, tie, skew, lattice):
+    options = Options(tie=tie, skew=20 if skew else 0, lattice=lattice)
+    fast, slow = _same_games(rules, "trial-sink", options, seed)
     assert fast == slow
 
 
 @settings(max_examples=30, deadline=None)
-@given(small_rules(), st.integers(0, 2**32), st.integers(1, 40), TIES)
-def test_density_skew_kernel_matches_the_readable_shooter(rules, seed, skew, tie):
-    fast, slow = _same_games(rules, "density", Options(skew=skew, tie=tie), seed)
+@given(small_rules(), st.integers(0, 2**32), st.integers(1, 40), TIES, st.integers(0, 1))
+def test_density_skew_kernel_matches_the_readable_shooter(rules, seed, skew, tie, lattice):
+    fast, slow = _same_games(rules, "density", Options(skew=skew, tie=tie, lattice=lattice), seed)
     assert fast == slow
 
 
@@ -234,6 +244,49 @@ def test_skew_favours_the_colour_most_shots_went_to():
     assert favoured(status, 4, 4, 2) == 0
     factor = pattern_factor(status, 4, 4, 2, 20)
     assert factor[0] == 120 and factor[1] == 100
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(3, 8),
+    st.integers(3, 8),
+    st.lists(st.integers(1, 5), min_size=1, max_size=5),
+    st.data(),
+)
+def test_the_skew_and_its_lattice_against_their_definitions(rows, cols, lengths, data):
+    # plain: the checkerboard colour most shots went to, only while a ship of the fleet's smallest
+    # length may float; lattice: (row + col) % n for the smallest afloat length n, while any floats
+    size = np.array(lengths, dtype=np.int64)
+    afloat = np.array(data.draw(st.lists(st.booleans(), min_size=len(lengths), max_size=len(lengths))))
+    status = np.array(
+        data.draw(
+            st.lists(st.sampled_from([UNKNOWN, MISS, HIT, SUNK]), min_size=rows * cols, max_size=rows * cols)
+        ),
+        dtype=np.int8,
+    )
+    afloat_lengths = [n for n, a in zip(lengths, afloat, strict=True) if a]
+    for lattice in (0, 1):
+        factor = skew_factor(status, afloat, size, rows, cols, 20, lattice)
+        plain = 2 if min(lengths) in afloat_lengths else 0
+        modulus = min(afloat_lengths, default=0) if lattice else plain
+        if modulus == 0:
+            assert len(factor) == 0 or (factor == 100).all()
+            continue
+        residue = _most_shot_residue(status, cols, modulus)
+        expected = [
+            120 if modulus > 1 and (c // cols + c % cols) % modulus == residue else 100
+            for c in range(rows * cols)
+        ]
+        assert factor.tolist() == expected
+
+
+def _most_shot_residue(status, cols, modulus):
+    """The residue of (row + col) % modulus that most shots went to, the lowest on a tie."""
+    tally = [0] * modulus
+    for c, st_ in enumerate(status):
+        if st_ in (MISS, HIT, SUNK):
+            tally[(c // cols + c % cols) % modulus] += 1
+    return tally.index(max(tally))
 
 
 def test_shooter_specs_round_trip_and_bad_ones_are_named():

@@ -88,12 +88,20 @@ def smallest_afloat(afloat, size):
 
 
 @njit(cache=True, nogil=True)
-def skew_factor(status, afloat, size, rows, cols, percent):
+def skew_factor(status, afloat, size, rows, cols, percent, lattice):
     """C. Liam Brown's diagonal skew: one colour favoured while a ship of the fleet's smallest size may be afloat.
 
-    Empty (no scaling) when the skew is off.
+    With ``lattice`` the pattern follows the smallest afloat ship instead, cells ``(row + col) % n``
+    for its length ``n`` (the Dunman High paper's parity boost, as a skew): a lattice that meets
+    every placement of that ship with a third of the board once the two-cell ship has sunk, where
+    the plain skew stops. Empty (no scaling) when the skew is off.
     """
-    if percent <= 0 or smallest_afloat(afloat, size) != size.min():
+    if percent <= 0:
+        return np.empty(0, dtype=np.int64)
+    smallest = smallest_afloat(afloat, size)
+    if lattice:
+        return pattern_factor(status, rows, cols, smallest, percent)
+    if smallest != size.min():
         return np.empty(0, dtype=np.int64)
     return pattern_factor(status, rows, cols, 2, percent)
 

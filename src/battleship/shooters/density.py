@@ -46,7 +46,17 @@ from battleship.shooters.choice import (
     skew_factor,
     smallest_afloat,
 )
-from battleship.shooters.options import BOOST, SINKS, SKEW, SPACING, SPACING_CODES, TIE, WEIGHT, Options
+from battleship.shooters.options import (
+    BOOST,
+    LATTICE,
+    SINKS,
+    SKEW,
+    SPACING,
+    SPACING_CODES,
+    TIE,
+    WEIGHT,
+    Options,
+)
 from battleship.tables import geometry, tables
 
 DENSITY, SUPERPOSITION = 0, 1
@@ -310,7 +320,10 @@ def density_pick(density, status, afloat, rows, cols, params, geometry, state, o
 
     ``open_cells`` is ``status == UNKNOWN`` and ``plain`` an empty factor, kept by the caller (no allocation per shot).
     """
-    factor = skew_factor(status, afloat, geometry[1], rows, cols, params[SKEW]) if params[SKEW] > 0 else plain
+    skew = params[SKEW]
+    factor = (
+        skew_factor(status, afloat, geometry[1], rows, cols, skew, params[LATTICE]) if skew > 0 else plain
+    )
     return choose(density, factor, open_cells, rows, cols, params[TIE], state)
 
 
@@ -474,12 +487,14 @@ def observed_status(rules: Rules, observation: Observation) -> tuple[np.ndarray,
     return status, afloat
 
 
-def best_cells(rules: Rules, observation: Observation, probability: np.ndarray, skew: int = 0) -> list[int]:
+def best_cells(
+    rules: Rules, observation: Observation, probability: np.ndarray, skew: int = 0, lattice: int = 0
+) -> list[int]:
     """The unshot cells of highest probability; with ``skew`` (percent), C. Liam Brown's diagonal skew applied first."""
     value = np.asarray(probability, dtype=np.float64).ravel()
     if skew:
         status, afloat = observed_status(rules, observation)
-        factor = skew_factor(status, afloat, tables(rules).size, rules.rows, rules.cols, skew)
+        factor = skew_factor(status, afloat, tables(rules).size, rules.rows, rules.cols, skew, lattice)
         if len(factor):
             value = value * factor
     open_cells = [c for c in range(rules.cells) if not observation.is_shot(c)]

@@ -100,7 +100,7 @@ class OptimalShooter:
                 status, rules.rows, rules.cols, smallest_afloat(afloat, size), options.boost
             )
         elif options.skew:
-            factor = skew_factor(status, afloat, size, rules.rows, rules.cols, options.skew)
+            factor = skew_factor(status, afloat, size, rules.rows, rules.cols, options.skew, options.lattice)
         else:
             factor = np.empty(0, dtype=np.int64)
         eligible = status == UNKNOWN

@@ -10,6 +10,9 @@ One :class:`Options` value configures every shooter; each reads only the keys it
 - ``skew``: C. Liam Brown's diagonal skew, in percent (C. Liam Brown's calculator uses 20): while the smallest ship may be afloat,
   cells of one checkerboard colour (the colour most of the shots so far went to) score that much
   more. density, density-grid, trial-sink.
+- ``lattice``: 1 makes the skew follow the smallest afloat ship: cells ``(row + col) % n == k`` for
+  its length ``n`` score ``skew`` percent more while any ship floats (plain skew: the checkerboard,
+  and only while a ship of the fleet's smallest size may be afloat). density, trial-sink, optimal, twoply.
 - ``boost``: the Dunman High paper's parity boost, in percent, to cells ``(row + col) % n == k`` where ``n`` is the
   smallest afloat ship's length and ``k`` the residue most shots so far went to. superposition
   (default 5) and optimal (default 0).
@@ -63,10 +66,11 @@ RANGES = {
     "width": (1, 1_000, "a number of candidate cells"),
     "plies": (1, 2, "a look-ahead depth"),
     "fast": (0, 1, "0 or 1"),
+    "lattice": (0, 1, "0 or 1"),
 }
 
 # positions in the kernels' parameter vector
-TIE, COLOUR, WEIGHT, SKEW, BOOST, SINKS, SPACING = range(7)
+TIE, COLOUR, WEIGHT, SKEW, BOOST, SINKS, SPACING, LATTICE = range(8)
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ class Options:
     colour: int = 0
     weight: int = DEFAULT_WEIGHT
     skew: int = 0
+    lattice: int = 0
     boost: int | None = None  # None: the shooter's own default
     samples: int = 1000
     budget: int = 0
@@ -105,7 +110,7 @@ class Options:
 
     def vector(self, rules: Rules) -> np.ndarray:
         """The int64 parameter vector of the kernels, for ``rules``."""
-        out = np.zeros(7, dtype=np.int64)
+        out = np.zeros(8, dtype=np.int64)
         out[TIE] = TIES[self.tie]
         out[COLOUR] = self.colour
         out[WEIGHT] = self.weight
@@ -113,6 +118,7 @@ class Options:
         out[BOOST] = SUPERPOSITION_BOOST if self.boost is None else self.boost
         out[SINKS] = SINK_CODES[rules.sinks]
         out[SPACING] = SPACING_CODES[rules.spacing]
+        out[LATTICE] = self.lattice
         return out
 
     def changed(self) -> dict[str, object]:

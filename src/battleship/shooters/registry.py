@@ -37,6 +37,7 @@ OPTION_KEYS = (
     "colour",
     "weight",
     "skew",
+    "lattice",
     "boost",
     "samples",
     "budget",
@@ -51,7 +52,7 @@ OPTION_KEYS = (
 )
 # keys a choosing shooter (``best``) reads itself and does not hand to the shooter it chooses
 CHOOSER_KEYS = ("fast",)
-SCORING = ("tie", "skew")  # what every scoring shooter reads
+SCORING = ("tie", "skew", "lattice")  # what every scoring shooter reads
 ANSWERS = {"sinkings": "the sinking announcements", "margin": "the spacing margin"}
 
 

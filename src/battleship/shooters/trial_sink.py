@@ -40,7 +40,7 @@ from battleship.inference.prior import generator_weights
 from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks, Spacing
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, choose, skew_factor
-from battleship.shooters.options import SINKS, SKEW, SPACING, TIE, Options
+from battleship.shooters.options import LATTICE, SINKS, SKEW, SPACING, TIE, Options
 from battleship.tables import geometry, tables
 
 # a placement its prior weighs under this (drawn under 1% as often as uniform layouts draw it) is
@@ -230,7 +230,7 @@ def trial_sink_shot(status, afloat, rows, cols, params, geometry, state, floor):
             return choose(score, np.empty(0, dtype=np.int64), score > 0, rows, cols, params[TIE], state)
     if trial_scores(status, afloat, geometry, score, floor) == 0 and floor > 0:
         return -1  # the afloat ships have nowhere left to lie: the bold reading was wrong
-    factor = skew_factor(status, afloat, geometry[1], rows, cols, params[SKEW])
+    factor = skew_factor(status, afloat, geometry[1], rows, cols, params[SKEW], params[LATTICE])
     return choose(score, factor, status == UNKNOWN, rows, cols, params[TIE], state)
 
 

@@ -178,7 +178,9 @@ class TwoPlyShooter:
         if self.options.early:
             from battleship.shooters.registry import spec
 
-            self._early = spec(self.options.early).make(Options(skew=self.options.skew, tie=self.options.tie))
+            self._early = spec(self.options.early).make(
+                Options(skew=self.options.skew, lattice=self.options.lattice, tie=self.options.tie)
+            )
             self._early.reset(rules, rng)
 
     def candidates(self, observation: Observation, counts: list) -> list[int]:
@@ -188,7 +190,7 @@ class TwoPlyShooter:
         factor = [100] * rules.cells
         if options.skew:
             size = tables(rules).size
-            skewed = skew_factor(status, afloat, size, rules.rows, rules.cols, options.skew)
+            skewed = skew_factor(status, afloat, size, rules.rows, rules.cols, options.skew, options.lattice)
             factor = skewed.tolist() if len(skewed) else factor  # empty: the smallest ship is sunk
         cells = [c for c in range(rules.cells) if status[c] == UNKNOWN]
         if not cells:  # cells only the margins rule out are all that is left (never with a ship afloat)
