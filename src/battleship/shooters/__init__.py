@@ -78,7 +78,7 @@ register(
         f"{_HERE}.density:DensityShooter",
         "DataGenetics: the most counted cell over every placement of every afloat ship",
         "density",
-        (*SCORING, "weight"),
+        (*SCORING, "weight", "lastship"),
     )
 )
 register(

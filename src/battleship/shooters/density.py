@@ -7,6 +7,11 @@ The most counted unknown cell is fired at; ties go to the first in reading order
 implementation), a random one, or the one nearest the centre. With ``skew`` (C. Liam Brown's calculator), one checkerboard
 colour scores that many percent more while the fleet's smallest ship may be afloat.
 
+With ``lastship=W`` density looks ahead once one ship is left and the sunk ships' cells are known:
+of its W best cells it fires the one after which it would fire fewest shots in all, each candidate
+played on by density itself against every placement of the last ship that fits (Bertsekas' rollout,
+exact rather than sampled, so no winner's curse; it never plays worse than density on uniform layouts).
+
 superposition (the Dunman High paper, section 5, "a sub-optimal implementation"): the same count with every placement
 weighing 1 ("every arrangement of every operational ship"), after two forced-cell rules: a hit with
 exactly one unsearched neighbour and no hit neighbour has its ship there; a ship with exactly one
@@ -48,6 +53,7 @@ from battleship.shooters.choice import (
 )
 from battleship.shooters.options import (
     BOOST,
+    LASTSHIP,
     LATTICE,
     SINKS,
     SKEW,
@@ -328,6 +334,106 @@ def density_pick(density, status, afloat, rows, cols, params, geometry, state, o
 
 
 @njit(cache=True, nogil=True)
+def last_ship(status, afloat, size):
+    """The only afloat ship once every sunk ship's cells are known (every hit is then its), else -1."""
+    ship, sunk_cells, known = -1, 0, 0
+    for s in range(size.shape[0]):
+        if not afloat[s]:
+            sunk_cells += size[s]
+        elif ship >= 0:
+            return -1
+        else:
+            ship = s
+    for c in range(status.shape[0]):
+        known += status[c] == SUNK
+    return ship if known == sunk_cells else -1
+
+
+@njit(cache=True, nogil=True)
+def _fits(p, s, status, cell_list, size, hits):
+    """Placement ``p`` of ship ``s`` lies on unknown or hit cells only and covers all ``hits`` hits."""
+    covered = 0
+    for k in range(size[s]):
+        st = status[cell_list[p, k]]
+        if st != UNKNOWN and st != HIT:
+            return False
+        covered += st == HIT
+    return covered == hits
+
+
+@njit(cache=True, nogil=True)
+def _finish(first, p, s, status, afloat, params, geometry, state, margin):
+    """Shots density fires, ``first`` first, to sink the last ship ``s`` lying at placement ``p``."""
+    cell_list, size, start, count = geometry[0], geometry[1], geometry[2], geometry[3]
+    spacing, straight, rows, cols = margin
+    board = status.copy()
+    left = 0
+    for k in range(size[s]):
+        left += board[cell_list[p, k]] == UNKNOWN
+    out = np.empty(8, dtype=np.int64)
+    plain = np.empty(0, dtype=np.int64)
+    cell, shots = first, 0
+    while True:
+        shots += 1
+        board[cell] = MISS
+        for k in range(size[s]):
+            if cell_list[p, k] == cell:
+                board[cell] = HIT
+                left -= 1
+        if left == 0:
+            return shots
+        if board[cell] == HIT:
+            for i in range(water_around(cell, board, rows, cols, spacing, straight, False, out)):
+                board[out[i]] = IMPOSSIBLE
+        density = density_map(board, afloat, cell_list, size, start, count, params[WEIGHT])
+        cell = density_pick(
+            density, board, afloat, rows, cols, params, geometry, state, board == UNKNOWN, plain
+        )
+
+
+@njit(cache=True, nogil=True)
+def last_ship_pick(cell, status, afloat, params, geometry, state, margin):
+    """``cell`` (density's), or with ``lastship`` W and one ship left: of density's W best cells, the
+    one after which density fires fewest shots in all over every placement of that ship that fits.
+
+    Bertsekas' rollout over density, computed exactly: with the other ships' cells known, the last
+    ship's fitting placements are equally likely on uniform layouts. Density's own cell is tried
+    first and kept on a tie, so the choice never does worse than density there. Each rollout draws
+    its random ties from a copy of ``state``, leaving the game's own stream as density leaves it.
+    """
+    s = last_ship(status, afloat, geometry[1])
+    if params[LASTSHIP] <= 0 or s < 0 or cell < 0:
+        return cell
+    cell_list, size, start, count = geometry[0], geometry[1], geometry[2], geometry[3]
+    rows, cols = margin[2], margin[3]
+    density = density_map(status, afloat, cell_list, size, start, count, params[WEIGHT])
+    value = density * 100
+    if params[SKEW] > 0:
+        factor = skew_factor(status, afloat, size, rows, cols, params[SKEW], params[LATTICE])
+        if factor.shape[0]:
+            value = density * factor
+    hits = 0
+    for c in range(status.shape[0]):
+        hits += status[c] == HIT
+    order = np.argsort(-value, kind="mergesort")
+    best, best_total, tried = cell, -1, 0
+    for j in range(-1, order.shape[0]):
+        c = cell if j < 0 else order[j]
+        if tried >= params[LASTSHIP]:
+            break
+        if status[c] != UNKNOWN or (j >= 0 and c == cell):
+            continue
+        tried += 1
+        total = 0
+        for p in range(start[s], start[s] + count[s]):
+            if _fits(p, s, status, cell_list, size, hits):
+                total += _finish(c, p, s, status, afloat, params, geometry, state.copy(), margin)
+        if best_total < 0 or total < best_total:
+            best, best_total = c, total
+    return best
+
+
+@njit(cache=True, nogil=True)
 def play_density(state, ship_at, total, rows, cols, params, geometry, mode, forced):
     """Shots the density (``mode`` 0) or superposition (1) shooter needs to hit every ship cell.
 
@@ -371,6 +477,7 @@ def play_density(state, ship_at, total, rows, cols, params, geometry, mode, forc
             cell = density_pick(
                 density, status, afloat, rows, cols, params, geometry, state, open_cells, plain
             )
+            cell = last_ship_pick(cell, status, afloat, params, geometry, state, margin)
         else:
             cell = superposition_pick(density, status, afloat, valid, rows, cols, params, geometry, state)
         shots += 1
@@ -518,6 +625,9 @@ class DensityShooter:
         self._rules = rules
         self._params = self.options.vector(rules)
         self._state = kernel_state(rng)
+        t = tables(rules)
+        straight = all_straight(t.cell_list, t.size, t.start, rules.cols)
+        self._margin = (SPACING_CODES[rules.spacing], straight, rules.rows, rules.cols)
 
     def next_shot(self, observation: Observation) -> int:
         """The cell this shooter's scores put first."""
@@ -540,6 +650,7 @@ class DensityShooter:
                 status == UNKNOWN,
                 plain,
             )
+            cell = last_ship_pick(cell, status, afloat, self._params, g, self._state, self._margin)
         else:
             valid = fitting(status, g)
             cell = superposition_pick(

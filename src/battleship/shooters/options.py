@@ -13,6 +13,10 @@ One :class:`Options` value configures every shooter; each reads only the keys it
 - ``lattice``: 1 makes the skew follow the smallest afloat ship: cells ``(row + col) % n == k`` for
   its length ``n`` score ``skew`` percent more while any ship floats (plain skew: the checkerboard,
   and only while a ship of the fleet's smallest size may be afloat). density, trial-sink, optimal, twoply.
+- ``lastship``: density's look-ahead for the last ship: once one ship is afloat and every sunk
+  ship's cells are known, each of the ``lastship`` cells density ranks highest is played on by
+  density against every placement of that ship that fits, and the one with fewest shots in all is
+  fired (an exact rollout: those placements are equally likely on uniform layouts). 0: off.
 - ``boost``: the Dunman High paper's parity boost, in percent, to cells ``(row + col) % n == k`` where ``n`` is the
   smallest afloat ship's length and ``k`` the residue most shots so far went to. superposition
   (default 5) and optimal (default 0).
@@ -25,8 +29,8 @@ One :class:`Options` value configures every shooter; each reads only the keys it
 - ``samples``: montecarlo's exact samples per shot (reproducible); learning's under a spacing margin.
 - ``rollouts``: rollout's sampled layouts per shot, each played on from every candidate.
 - ``width``: rollout's and twoply's candidate cells per shot.
-- ``fast``: best only: 1 plays the strongest measured shooter that runs as a Numba kernel
-  (thousands of games a second), for lab runs where the strongest costs too much.
+- ``fast``: best only: 1 plays the strongest measured shooter that runs as a Numba kernel at
+  thousands of games a second (no ``lastship`` look-ahead), for lab runs where the strongest costs too much.
 - ``plies``: twoply's look-ahead before its endgame: 2 (this shot and the next) or 1 (greedy's best
   cell, skewed as asked, until ``endgame`` layouts remain).
 - ``early``: what twoply plays before its endgame instead of what ``plies`` says: ``density`` (the
@@ -67,10 +71,11 @@ RANGES = {
     "plies": (1, 2, "a look-ahead depth"),
     "fast": (0, 1, "0 or 1"),
     "lattice": (0, 1, "0 or 1"),
+    "lastship": (0, 100, "a number of candidate cells"),
 }
 
 # positions in the kernels' parameter vector
-TIE, COLOUR, WEIGHT, SKEW, BOOST, SINKS, SPACING, LATTICE = range(8)
+TIE, COLOUR, WEIGHT, SKEW, BOOST, SINKS, SPACING, LATTICE, LASTSHIP = range(9)
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,7 @@ class Options:
     weight: int = DEFAULT_WEIGHT
     skew: int = 0
     lattice: int = 0
+    lastship: int = 0
     boost: int | None = None  # None: the shooter's own default
     samples: int = 1000
     budget: int = 0
@@ -110,7 +116,7 @@ class Options:
 
     def vector(self, rules: Rules) -> np.ndarray:
         """The int64 parameter vector of the kernels, for ``rules``."""
-        out = np.zeros(8, dtype=np.int64)
+        out = np.zeros(9, dtype=np.int64)
         out[TIE] = TIES[self.tie]
         out[COLOUR] = self.colour
         out[WEIGHT] = self.weight
@@ -119,6 +125,7 @@ class Options:
         out[SINKS] = SINK_CODES[rules.sinks]
         out[SPACING] = SPACING_CODES[rules.spacing]
         out[LATTICE] = self.lattice
+        out[LASTSHIP] = self.lastship
         return out
 
     def changed(self) -> dict[str, object]:

@@ -38,6 +38,7 @@ OPTION_KEYS = (
     "weight",
     "skew",
     "lattice",
+    "lastship",
     "boost",
     "samples",
     "budget",
