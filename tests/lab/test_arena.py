@@ -295,7 +295,10 @@ def test_the_command_saves_a_run_that_loads_back(tmp_path, monkeypatch):
     [
         (["nosuchbot"], "not a registered shooter"),
         (["density", "density"], "'density' is the same bot on standard"),
-        (["best", "density:skew=20"], "'best' and 'density:skew=20' are the same bot"),
+        (
+            ["best", "density:skew=20,lattice=1,lastship=8"],
+            "'best' and 'density:skew=20,lattice=1,lastship=8' are",
+        ),
         (["exec:"], "must be followed by a command"),
         (["density", "--time-limit", "0"], "--time-limit must be above 0"),
         (["density", "--games", "0"], "--games must be at least 1"),

@@ -202,7 +202,7 @@ def test_notation_file_holds_the_very_games_the_run_counted(tmp_path, shooter):
 
 def test_best_names_the_strongest_measured_shooter_for_the_rules():
     for rules, expected, games in (
-        ("standard", "density:skew=20", "50"),
+        ("standard", "density:skew=20,lattice=1,lastship=8", "20"),
         ("pirates", "twoply:endgame=5000,plies=1", "2"),
     ):
         args = ["simulate", "--shooter", "best", "--rules", rules, "--games", games, "--json"]
@@ -217,7 +217,7 @@ def test_best_follows_what_the_rules_are_not_their_name():
     from battleship.shooters.best import best_for
 
     standard = preset("standard")
-    assert best_for(replace(standard, name="anything")) == "density:skew=20"
+    assert best_for(replace(standard, name="anything")) == "density:skew=20,lattice=1,lastship=8"
     # a file that calls itself "standard" but has a margin and no announcements plays as pirates
     quiet = replace(standard, spacing=Spacing.NO_CONTACT, sinks=Sinks.NONE)
     assert best_for(quiet) == "twoply:endgame=5000,plies=1"
@@ -254,7 +254,9 @@ def test_best_fast_plays_a_kernel_where_the_strongest_is_exact_play():
     assert resolve("best:fast=1,prior=contest", preset("pirates")) == resolve(
         "trial-sink:skew=20,prior=contest"
     )
-    assert resolve("best:fast=1", preset("standard")) == resolve("best", preset("standard"))
+    # standard: density's last-ship look-ahead costs milliseconds a shot, so fast keeps the lattice alone
+    assert resolve("best:fast=1", preset("standard")) == resolve("density:skew=20,lattice=1")
+    assert resolve("best:fast=1", preset("square-8")) == resolve("best", preset("square-8"))
     assert resolve("best:fast=0", preset("seabattle"))[0] == "optimal"
     with pytest.raises(BattleshipError, match="fast"):
         resolve("optimal:fast=1", preset("standard"))

@@ -29,7 +29,10 @@ SLOW_SHOT_SECONDS = (
 )
 # shooters that count several exact posteriors a shot (twoply: one per candidate and answer), about
 POSTERIORS_A_SHOT = {"twoply": 12}
-EXTRA = ["density:skew=20", "trial-sink:skew=20", "optimal:skew=20"]  # variants best itself may play
+# fewer paired games give no verdict: two games one shot apart each make a zero-width interval
+VERDICT_GAMES = 10
+# variants best itself may play
+EXTRA = ["density:skew=20", "density:skew=20,lattice=1", "trial-sink:skew=20", "optimal:skew=20"]
 
 
 def custom_rules() -> dict[str, Rules]:
@@ -59,8 +62,8 @@ class Rival:
 
     @property
     def beats_best(self) -> bool:
-        """True when the rival is significantly ahead of best (fewer shots)."""
-        return self.interval[1] < 0
+        """True when the rival is significantly ahead of best (fewer shots) over enough games to say."""
+        return self.games >= VERDICT_GAMES and self.interval[1] < 0
 
 
 def skipped_for(rules: Rules, name: str) -> str | None:
