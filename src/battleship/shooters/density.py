@@ -401,8 +401,10 @@ def last_ship_pick(cell, status, afloat, params, geometry, state, margin):
     first and kept on a tie, so the choice never does worse than density there. Each rollout draws
     its random ties from a copy of ``state``, leaving the game's own stream as density leaves it.
     """
+    if params[LASTSHIP] <= 0 or cell < 0:
+        return cell  # density's hot path: nothing more to read
     s = last_ship(status, afloat, geometry[1])
-    if params[LASTSHIP] <= 0 or s < 0 or cell < 0:
+    if s < 0:
         return cell
     cell_list, size, start, count = geometry[0], geometry[1], geometry[2], geometry[3]
     rows, cols = margin[2], margin[3]
