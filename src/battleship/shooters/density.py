@@ -10,7 +10,8 @@ colour scores that many percent more while the fleet's smallest ship may be aflo
 With ``lastship=W`` density looks ahead once one ship is left and the sunk ships' cells are known:
 of its W best cells it fires the one after which it would fire fewest shots in all, each candidate
 played on by density itself against every placement of the last ship that fits (Bertsekas' rollout,
-exact rather than sampled, so no winner's curse; it never plays worse than density on uniform layouts).
+exact rather than sampled, so no winner's curse; with ties broken by a rule rather than at random
+it never plays worse than density on uniform layouts).
 
 superposition (the Dunman High paper, section 5, "a sub-optimal implementation"): the same count with every placement
 weighing 1 ("every arrangement of every operational ship"), after two forced-cell rules: a hit with
@@ -326,11 +327,23 @@ def density_pick(density, status, afloat, rows, cols, params, geometry, state, o
 
     ``open_cells`` is ``status == UNKNOWN`` and ``plain`` an empty factor, kept by the caller (no allocation per shot).
     """
-    skew = params[SKEW]
-    factor = (
-        skew_factor(status, afloat, geometry[1], rows, cols, skew, params[LATTICE]) if skew > 0 else plain
+    return choose(
+        density,
+        _skew(status, afloat, rows, cols, params, geometry, plain),
+        open_cells,
+        rows,
+        cols,
+        params[TIE],
+        state,
     )
-    return choose(density, factor, open_cells, rows, cols, params[TIE], state)
+
+
+@njit(cache=True, nogil=True)
+def _skew(status, afloat, rows, cols, params, geometry, plain):
+    """The skew's factor per cell as the options ask (``plain``, empty, when there is none)."""
+    if params[SKEW] <= 0:
+        return plain
+    return skew_factor(status, afloat, geometry[1], rows, cols, params[SKEW], params[LATTICE])
 
 
 @njit(cache=True, nogil=True)
@@ -398,8 +411,9 @@ def last_ship_pick(cell, status, afloat, params, geometry, state, margin):
 
     Bertsekas' rollout over density, computed exactly: with the other ships' cells known, the last
     ship's fitting placements are equally likely on uniform layouts. Density's own cell is tried
-    first and kept on a tie, so the choice never does worse than density there. Each rollout draws
-    its random ties from a copy of ``state``, leaving the game's own stream as density leaves it.
+    first and kept on a tie, so the choice never does worse than density there (exactly so when ties
+    follow a rule: each rollout draws random ties from a copy of ``state``, leaving the game's own
+    stream as density leaves it, so a random tie later in the game may differ from its rollout's).
     """
     if params[LASTSHIP] <= 0 or cell < 0:
         return cell  # density's hot path: nothing more to read
@@ -409,11 +423,8 @@ def last_ship_pick(cell, status, afloat, params, geometry, state, margin):
     cell_list, size, start, count = geometry[0], geometry[1], geometry[2], geometry[3]
     rows, cols = margin[2], margin[3]
     density = density_map(status, afloat, cell_list, size, start, count, params[WEIGHT])
-    value = density * 100
-    if params[SKEW] > 0:
-        factor = skew_factor(status, afloat, size, rows, cols, params[SKEW], params[LATTICE])
-        if factor.shape[0]:
-            value = density * factor
+    factor = _skew(status, afloat, rows, cols, params, geometry, np.empty(0, dtype=np.int64))
+    value = density * factor if factor.shape[0] else density * 100  # density_pick's ranking
     hits = 0
     for c in range(status.shape[0]):
         hits += status[c] == HIT

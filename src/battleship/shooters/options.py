@@ -12,7 +12,8 @@ One :class:`Options` value configures every shooter; each reads only the keys it
   more. density, density-grid, trial-sink.
 - ``lattice``: 1 makes the skew follow the smallest afloat ship: cells ``(row + col) % n == k`` for
   its length ``n`` score ``skew`` percent more while any ship floats (plain skew: the checkerboard,
-  and only while a ship of the fleet's smallest size may be afloat). density, trial-sink, optimal, twoply.
+  and only while a ship of the fleet's smallest size may be afloat). Every shooter that reads ``tie``
+  and ``skew`` (not density-grid).
 - ``lastship``: density's look-ahead for the last ship: once one ship is afloat and every sunk
   ship's cells are known, each of the ``lastship`` cells density ranks highest is played on by
   density against every placement of that ship that fits, and the one with fewest shots in all is
