@@ -10,8 +10,8 @@ prints per configuration: layouts, optimum, each shooter's mean and gap, and whe
 shooter's gap is at most half of the first's (the issue's target, first = exact greedy). --only
 keeps the configurations whose line holds one of the words (``5x5``, ``no-contact``, ``named``...).
 
-The second form (--time) plays N games of each shooter on a preset (uniform layouts, seed 3001)
-and prints the process time of each shot (one core; a shared machine's wall clock would count the
+The second form (--time) plays N games of each shooter on a preset or a rules TOML file (uniform
+layouts, seed 3001) and prints the process time of each shot (one core; a shared machine's wall clock would count the
 other jobs): median, 99th percentile and maximum, the first shot apart (it fills the per-process
 caches).
 """
@@ -28,7 +28,7 @@ import numpy as np
 from battleship.game import Game
 from battleship.generators import generate
 from battleship.lab.limit import Optimum, beside, every_layout
-from battleship.rules import Rules, Ship, Sinks, Spacing, preset
+from battleship.rules import Rules, Ship, Sinks, Spacing, load
 from battleship.shooters import make
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "strategies.md"
@@ -79,7 +79,7 @@ def against_optimum(shooters: list[str], seed: int, only: list[str] | None, docs
 
 def shot_times(shooters: list[str], rules_name: str, games: int) -> None:
     """Print the process time per shot of each shooter over ``games`` games."""
-    rules = preset(rules_name)
+    rules = load(rules_name)
     layouts = generate(rules, "uniform", seed=3001, count=games)
     for text in shooters:
         first, rest = [], []
@@ -110,7 +110,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="only the configurations whose line holds one of these")
     parser.add_argument("--docs", type=Path, default=DOCS, help="where the limit table is")
     parser.add_argument("--time", action="store_true", help="time each shot on a preset instead")
-    parser.add_argument("--rules", default="standard")
+    parser.add_argument("--rules", default="standard", help="a preset's name or a rules TOML file")
     parser.add_argument("--games", type=int, default=5)
     args = parser.parse_args()
     if args.time:

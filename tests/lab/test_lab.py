@@ -241,7 +241,8 @@ def test_best_follows_what_the_rules_are_not_their_name():
     )  # exact play too dear
     assert resolve("best:prior=contest", replace(preset("pirates"), rows=12, cols=12))[0] == "trial-sink"
     tiny = Rules(4, 4, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)))
-    assert best_for(replace(tiny, name="standard")) == "optimal"  # small enough for exact play
+    # small enough for greedy's exact rest of game from the first shot
+    assert best_for(replace(tiny, name="standard")) == "twoply:endgame=5000,plies=1,second=500"
 
 
 def test_best_fast_plays_a_kernel_where_the_strongest_is_exact_play():

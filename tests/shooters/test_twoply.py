@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from battleship import generators
@@ -12,7 +12,8 @@ from battleship.errors import BattleshipError
 from battleship.game import Game, Observation, Outcome, Shot, play
 from battleship.inference import count
 from battleship.inference.greedytree import GreedyTree
-from battleship.lab.limit import every_layout
+from battleship.inference.rollouttree import RolloutTree
+from battleship.lab.limit import every_layout, optimum
 from battleship.layout import Layout
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import make
@@ -136,6 +137,40 @@ def test_the_rest_of_game_variant_never_plays_worse_than_greedy(rules):
     """Policy improvement: greedy's own cell is a candidate, so choosing by greedy's exact cost cannot lose."""
     assume(len(brute_force_layouts(rules)) <= 150)
     assert mean_shots("twoply:endgame=5000", rules) <= mean_shots("optimal", rules) + 1e-9
+
+
+@settings(max_examples=20, deadline=None)
+@given(small_rules(max_side=4, max_ships=3))
+def test_the_rollout_tree_counts_the_shots_the_rest_of_game_rollout_takes_on_every_layout(rules):
+    assume(count(rules)[0] <= 200)
+    rows = every_layout(rules)
+    rollout = RolloutTree(GreedyTree(rules, rows), width=6)
+    expected = sum(len(play(make("twoply:endgame=5000"), Layout(rules, lay), np.random.default_rng(0)).shots)
+                   for lay in brute_force_layouts(rules))  # fmt: skip
+    assert rollout.shots(np.arange(len(rows)), np.zeros(rules.cells, dtype=np.bool_)) == expected
+
+
+@settings(max_examples=12, deadline=None)
+@given(small_rules(max_side=4, max_ships=2))
+def test_the_second_rollout_step_never_plays_worse_than_the_first(rules):
+    """Policy improvement again: the rollout's own cell is a candidate of the rollout over it."""
+    assume(len(brute_force_layouts(rules)) <= 150)
+    first = mean_shots("twoply:endgame=5000", rules)
+    assert mean_shots("twoply:endgame=5000,second=5000", rules) <= first + 1e-9
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(small_rules(max_side=4, max_ships=3))
+def test_the_exact_endgame_plays_the_optimum_where_its_budget_holds(rules):
+    """exact=N solves the whole game from the first shot when N covers every layout (within budget)."""
+    layouts = count(rules)[0]
+    assume(len(rules.fleet) > 1 and layouts <= 60)
+    try:  # within the budget the shooter's solver has (else it plays the rollout's cell)
+        best = optimum(rules, max(5_000, 200 * layouts), every_layout(rules)).shots
+    except BattleshipError:
+        assume(False)
+    spec = f"twoply:endgame=5000,exact={layouts}"
+    assert mean_shots(spec, rules) == pytest.approx(best, abs=1e-9)
 
 
 def test_rest_of_game_reaches_the_optimum_on_3x3():

@@ -162,7 +162,7 @@ register(
         f"{_HERE}.twoply:TwoPlyShooter",
         "Exact two-ply look-ahead: of greedy's best cells, the one with most expected hits this shot and next",
         None,
-        (*SCORING, "width", "plies", "early", "prior", "endgame"),
+        (*SCORING, "width", "plies", "early", "prior", "endgame", "exact", "second"),
     )
 )
 register(

@@ -15,11 +15,16 @@ from battleship.game import Observation, Shooter
 from battleship.rules import Rules, Sinks, Spacing
 from battleship.shooters.options import Options, format_spec
 
+# exact greedy play, with greedy's exact rest of game once at most 5,000 layouts remain
+REST_OF_GAME = "twoply:endgame=5000,plies=1"
+# on small problems, the rest of game played on by itself once at most 500 layouts remain (a second
+# step of policy improvement: a shot over 1,000 layouts can take half a second)
+SMALL_LOOKAHEAD = "twoply:endgame=5000,plies=1,second=500"
 # the strongest measured shooter per preset (docs/strategies.md has the measurements)
 BEST = {
     "standard": "density:skew=20,lattice=1,lastship=8",
     "datagenetics": "density:skew=20,lattice=1,lastship=8",
-    "pirates": "twoply:endgame=5000,plies=1",
+    "pirates": REST_OF_GAME,
 }
 # density with the skew alone: ahead of the skew's lattice on 7x7 and 8x8 boards, level on 6x6 and 9x9
 DENSITY_SKEWED = "density:skew=20"
@@ -37,9 +42,13 @@ def best_for(rules: Rules, options: Options | None = None) -> str:
     """The strongest measured shooter for what the rules are (never for what they are called), and
     for the layouts the options say to expect (``prior=GENERATOR``).
 
-    - small problems (at most ``SMALL`` combinations of placements, the 3x3 to 4x4 boards of the
-      limit study): exact greedy play (``optimal``), within 0.15 shots of the optimum there while
-      density and trial-sink give up to 1.9 (``battleship limit``, docs/strategies.md);
+    - small problems (at most ``SMALL`` combinations of placements, the 3x3 to 5x5 and 4x6 boards
+      of the limit study): exact greedy play with greedy's exact rest of game once at most 5,000
+      layouts remain, played on by itself once at most 500 remain (``SMALL_LOOKAHEAD``); never
+      worse than exact greedy play (policy improvement, twice), and far closer to the optimum on
+      the limit table, where exact greedy play gives up to 0.27 shots and density and trial-sink up
+      to 1.9 (``battleship limit``, docs/strategies.md); exact greedy play itself with ``fast=1``
+      or a ``prior``, which the rest of game does not read;
     - ships that are not straight: exact greedy play (``optimal``), which reads any shape and every
       answer; measured ahead of density on 8x8 with a T-shaped ship;
     - a spacing margin with a one-cell ship (Sea Battle's boats): exact greedy play, 2.0 shots ahead
@@ -69,8 +78,10 @@ def best_for(rules: Rules, options: Options | None = None) -> str:
     strongest does not (trial-sink under a margin); exact greedy play where no kernel reads the rules.
     """
     fast = options is not None and bool(options.fast)
-    if math.prod(len(p) for p in rules.placements) <= SMALL or not all(s.is_straight for s in rules.fleet):
+    if not all(s.is_straight for s in rules.fleet):
         return "optimal"
+    if math.prod(len(p) for p in rules.placements) <= SMALL:
+        return "optimal" if fast or (options is not None and options.prior) else SMALL_LOOKAHEAD
     if rules.spacing is not Spacing.TOUCH:
         if min(ship.size for ship in rules.fleet) > 1:
             if fast or not exact_is_quick(rules):

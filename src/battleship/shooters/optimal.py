@@ -50,6 +50,23 @@ def answer_entropy(rules: Rules, status: np.ndarray, weight: np.ndarray, total: 
     return -sum(w / total * math.log2(w / total) for w in answers.values() if w > 0)
 
 
+def endgame_solver(rules: Rules, layouts: int) -> Solver:
+    """The exact solver a shooter keeps for a game whose endgame starts at ``layouts`` layouts, with its
+    budget of states (past it the shooter plays its own cell: the search's cost is bounded, and
+    whether it fits depends on the game alone, never on the machine)."""
+    return Solver(rules, budget=max(5_000, 200 * layouts), symmetric=True)
+
+
+def solved_cell(solver: Solver, rules: Rules, observation: Observation, total: int) -> int | None:
+    """A best cell of the rest of the game over the ``total`` layouts consistent with ``observation``,
+    solved exactly; None when the solver's budget runs out."""
+    rows = select_by_search(rules, evidence(rules, observation), np.arange(total, dtype=np.int64))
+    masks = tables(rules).masks
+    shots = sum(1 << s.cell for s in observation.shots)
+    solved = solver.solve([tuple(masks[p] for p in row) for row in rows], shots)
+    return None if solved is None else solved[1]
+
+
 class OptimalShooter:
     """Greedy on exact hit probabilities (see the module docstring)."""
 
@@ -77,14 +94,10 @@ class OptimalShooter:
             return None
         if not self.options.endgame or total > self.options.endgame or len(rules.fleet) < 2:
             return None
-        rows = select_by_search(rules, evidence(rules, observation), np.arange(int(total), dtype=np.int64))
-        masks = tables(rules).masks
-        shots = sum(1 << s.cell for s in observation.shots)
         if self._solver is None:  # one a game: what it solved for one shot answers the next ones
             # (not shared between games: whether a search fits its budget must not depend on them)
-            self._solver = Solver(rules, budget=max(5_000, 200 * self.options.endgame), symmetric=True)
-        solved = self._solver.solve([tuple(masks[p] for p in row) for row in rows], shots)
-        return None if solved is None else solved[1]
+            self._solver = endgame_solver(rules, self.options.endgame)
+        return solved_cell(self._solver, rules, observation, int(total))
 
     def next_shot(self, observation: Observation) -> int:
         """The unknown cell of most consistent layouts, boosted or skewed as asked."""

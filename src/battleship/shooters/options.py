@@ -23,6 +23,11 @@ One :class:`Options` value configures every shooter; each reads only the keys it
   (default 5) and optimal (default 0).
 - ``endgame``: optimal solves the rest of the game exactly (fewest expected shots) once at most
   this many layouts remain (0: never).
+- ``exact``: twoply solves the rest of the game exactly once at most this many layouts remain (the
+  endgame solver, as optimal's ``endgame``; past its budget of states, twoply's own cell). 0: never.
+- ``second``: once at most this many layouts remain, twoply's endgame plays each candidate on by its
+  own rollout over greedy instead of by greedy (a second step of policy improvement, for small
+  boards). 0: never.
 - ``model``: learning's placement model file (written by ``battleship learn``).
 - ``prior``: a layout generator (``contest``, ``sequential``, ...) the shooter assumes the layouts come
   from: each placement is weighed by how much more often that generator draws it than uniform
@@ -67,6 +72,8 @@ RANGES = {
     "samples": (1, 10_000_000, "a number of samples"),
     "budget": (0, 600_000, "milliseconds"),
     "endgame": (0, 100_000, "a number of layouts"),
+    "exact": (0, 100_000, "a number of layouts"),
+    "second": (0, 100_000, "a number of layouts"),
     "rollouts": (1, 100_000, "a number of layouts"),
     "width": (1, 1_000, "a number of candidate cells"),
     "plies": (1, 2, "a look-ahead depth"),
@@ -93,6 +100,8 @@ class Options:
     samples: int = 1000
     budget: int = 0
     endgame: int = 0
+    exact: int = 0
+    second: int = 0
     model: str = ""
     prior: str = ""
     rollouts: int = 48

@@ -43,6 +43,8 @@ OPTION_KEYS = (
     "samples",
     "budget",
     "endgame",
+    "exact",
+    "second",
     "model",
     "prior",
     "rollouts",

@@ -22,7 +22,17 @@ greedy, computed over every layout, not sampled). Greedy's own cell is always a 
 never plays worse than greedy (policy improvement); on the small boards of ``battleship limit`` it
 comes within 0.05 shots of the optimum (docs/strategies.md). Not used under a ``prior``.
 
-Options: ``width`` (candidate cells, default 6; ``width=1`` is greedy), ``endgame`` (above), ``plies``
+``second=M``: once at most ``M`` layouts remain, the endgame's candidates are played on by that
+rollout itself instead of by greedy (:class:`~battleship.inference.rollouttree.RolloutTree`: a
+second step of policy improvement, never worse than the first; far dearer: on a 6x6 board a shot
+over 1,000 layouts takes up to half a second, so for small boards).
+
+``exact=N``: once at most ``N`` layouts remain, the rest of the game is solved exactly (the endgame
+solver of :mod:`battleship.inference.endgame`, as ``optimal:endgame=N``): optimal play from there on,
+and so no worse than the rest-of-game rollout; past the solver's budget of states, the cell chosen
+as above. Not used under a ``prior``.
+
+Options: ``width`` (candidate cells, default 6; ``width=1`` is greedy), ``endgame``, ``second`` and ``exact`` (above), ``plies``
 (2, the default, or 1: greedy's best cell until the endgame, so that only the endgame looks ahead),
 ``early=density`` or ``early=trial-sink`` (that shooter's cell until the endgame, with the same skew
 and tie: the look-ahead then changes its play in the endgame only, so a paired comparison with it
@@ -44,11 +54,14 @@ import numpy as np
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, Shot
 from battleship.inference import Posterior, evidence, posterior, select_by_search
+from battleship.inference.endgame import Solver
 from battleship.inference.greedytree import GreedyTree, new_memo
 from battleship.inference.prior import generator_weights
+from battleship.inference.rollouttree import RolloutTree
 from battleship.rules import Rules, Sinks
 from battleship.shooters.choice import UNKNOWN, centre_distance, skew_factor
 from battleship.shooters.density import observed_status
+from battleship.shooters.optimal import endgame_solver, solved_cell
 from battleship.shooters.options import Options
 from battleship.tables import tables
 
@@ -57,6 +70,19 @@ from battleship.tables import tables
 # One set per thread: the kernel runs without the GIL, and two threads writing one table could
 # leave a slot with one's key and the other's cost.
 _local = threading.local()
+ROLLOUT_MEMO = 2_000_000  # boards whose rollout counts a thread keeps (about half a GiB at most)
+
+
+def rollout_memo(rules: Rules, width: int) -> dict:
+    """This thread's kept board counts of the rest-of-game rollout under ``rules`` (emptied when large)."""
+    memos = getattr(_local, "rollouts", None)
+    if memos is None:
+        memos = _local.rollouts = {}
+    memo = memos.get((rules, width))
+    if memo is None or len(memo) > ROLLOUT_MEMO:
+        memos.clear()
+        memo = memos[(rules, width)] = {}
+    return memo
 
 
 def greedy_memo(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
@@ -175,6 +201,7 @@ class TwoPlyShooter:
         self._rng = rng
         self._prior = generator_weights(rules, self.options.prior)
         self._early = None
+        self._solver: Solver | None = None
         if self.options.early:
             from battleship.shooters.registry import spec
 
@@ -208,6 +235,13 @@ class TwoPlyShooter:
         """The candidate of highest two-ply value (the first in greedy's order when equal)."""
         rules = self._rules
         result, counts = open_counts(rules, observation, self._prior)
+        exact = self._prior is None and len(rules.fleet) > 1 and result.layouts <= self.options.exact
+        if exact:
+            if self._solver is None:  # one a game, as optimal's endgame keeps it
+                self._solver = endgame_solver(rules, self.options.exact)
+            cell = solved_cell(self._solver, rules, observation, int(result.layouts))
+            if cell is not None:
+                return cell
         endgame = self._prior is None and self.options.endgame and result.layouts <= self.options.endgame
         if self._early is not None and not endgame:
             return self._early.next_shot(observation)
@@ -235,5 +269,9 @@ class TwoPlyShooter:
         shot = np.zeros(rules.cells, dtype=np.bool_)
         shot[[s.cell for s in observation.shots]] = True
         everyone = np.arange(total)
-        costs = [tree.after(everyone, shot, c) for c in cells]
+        if total <= self.options.second:  # played on by the rollout over greedy, not by greedy
+            rollout = RolloutTree(tree, self.options.width, rollout_memo(rules, self.options.width))
+            costs = [rollout.after(everyone, shot, c) for c in cells]
+        else:
+            costs = [tree.after(everyone, shot, c) for c in cells]
         return cells[min(range(len(cells)), key=lambda i: (costs[i], i))]
