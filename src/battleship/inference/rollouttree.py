@@ -47,22 +47,61 @@ class RolloutTree:
 
     def after(self, subset: np.ndarray, shot: np.ndarray, cell: int) -> int:
         """Shots over the layouts ``subset`` (indices) when ``cell`` is fired next, then the rollout."""
+        return self._count(subset, shot, cell)
+
+    def shots(self, subset: np.ndarray, shot: np.ndarray) -> int:
+        """Shots the rollout takes to finish every layout of ``subset`` from a board with ``shot`` fired at."""
+        return self._count(subset, shot, None)
+
+    def _count(self, subset: np.ndarray, shot: np.ndarray, cell: int | None) -> int:
+        """Shots over ``subset``: ``cell`` fired next (None: the rollout's cell), then the rollout.
+
+        Depth first on an explicit stack (a game on a large board is longer than Python's recursion
+        limit): a frame is [memo key, board after its shot, answer groups left to count, shots so far].
+        """
+        top = self._open(subset, shot, cell)
+        if isinstance(top, int):
+            return top
+        stack = [top]
+        while True:
+            frame = stack[-1]
+            if frame[2]:
+                child = self._open(frame[2].pop(), frame[1], None)
+                if isinstance(child, int):
+                    frame[3] += child
+                else:
+                    stack.append(child)
+                continue
+            stack.pop()
+            if frame[0] is not None:
+                self.memo[frame[0]] = frame[3]
+            if not stack:
+                return frame[3]
+            stack[-1][3] += frame[3]
+
+    def _open(self, subset: np.ndarray, shot: np.ndarray, cell: int | None) -> int | list:
+        """The count of a board the memo knows, or a new frame: ``cell`` (None: the rollout's) fired,
+        the layouts split by the referee's answers, those whose games go on kept as groups."""
+        key = None
+        if cell is None:
+            lkey1, lkey2 = self._lkeys
+            key = (
+                int(lkey1[subset].sum()),
+                int(lkey2[subset].sum()),
+                len(subset),
+                np.packbits(shot).tobytes(),
+            )
+            known = self.memo.get(key)
+            if known is not None:
+                return known
+            cell = self.choice(subset, shot)
         board = shot.copy()
         board[cell] = True
         answer = _answers(subset, cell, board, *self._referee)
-        total = len(subset)
+        groups = []
         for code in np.unique(answer):
             part = subset[answer == code]
             going = (self._occupied[part] & ~board).any(axis=1)  # a ship cell left: the game goes on
             if going.any():
-                total += self.shots(part[going], board)
-        return total
-
-    def shots(self, subset: np.ndarray, shot: np.ndarray) -> int:
-        """Shots the rollout takes to finish every layout of ``subset`` from a board with ``shot`` fired at."""
-        lkey1, lkey2 = self._lkeys
-        key = (int(lkey1[subset].sum()), int(lkey2[subset].sum()), len(subset), np.packbits(shot).tobytes())
-        known = self.memo.get(key)
-        if known is None:
-            known = self.memo[key] = self.after(subset, shot, self.choice(subset, shot))
-        return known
+                groups.append(part[going])
+        return [key, board, groups, len(subset)]
