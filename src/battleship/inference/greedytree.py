@@ -275,6 +275,12 @@ class GreedyTree:
         _play(subset, shot, cell, np.uint64(0), np.uint64(0), self.tree, *_SMALL_MEMO, out)
         return out[subset]
 
+    def answers(self, subset: np.ndarray, board: np.ndarray, cell: int) -> np.ndarray:
+        """Per layout of ``subset``, the referee's answer to ``cell`` (``board`` already holds it): 0 miss,
+        1 hit, more for a sinking (one code per distinct announcement)."""
+        subset = np.ascontiguousarray(subset, dtype=np.int64)
+        return _answers(subset, cell, board, *self.tree[1:5])  # ship_at, ship_cells, rows, sinks
+
     def after(self, subset: np.ndarray, shot: np.ndarray, cell: int) -> int:
         """Shots over the layouts ``subset`` (indices) when ``cell`` is fired next, then greedy to the end."""
         return self._play(subset, shot, cell)

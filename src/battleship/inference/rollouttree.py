@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from battleship.inference.greedytree import GreedyTree, _answers
+from battleship.inference.greedytree import GreedyTree
 
 
 class RolloutTree:
@@ -29,10 +29,8 @@ class RolloutTree:
         self.greedy = tree
         self.width = width
         self.memo = {} if memo is None else memo
-        occupied, ship_at, ship_cells, rows, sinks, lkey1, lkey2 = tree.tree[:7]
-        self._occupied = occupied
-        self._referee = (ship_at, ship_cells, rows, sinks)
-        self._lkeys = (lkey1, lkey2)
+        self._occupied = tree.tree[0]  # per layout and cell: a ship there
+        self._lkeys = tree.tree[5:7]  # per layout: its content's two 64-bit keys
 
     def choice(self, subset: np.ndarray, shot: np.ndarray) -> int:
         """The rollout's cell: of greedy's ``width`` best, the one greedy finishes after in fewest shots."""
@@ -97,7 +95,7 @@ class RolloutTree:
             cell = self.choice(subset, shot)
         board = shot.copy()
         board[cell] = True
-        answer = _answers(subset, cell, board, *self._referee)
+        answer = self.greedy.answers(subset, board, cell)
         groups = []
         for code in np.unique(answer):
             part = subset[answer == code]
