@@ -15,8 +15,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# everything: the core and every extra (the web app, the cluster, the environments, ratings, plots)
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[all]'
 	touch $@
 
 $(TSTAMP): pyproject.toml | $(BIN)/python

@@ -354,10 +354,9 @@ def load(spec: str | Path) -> Rules:
     text = str(spec)
     path = Path(text)
     if text.endswith(".toml") or path.is_file():
-        try:
-            return from_toml(path.read_text(encoding="utf-8"), source=text)
-        except OSError as exc:
-            raise RulesError(f"cannot read rules file {text}: {exc.strerror}") from None
+        from battleship.files import read_text
+
+        return from_toml(read_text(path, "rules file", RulesError), source=text)
     return preset(text)
 
 

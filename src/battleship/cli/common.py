@@ -39,12 +39,54 @@ if TYPE_CHECKING:
     from battleship.rules import Rules
     from battleship.shooters.options import Options
 
+
+def refuse_at_parse(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """An option's callback from ``check``: the value it returns, or the one-line error and exit code 2 of a
+    :class:`BattleshipError` (what :func:`friendly` does for errors raised once the command runs)."""
+
+    def callback(value: Any) -> Any:  # not functools.wraps: Typer reads the callback's own signature
+        try:
+            return check(value)
+        except BattleshipError as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(2) from None
+
+    return callback
+
+
+SEED_MAX = 2**64 - 1  # the random streams are seeded with 64 bits: a larger seed would play as a smaller one
+
+
+def seed_option(value: int | None, option: str = "--seed") -> int | None:
+    """A seed the random streams use every bit of: from 0 to 2^64 - 1 (a seed outside would alias one inside)."""
+    if value is not None and not 0 <= value <= SEED_MAX:
+        raise BattleshipError(f"{option} runs from 0 to 2^64 - 1 ({SEED_MAX:,}), not {value:,}")
+    return value
+
+
+def cluster_option(value: str | None) -> str | None:
+    """--cluster, refused at once (not after the kernels compile) when the cluster extra is missing."""
+    if value is not None:
+        from battleship.extras import require
+
+        require("cluster", "--cluster")
+    return value
+
+
 # ---- options with the same name, letter and meaning in every command ------------------------------
 RulesOpt = Annotated[
     str, typer.Option("--rules", "-r", help="Preset name or rules TOML file ('-': standard input).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
-SeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed: the same seed gives the same result.")]
+SeedOpt = Annotated[
+    int,
+    typer.Option(
+        "--seed",
+        "-s",
+        help="Seed, from 0 to 2^64 - 1: the same seed gives the same result.",
+        callback=refuse_at_parse(seed_option),
+    ),
+]
 GamesOpt = Annotated[int, typer.Option("--games", "-n", help="Number of games.")]
 JobsOpt = Annotated[
     int,
@@ -60,6 +102,7 @@ ClusterOpt = Annotated[
         "--cluster",
         help="Run the games on a Dask cluster: a scheduler address (tcp://HOST:8786) or 'local' for --jobs "
         "worker processes here. Results do not depend on it.",
+        callback=refuse_at_parse(cluster_option),
     ),
 ]
 GeneratorOpt = Annotated[
@@ -189,10 +232,33 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
                 s.interrupted()
             except BrokenPipeError:
                 raise typer.Exit(0) from None
+            except ImportError as exc:  # an optional package missing where no guard asked for it first
+                _refuse_missing_extra(exc)
+            except OSError as exc:  # a file the user named that cannot be read or written
+                _refuse_file_error(exc)
             s.check()  # a signal during the last moments: the work is done, and says so
             return result
 
     return wrapper
+
+
+def _refuse_missing_extra(exc: ImportError) -> None:
+    """A missing package of an extra: its install line and exit code 2; any other import error is a bug."""
+    from battleship.extras import EXTRAS, MissingExtra, providing
+
+    extra = providing(exc.name)
+    if extra is None:
+        raise exc
+    err.print(f"[bold red]error:[/] {MissingExtra(extra, EXTRAS[extra][0], exc.name or '')}", highlight=False)
+    raise typer.Exit(2) from None
+
+
+def _refuse_file_error(exc: OSError) -> None:
+    """A file or folder that cannot be read or written: what and where in one line, exit code 2."""
+    if exc.filename is None:
+        raise exc
+    err.print(f"[bold red]error:[/] {exc.filename}: {exc.strerror or exc}", highlight=False)
+    raise typer.Exit(2) from None
 
 
 def session() -> Session:
@@ -337,13 +403,25 @@ def read_text_file(path: Path | str, what: str) -> str:
             return sys.stdin.read()
         except UnicodeDecodeError:
             raise BattleshipError(f"the {what} on standard input is not UTF-8 text") from None
-    path = Path(path)
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BattleshipError(f"cannot read {what} {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise BattleshipError(f"{what} {path} is not UTF-8 text") from None
+    from battleship.files import read_text
+
+    return read_text(path, what)
+
+
+def output_file(path: Path | None, option: str) -> Path | None:
+    """The file an output option names (None: not given), checked before any work: its missing folders are
+    created, a folder of that name or a file in the way of its folder refused in one line."""
+    from battleship.files import output_file as checked
+
+    return None if path is None else checked(path, f"{option} {path}")
+
+
+def output_folder(path: Path | None, option: str) -> Path | None:
+    """The folder an output option names (None: not given), created now with its missing parents, or a
+    one-line error when a file is in the way."""
+    from battleship.files import make_folder
+
+    return None if path is None else make_folder(path, f"{option} {path}")
 
 
 def source_name(path: Path | str) -> str:

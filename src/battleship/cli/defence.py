@@ -23,6 +23,7 @@ from battleship.cli.common import (
     games_option,
     label,
     load_rules,
+    output_file,
     positive,
     progress_bar,
     read_layout_file,
@@ -91,6 +92,7 @@ def defend_cmd(
     positive(jobs, "--jobs", MAX_JOBS)
     r = load_rules(rules)
     name, options = shooter_options(shooter, tie, skew, r)
+    output_file(out, "--out")
     _forewarn(r, name, method, iterations * seeds + check + uniform_games)
     from battleship.lab import defence
     from battleship.lab.pool import open_pool
@@ -131,7 +133,9 @@ class Found:
 
         self.text, self.search = notation.format_layout(layout), search
         if self.out is not None:
-            self.out.write_text(self.text + "\n", encoding="utf-8")
+            from battleship.files import write_atomically
+
+            write_atomically(self.out, self.text + "\n")
 
     def kept(self) -> str:
         if not self.text:
@@ -241,6 +245,7 @@ def learn_cmd(
     from battleship.inference import prior as placement_prior
 
     r = load_rules(rules)
+    output_file(out, "--out")
     rows = read_layout_file(layouts, r)
     s = session()
     s.keeping(lambda: f"nothing written: the model was not fitted ({out} is as it was)")

@@ -35,6 +35,8 @@ from battleship.cli.common import (
     label,
     load_rules,
     one_shooter,
+    output_file,
+    output_folder,
     positive,
     print_table,
     progress_bar,
@@ -125,14 +127,15 @@ def play_cmd(
     target = read_layout(layout, r) if layout else generators.generate(r, generator, seed, 1)[0]
     name, options = shooter_options(one_shooter(shooter, old_shooter, "random"), tie, skew, r)
     session().keeping(lambda: "the game was not finished; nothing written")
-    if out is not None and out.exists():
-        raise BattleshipError(f"{out} exists: remove it or choose another file")
+    _new_file(out, "--out")
     with progress_bar(as_json) as progress:
         progress.add_task(f"{label(name, options)} playing", total=None)
         record = play_one(name, options, target, seed)
     game_text = notation.write_game(notation.from_record(record))
     if out is not None:
-        out.write_text(game_text, encoding="utf-8")
+        from battleship.files import write_atomically
+
+        write_atomically(out, game_text)
     board = record.observation.text()
     if as_json:
         emit_json(
@@ -166,8 +169,7 @@ def write_notation(
     """
     from battleship import generators, notation
 
-    if path.exists():
-        raise BattleshipError(f"{path} exists: remove it or choose another file")
+    _new_file(path, "--notation")
     s = session()
     written = 0
     s.keeping(lambda: f"the games were all played; {written:,} of {len(rows):,} written to {path}")
@@ -182,6 +184,14 @@ def write_notation(
                 handle.flush()
                 written += 1
             progress.advance(task)
+
+
+def _new_file(path: Path | None, option: str) -> None:
+    """Refuse a file option naming a file that exists (these write once, never over another file); create its
+    missing folders."""
+    output_file(path, option)
+    if path is not None and path.exists():
+        raise BattleshipError(f"{option} {path} exists: remove it or choose another file")
 
 
 def kept_games(done: Callable[[], int], games: int, out: Path | None) -> Callable[[], str]:
@@ -236,6 +246,7 @@ def simulate_cmd(
         raise BattleshipError(
             f"--notation writes at most {NOTATION_GAMES:,} games; it replays each one in Python"
         )
+    _new_file(games_file, "--notation")  # refused now, not after the run
     tally = lab.PairedTally(1, r.cells)
     shots_file = _shots_file(out, resume, r, [(name, options)], generator, seed, games, rows)
     if shots_file is not None:
@@ -289,6 +300,7 @@ def _shots_file(out, resume, r, specs, generator, seed, games, rows):
         if resume:
             raise BattleshipError("--resume needs --out FILE, the run to carry on")
         return None
+    output_file(out, "--out")
     shown = [label(name, options) for name, options in specs]
     params: dict[str, object] = {
         "shooter" if len(specs) == 1 else "shooters": shown[0] if len(specs) == 1 else shown,
@@ -380,6 +392,11 @@ def compare_cmd(
         specs[shown] = (name, options)
     rows = read_layout_file(layouts, r) if layouts is not None else None
     games, rows = games_on_layouts(games, rows, layouts)
+    if figures_dir is not None:
+        from battleship.extras import require
+
+        require("plot", "--figures")
+        output_folder(figures_dir, "--figures")
     tally = lab.PairedTally(len(specs), r.cells)
     shots_file = _shots_file(out, resume, r, list(specs.values()), generator, seed, games, rows)
     if shots_file is not None:

@@ -30,6 +30,7 @@ from battleship.cli.common import (
     label,
     load_rules,
     one_shooter,
+    output_file,
     parse_sizes,
     positive,
     print_table,
@@ -208,7 +209,7 @@ def _start_file(
         if resume:
             raise BattleshipError("--resume needs --out FILE, the run to carry on")
         return None
-    shots_file = ShotsFile(out, params, columns)
+    shots_file = ShotsFile(output_file(out, "--out"), params, columns)
     shots_file.start(resume, on_rows)
     return shots_file
 

@@ -17,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from battleship.cli.common import console, friendly
+from battleship.cli.common import console, friendly, output_file
 from battleship.errors import BattleshipError
 
 
@@ -88,6 +88,9 @@ def serve_cmd(
     ] = "-",
 ) -> None:
     """Serve the game against the computer or a friend, replays, the calculator and the statistics (FastAPI on uvicorn)."""
+    from battleship.extras import require
+
+    require("web")
     from battleship.web.app import Settings
 
     if not 0 < port < 65536:
@@ -160,6 +163,8 @@ def _log_to(access_log: str) -> None:
     """Send the access log (and the server's own notes) to a file or stderr, a line each."""
     if not access_log:
         return
+    if access_log != "-":
+        output_file(Path(access_log), "--access-log")
     try:
         handler = logging.StreamHandler(sys.stderr) if access_log == "-" else logging.FileHandler(access_log)
     except OSError as exc:

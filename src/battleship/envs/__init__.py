@@ -17,7 +17,10 @@ The environments load only when first made: importing this package costs Gymnasi
 
 from __future__ import annotations
 
-import gymnasium
+from battleship.extras import require
+
+require("rl")  # Gymnasium and PettingZoo, refused in one line with the install command when missing
+import gymnasium  # noqa: E402
 
 ENV_ID = "battleship/Battleship-v0"
 

@@ -6,11 +6,15 @@ from math import comb
 from pathlib import Path
 
 import numpy as np
-from matplotlib import colormaps
-from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 
 from battleship.cells import row_name
+from battleship.extras import require
+from battleship.files import make_folder, output_file
+
+require("plot")  # Matplotlib, refused in one line with the install command when missing
+from matplotlib import colormaps  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
 
 # Okabe-Ito: distinguishable with the common forms of colour blindness.
 COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
@@ -38,7 +42,7 @@ def compare_charts(
 
     A shooter named ``random`` gets the exact curve drawn beside its simulated one.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(out_dir, f"cannot write the charts into {out_dir}")
     shots = np.arange(cells + 1)
     exact = random_cdf(cells, ship_cells)
     written = []
@@ -91,7 +95,7 @@ def heat_map(probability: np.ndarray, grid: list[list[str]], path: Path, title: 
     ax.set_xticks(range(cols), [str(c + 1) for c in range(cols)])
     ax.set_yticks(range(rows), [row_name(r) for r in range(rows)])
     ax.set_title(title)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    output_file(path, f"cannot write {path}")
     fig.savefig(path, dpi=120, bbox_inches="tight")
     return path
 

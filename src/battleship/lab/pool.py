@@ -184,10 +184,11 @@ def open_pool(cluster: str | None, jobs: int = 1) -> Iterator[Pool]:
 
 def _connect(cluster: str, jobs: int):
     """A client for ``cluster`` (and the local cluster it started, to close), or a clear error."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:  # pragma: no cover - a dependency of the package
-        raise BattleshipError("--cluster needs the dask and distributed packages") from None
+    from battleship.extras import require
+
+    require("cluster")
+    from distributed import Client, LocalCluster
+
     if cluster == "local":
         import dask
 

@@ -19,8 +19,11 @@ import json
 from pathlib import Path
 
 from battleship.errors import BattleshipError
+from battleship.extras import require
 from battleship.files import write_atomically
 from battleship.lab.arena.results import ArenaResult
+
+require("arena")  # openskill: refused with its install line when imported, before any run
 
 MODEL = "openskill plackett-luce"
 
