@@ -40,6 +40,14 @@ if TYPE_CHECKING:
     from battleship.shooters.options import Options
 
 
+def print_error(message: str) -> None:
+    """The one line of a refused command on stderr: ``error: message`` (the message printed as written,
+    brackets and all, never read as Rich markup)."""
+    from rich.markup import escape
+
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+
+
 def refuse_at_parse(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """An option's callback from ``check``: the value it returns, or the one-line error and exit code 2 of a
     :class:`BattleshipError` (what :func:`friendly` does for errors raised once the command runs)."""
@@ -48,7 +56,7 @@ def refuse_at_parse(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
         try:
             return check(value)
         except BattleshipError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False)
+            print_error(str(exc))
             raise typer.Exit(2) from None
 
     return callback
@@ -220,12 +228,12 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
             except Stopped as exc:
                 if s.signalled:
                     s.interrupted()
-                err.print(f"[bold red]error:[/] {exc}", highlight=False)
+                print_error(str(exc))
                 raise typer.Exit(2) from None
             except BattleshipError as exc:
                 if s.signalled:  # the work failed because it was stopped
                     s.interrupted()
-                err.print(f"[bold red]error:[/] {exc}", highlight=False)
+                print_error(str(exc))
                 raise typer.Exit(2) from None
             except KeyboardInterrupt:  # raised by code outside the session's handlers
                 s.stop.signal = s.stop.signal or signal.SIGINT
@@ -249,7 +257,7 @@ def _refuse_missing_extra(exc: ImportError) -> None:
     extra = providing(exc.name)
     if extra is None:
         raise exc
-    err.print(f"[bold red]error:[/] {MissingExtra(extra, EXTRAS[extra][0], exc.name or '')}", highlight=False)
+    print_error(str(MissingExtra(extra, EXTRAS[extra][0], exc.name or "")))
     raise typer.Exit(2) from None
 
 
@@ -257,7 +265,7 @@ def _refuse_file_error(exc: OSError) -> None:
     """A file or folder that cannot be read or written: what and where in one line, exit code 2."""
     if exc.filename is None:
         raise exc
-    err.print(f"[bold red]error:[/] {exc.filename}: {exc.strerror or exc}", highlight=False)
+    print_error(f"{exc.filename}: {exc.strerror or exc}")
     raise typer.Exit(2) from None
 
 
