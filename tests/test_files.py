@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from battleship.errors import BattleshipError
-from battleship.files import write_atomically
+from battleship.files import read_text, write_atomically
 
 
 def test_a_file_is_replaced_whole(tmp_path):
@@ -43,6 +43,25 @@ def test_a_named_pipe_is_written_through_and_stays_a_pipe(tmp_path):
     assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
 
 
-def test_an_unwritable_place_is_a_clear_error(tmp_path):
-    with pytest.raises(BattleshipError, match="cannot write"):
-        write_atomically(tmp_path / "no-such-folder" / "x.json", "x")
+def test_missing_folders_are_created_and_a_file_in_the_way_is_a_clear_error(tmp_path):
+    write_atomically(tmp_path / "new" / "deeper" / "x.json", "x")
+    assert (tmp_path / "new" / "deeper" / "x.json").read_text() == "x"
+    (tmp_path / "a-file").write_text("mine")
+    with pytest.raises(BattleshipError, match="a-file is a file, not a folder"):
+        write_atomically(tmp_path / "a-file" / "x.json", "x")
+    with pytest.raises(BattleshipError, match="is a folder, not a file"):
+        write_atomically(tmp_path / "new", "x")
+    assert (tmp_path / "a-file").read_text() == "mine"
+
+
+def test_a_file_read_is_text_or_one_line_naming_it(tmp_path):
+    (tmp_path / "latin1.txt").write_bytes("¡".encode("latin-1"))
+    for path, message in (
+        (tmp_path / "latin1.txt", "board file .*latin1.txt is not UTF-8 text"),
+        (tmp_path, "cannot read board file .*: Is a directory"),
+        (tmp_path / "missing", "cannot read board file .*missing: No such file or directory"),
+    ):
+        with pytest.raises(BattleshipError, match=message):
+            read_text(path, "board file")
+    (tmp_path / "fine.txt").write_text("é")
+    assert read_text(tmp_path / "fine.txt", "board file") == "é"
