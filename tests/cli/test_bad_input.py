@@ -197,3 +197,20 @@ def test_the_access_log_under_a_file_is_refused_before_the_server_starts(tmp_pat
         ["serve", "--access-log", str(log)],
         f"--access-log {log}: {tmp_path / 'a-file'} is a file, not a folder",
     )
+
+
+def test_a_placement_model_that_is_not_text_is_one_line(not_text):
+    from battleship.errors import BattleshipError
+    from battleship.inference import prior
+
+    with pytest.raises(BattleshipError, match=f"^model file {not_text} is not UTF-8 text$"):
+        prior.load(not_text)
+
+
+def test_an_sqlite_game_store_under_a_file_is_refused_before_the_server_starts(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    store = tmp_path / "a-file" / "games.db"
+    refused(
+        ["serve", "--db", f"sqlite:///{store}"],
+        f"--db {store}: {tmp_path / 'a-file'} is a file, not a folder",
+    )

@@ -120,7 +120,18 @@ def serve_cmd(
     if heavy_workers is not None:
         settings = replace(settings, heavy_workers=heavy_workers)
     _log_to(access_log)
+    output_file(_sqlite_file(db), "--db")  # an SQLite file's folder: created, as for every file written
     _run(settings, db, host, port)
+
+
+def _sqlite_file(db: str) -> Path | None:
+    """The file an SQLite URL names (None for another database, or one in memory)."""
+    import re
+
+    found = re.fullmatch(r"sqlite(?:\+\w+)?:///([^?]*)(?:\?.*)?", db)
+    if found is None or found.group(1) in ("", ":memory:"):
+        return None
+    return Path(found.group(1))
 
 
 def _run(settings, db: str, host: str, port: int) -> None:

@@ -227,11 +227,9 @@ def load(path: str | Path) -> PlacementModel:
 
 @lru_cache(maxsize=16)
 def _load(path: str, stamp: int) -> PlacementModel:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BattleshipError(f"cannot read model file {path}: {exc.strerror}") from None
-    return from_json(text, source=path)
+    from battleship.files import read_text
+
+    return from_json(read_text(path, "model file"), source=path)
 
 
 GENERATOR_LAYOUTS = 200_000  # layouts drawn to fit a generator's weights (each placement ~1000 times)
