@@ -214,3 +214,12 @@ def test_an_sqlite_game_store_under_a_file_is_refused_before_the_server_starts(t
         ["serve", "--db", f"sqlite:///{store}"],
         f"--db {store}: {tmp_path / 'a-file'} is a file, not a folder",
     )
+
+
+@pytest.mark.parametrize("command", commands_with("--tie"))
+def test_an_unknown_tie_rule_is_refused_whatever_the_shooter(command):
+    refused([command, "--tie", "bogus"], "--tie 'bogus' is not one of first, random, centre, informative")
+
+
+def test_a_known_tie_rule_is_taken():
+    assert ok(["simulate", "density", "--rules", "square-5", "-n", "5", "--tie", "centre"])["games"] == 5

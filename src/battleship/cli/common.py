@@ -141,12 +141,24 @@ ResumeOpt = Annotated[
 ]
 MAX_GAMES = 10**10  # more than a day of the fastest shooter on every core of a large machine
 MAX_JOBS = 1024
+TIE_RULES = ("first", "random", "centre", "informative")
+
+
+def tie_option(value: str | None) -> str | None:
+    """--tie: one of :data:`TIE_RULES`, refused otherwise even for shooters that do not read it (a typo is
+    never silently dropped)."""
+    if value is not None and value not in TIE_RULES:
+        raise BattleshipError(f"--tie {value!r} is not one of {', '.join(TIE_RULES)}")
+    return value
+
+
 TieOpt = Annotated[
     str | None,
     typer.Option(
         "--tie",
-        help="Tie rule for every shooter that reads one: first | random | centre | informative "
+        help=f"Tie rule for every shooter that reads one: {' | '.join(TIE_RULES)} "
         "(optimal, montecarlo, learning).",
+        callback=refuse_at_parse(tie_option),
     ),
 ]
 SkewOpt = Annotated[
