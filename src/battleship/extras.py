@@ -20,13 +20,14 @@ import importlib.util
 
 from battleship.errors import BattleshipError
 
-# extra -> (what needs it, the modules it provides, in the order they are tried)
+# extra -> (what needs it, the subject of "... needs the extra", and the modules it provides, in the order
+# they are looked for)
 EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "web": ("the web app", ("fastapi", "uvicorn", "sqlalchemy", "limits")),
     "cluster": ("--cluster", ("dask", "distributed")),
-    "rl": ("the environments", ("gymnasium", "pettingzoo")),
-    "arena": ("the arena's ratings", ("openskill",)),
-    "plot": ("charts and pictures", ("matplotlib", "PIL")),
+    "rl": ("battleship.envs (the learning environments)", ("gymnasium", "pettingzoo")),
+    "arena": ("rating bots (arena --ratings)", ("openskill",)),
+    "plot": ("drawing charts and pictures", ("matplotlib", "PIL")),
 }
 
 

@@ -50,7 +50,7 @@ RUNS = {
     ),
     "png": (
         ["calc", "...../...../...../...../.....", "--rules", "square-5", "--png", "{tmp}/p.png"],
-        "charts and pictures needs the plot extra: pip install 'battleship[plot]'",
+        "drawing charts and pictures needs the plot extra: pip install 'battleship[plot]'",
     ),
     "play": (
         ["play", "random", "--rules", "square-5", "--seed", "1", "--out", "{tmp}/g.txt", "--json"],
@@ -58,11 +58,11 @@ RUNS = {
     ),
     "gif": (  # the replay imports Matplotlib itself: the command line still says which extra it needs
         ["replay", "{tmp}/g.txt", "--gif", "{tmp}/g.gif"],
-        "charts and pictures needs the plot extra: pip install 'battleship[plot]'",
+        "drawing charts and pictures needs the plot extra: pip install 'battleship[plot]'",
     ),
     "ratings": (
         ["arena", "random", "--games", "2", "--seed", "1", "--ratings", "{tmp}/r.json"],
-        "the arena's ratings needs the arena extra: pip install 'battleship[arena]'",
+        "rating bots (arena --ratings) needs the arena extra: pip install 'battleship[arena]'",
     ),
 }
 
@@ -111,7 +111,10 @@ def test_the_core_works_and_each_extra_is_refused_with_its_install_line(tmp_path
             assert code == 2, (key, stderr, exception)
             assert stderr.endswith(f"error: {message}\n") and stderr.count("error:") == 1, (key, stderr)
             assert "Traceback" not in stdout + stderr, key
-    assert out["envs"] == "the environments needs the rl extra: pip install 'battleship[rl]'"
+    assert (
+        out["envs"]
+        == "battleship.envs (the learning environments) needs the rl extra: pip install 'battleship[rl]'"
+    )
     assert not set(HIDDEN) & set(out["loaded"])
 
 
