@@ -126,7 +126,8 @@ class Found:
     """The layout a defence run has found so far, written to --out as soon as it is found."""
 
     def __init__(self, out: Path | None):
-        self.out, self.text, self.search = out, "", None
+        self.out, self.text = out, ""
+        self.search: SearchResult | None = None
 
     def have(self, layout: Layout, search: SearchResult | None) -> None:
         from battleship import notation

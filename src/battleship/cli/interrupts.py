@@ -36,7 +36,7 @@ T = TypeVar("T")
 
 GRACE = 1.5  # seconds the work has to wind down after a signal before the command ends anyway
 COMMIT_WAIT = 0.3  # seconds the watchdog waits for a write under way to finish
-NAMES = {signal.SIGINT: "interrupted (Ctrl-C)", signal.SIGTERM: "stopped (SIGTERM)"}
+NAMES: dict[int, str] = {signal.SIGINT: "interrupted (Ctrl-C)", signal.SIGTERM: "stopped (SIGTERM)"}
 
 
 class Session:

@@ -82,9 +82,11 @@ def _fleets(r: Rules, both: Path | None, a: Path | None, b: Path | None, games: 
         games, rows = games_on_layouts(games, read_layout_file(both, r), both)
         return games, (rows, rows)
     given = {path: read_layout_file(path, r) for path in (a, b) if path is not None}
-    fewest = min((len(rows) for rows in given.values()), default=None)
-    path = min(given, key=lambda p: len(given[p])) if given else None
-    games, _ = games_on_layouts(games, None if fewest is None else given[path], path)
+    if not given:
+        games, _ = games_on_layouts(games, None, None)
+        return games, (None, None)
+    path = min(given, key=lambda p: len(given[p]))  # the file with the fewest layouts
+    games, _ = games_on_layouts(games, given[path], path)
     return games, tuple(None if p is None else given[p][:games] for p in (a, b))
 
 
@@ -209,7 +211,8 @@ def _start_file(
         if resume:
             raise BattleshipError("--resume needs --out FILE, the run to carry on")
         return None
-    shots_file = ShotsFile(output_file(out, "--out"), params, columns)
+    output_file(out, "--out")
+    shots_file = ShotsFile(out, params, columns)
     shots_file.start(resume, on_rows)
     return shots_file
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -219,7 +219,7 @@ def count_cmd(
     )
     expected = [exact_seconds(r) for r in targets]
     forewarn(sum(expected), "counting every layout", "a smaller board or fleet answers sooner")
-    rows = []
+    rows: list[dict[str, Any]] = []
     s = session()
     s.keeping(lambda: f"counted {len(rows)} of {len(targets)} rule sets; nothing written")
     with progress_bar(as_json or sum(expected) < 2) as progress:

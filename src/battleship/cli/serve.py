@@ -13,6 +13,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -151,7 +152,7 @@ def _run(settings, db: str, host: str, port: int) -> None:
         raise BattleshipError(f"cannot open the game store {db}: {exc}") from None
 
     class Server(uvicorn.Server):
-        def handle_exit(self, sig: int, frame: object) -> None:
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             shut_down(application)  # computations stop now, not after uvicorn's wait for them
             super().handle_exit(sig, frame)
 
