@@ -45,7 +45,9 @@ def _schema_type(schema: dict[str, Any], components: dict[str, Any]) -> str:
 
 def _body(operation: dict[str, Any], components: dict[str, Any]) -> str:
     content = operation.get("requestBody", {}).get("content", {})
-    return "; ".join(f"{kind}: {_schema_type(c.get('schema', {}), components)}" for kind, c in content.items())
+    return "; ".join(
+        f"{kind}: {_schema_type(c.get('schema', {}), components)}" for kind, c in content.items()
+    )
 
 
 def _operation(path: str, method: str, operation: dict[str, Any], components: dict[str, Any]) -> list[str]:
@@ -151,7 +153,6 @@ def generate(_app: Sphinx) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", generate)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
-
 
 
 def _usage(command: Any, ctx: Any) -> str:

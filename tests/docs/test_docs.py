@@ -1,7 +1,8 @@
-"""Docs that cannot go stale: every command and snippet in README.md and docs/*.md is run, long runs
-scaled down, and a console block's output must be what the command prints.
+"""Docs that cannot go stale: every command and snippet in README.md, CHANGELOG.md and every page of the
+documentation site (docs/, its build output and generated pages aside) is run, long runs scaled down,
+and a console block's output must be what the command prints.
 
-The rule a writer follows is in docs/architecture.md ("Docs that run"); tests/docs/markdown.py reads
+The rule a writer follows is in docs/design/architecture.md ("Docs that run"); tests/docs/markdown.py reads
 it out of the Markdown. Each document's items run in order in a scratch folder of their own (so a
 command may use a file an earlier one wrote), with ``examples/`` and ``benchmarks/`` and the
 project's ``.venv`` beside them.
@@ -25,8 +26,18 @@ from tests.docs.markdown import SHELL, Item, items, matches, scaled
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-ITEMS = [item for doc in DOCS for item in items(doc, {name for name, _ in COMMANDS})]
+SKIPPED = {"_build", "_generated"}  # the site's build output, and pages written from the code at build time
+
+
+def _pages() -> list[Path]:
+    """README.md, CHANGELOG.md and every Markdown page of the site, in a stable order."""
+    site = [p for p in sorted((ROOT / "docs").rglob("*.md")) if not SKIPPED & set(p.relative_to(ROOT).parts)]
+    return [ROOT / "README.md", ROOT / "CHANGELOG.md", *site]
+
+
+DOCS = _pages()
+NAMES = {doc: doc.relative_to(ROOT).as_posix() for doc in DOCS}  # docs/guides/lab.md: pages share names
+ITEMS = [item for doc in DOCS for item in items(doc, {name for name, _ in COMMANDS}, NAMES[doc])]
 VENV = Path(sys.executable).resolve().parents[1] if (Path(sys.prefix) / "bin").exists() else None
 WAIT = 900  # seconds a documented command may take in the suite (scaled down: seconds, as a rule)
 runner = CliRunner()
@@ -41,7 +52,7 @@ def folders(tmp_path_factory) -> dict[str, Path]:
         for name in ("examples", "benchmarks"):
             (folder / name).symlink_to(ROOT / name)
         (folder / ".venv").symlink_to(Path(sys.prefix))
-        out[doc.name] = folder
+        out[NAMES[doc]] = folder
     return out
 
 
