@@ -5,6 +5,7 @@ reference pages include it with MyST's ``{include}``):
 
 - ``http.md``: every path of the web app's OpenAPI schema (``create_app().openapi()``) with its
   methods, parameters, request body and responses;
+- ``names.md``: the names ``import battleship`` offers, each linked to its documentation;
 - ``cli.md``: every command of the ``battleship`` program, read from the Typer app;
 - ``shooters.md``: the shooter registry, from ``battleship.shooters.registry.reference_markdown()``
   when the registry offers it, else from ``battleship.shooters.specs()`` (name, summary, options read,
@@ -137,6 +138,22 @@ def shooters_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+def names_markdown() -> str:
+    """The front door's names: each with the module documenting it and its docstring's first line."""
+    import battleship
+
+    lines = ["| name | what it is |", "|---|---|"]
+    for name in battleship.__all__:
+        if name == "__version__":
+            continue
+        home = battleship._EXPORTS.get(name, "battleship.api")
+        first = (getattr(battleship, name).__doc__ or "").strip().split("\n\n")[0]
+        if name == "PRESETS":
+            first = "The rule presets by name (`battleship rules` lists them)."
+        lines.append(f"| {{py:obj}}`bs.{name} <{home}.{name}>` | {_cell(first)} |")
+    return "\n".join(lines) + "\n"
+
+
 def _write(name: str, text: str) -> None:
     OUT.mkdir(exist_ok=True)
     target = OUT / name
@@ -148,6 +165,7 @@ def generate(_app: Sphinx) -> None:
     _write("http.md", http_markdown(openapi_schema()))
     _write("shooters.md", shooters_markdown())
     _write("cli.md", cli_markdown())
+    _write("names.md", names_markdown())
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
