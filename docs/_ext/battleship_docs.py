@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sphinx.application import Sphinx
+if TYPE_CHECKING:  # the renderers below need no Sphinx (the docs test calls them)
+    from sphinx.application import Sphinx
 
 OUT = Path(__file__).resolve().parents[1] / "_generated"
 
@@ -130,11 +131,15 @@ def shooters_markdown() -> str:
     own = getattr(registry, "reference_markdown", None)
     if own is not None:
         return own()
-    lines = ["| shooter | what it does | options it reads | answers it leaves unread |", "|---|---|---|---|"]
+    lines = [
+        "| shooter | what it does | options it reads | in the lab | answers it leaves unread |",
+        "|---|---|---|---|---|",
+    ]
     for name, spec in specs().items():
         reads = ", ".join(f"`{key}`" for key in spec.reads) or "none"
         ignores = _cell(f"{', '.join(spec.ignores)}: {spec.ignores_why}") if spec.ignores else ""
-        lines.append(f"| `{name}` | {_cell(spec.summary)} | {reads} | {ignores} |")
+        lab = "a Numba kernel" if spec.kernel else ("plays another" if spec.chooses else "Python")
+        lines.append(f"| `{name}` | {_cell(spec.summary)} | {reads} | {lab} | {ignores} |")
     return "\n".join(lines) + "\n"
 
 
