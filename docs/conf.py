@@ -1,6 +1,6 @@
-"""Sphinx configuration: the furo theme, MyST for the Markdown pages, the API from the docstrings, the
-command line from the Typer app (sphinx-click), and the HTTP API and shooter reference generated
-from the code (docs/_ext/battleship_docs.py). ``make docs`` builds it with warnings as errors."""
+"""Sphinx configuration: the furo theme, MyST for the Markdown pages, the API from the docstrings
+(autodoc), and the command line, the HTTP API and the shooters written from the code at build time
+(docs/_ext/battleship_docs.py). ``make docs`` builds it with warnings as errors."""
 
 from __future__ import annotations
 
@@ -20,9 +20,7 @@ release = version = __version__
 extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
     "sphinx.ext.viewcode",
-    "sphinx_click",
     "battleship_docs",
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
@@ -31,13 +29,11 @@ exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store"]
 
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3  # "#the-limit" links to a heading, as on GitHub
-suppress_warnings = ["myst.xref_ambiguous"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "show-inheritance": False}
 autodoc_preserve_defaults = True
-autosummary_generate = False
 
 html_theme = "furo"
 html_title = f"battleship {release}"
