@@ -10,6 +10,7 @@ project's ``.venv`` beside them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -115,11 +116,14 @@ def run(command: str, cwd: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, 
     return _shell(command, cwd)
 
 
-@pytest.mark.parametrize("item", ITEMS, ids=[f"{i.where}:{i.kind}" for i in ITEMS])
-def test_what_the_docs_say_runs(item: Item, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch):
-    folder = folders[item.doc]
-    if item.skipped:
-        pytest.skip(f"not run: {item.skipped}")
+# what a later item of the same document may read: a block written to a file, or a command's output file
+WRITES = re.compile(r">|--out\b|--notation\b")
+POSITION = {id(item): n for n, item in enumerate(ITEMS)}
+_ran: set[int] = set()  # the items this process has run
+
+
+def _execute(item: Item, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run one item in its document's folder; an AssertionError says what went wrong and where."""
     if item.kind == "file":
         (folder / item.expected).write_text(item.text, encoding="utf-8")
         return
@@ -139,6 +143,28 @@ def test_what_the_docs_say_runs(item: Item, folders: dict[str, Path], monkeypatc
     command = scaled(item.text, played_in_python(item.text))
     code, out, err = run(command, folder, monkeypatch)
     assert code == 0, f"{item.where}: {command!r} exited {code}:\n{err[-3000:]}"
+
+
+def _catch_up(item: Item, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Write what the items before this one in its document write, where this process has not run them
+    (make test keeps a document's items on one worker, --dist loadfile; a plain -n N spreads them)."""
+    for earlier in ITEMS[: POSITION[id(item)]]:
+        if earlier.doc != item.doc or earlier.skipped or id(earlier) in _ran:
+            continue
+        if earlier.kind == "file" or WRITES.search(earlier.text):
+            _ran.add(id(earlier))
+            with contextlib.suppress(AssertionError):  # its own test reports it
+                _execute(earlier, folder, monkeypatch)
+
+
+@pytest.mark.parametrize("item", ITEMS, ids=[f"{i.where}:{i.kind}" for i in ITEMS])
+def test_what_the_docs_say_runs(item: Item, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch):
+    folder = folders[item.doc]
+    if item.skipped:
+        pytest.skip(f"not run: {item.skipped}")
+    _catch_up(item, folder, monkeypatch)
+    _ran.add(id(item))
+    _execute(item, folder, monkeypatch)
 
 
 def test_the_rule_reads_what_writers_write(tmp_path):
