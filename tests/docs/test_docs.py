@@ -116,8 +116,9 @@ def run(command: str, cwd: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, 
     return _shell(command, cwd)
 
 
-# what a later item of the same document may read: a block written to a file, or a command's output file
-WRITES = re.compile(r">|--out\b|--notation\b")
+# what a later item of the same document may read: a block written to a file, a command's output file,
+# or a shell step (mkdir, cp, ...)
+WRITES = re.compile(r">|--out\b|--notation\b|^(?!battleship |\.venv/bin/python )")
 POSITION = {id(item): n for n, item in enumerate(ITEMS)}
 _ran: set[int] = set()  # the items this process has run
 
