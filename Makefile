@@ -4,12 +4,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TSTAMP := $(VENV)/.installed-test
+DSTAMP := $(VENV)/.installed-docs
 # Debian packages the tests use: Chromium and a PostgreSQL server (the web app), Node.js (the arena's
 # JavaScript example bot), bubblewrap (the sandbox the arena runs program bots in)
 SYSTEM := chromium postgresql nodejs bubblewrap
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run compare test lint bench clean system vendor bubblewrap
+.PHONY: run compare test lint docs bench clean system vendor bubblewrap
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +35,15 @@ compare: $(STAMP)
 	$(BIN)/battleship demo
 	$(BIN)/battleship compare random hunt-target hunt-target-parity density best:fast=1 --games 1000000 --seed 1 --jobs $$(nproc) --figures out/compare
 
+$(DSTAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+# the documentation site into docs/_build/html, every warning an error (the API reference imports
+# the whole package, so it needs what the tests install too)
+docs: $(TSTAMP) $(DSTAMP)
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+
 lint: $(TSTAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
@@ -49,7 +59,7 @@ bubblewrap:
 		|| echo "note: bubblewrap is not installed, so battleship arena will refuse program and class bots"
 
 # every core (pytest-xdist), a test file to a worker: a document's commands, a module's fixtures stay together
-test: $(TSTAMP) system lint
+test: $(TSTAMP) system lint docs
 	$(BIN)/python -m pytest -n auto --dist loadfile
 
 bench: $(STAMP)
@@ -74,4 +84,4 @@ vendor:
 	rm -rf .vendor
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .hypothesis docs/_build docs/_generated

@@ -3,7 +3,7 @@
 Run: .venv/bin/python benchmarks/lookahead.py [SHOOTER ...] [--seed S] [--only WORD ...] [--docs FILE]
      .venv/bin/python benchmarks/lookahead.py --time [SHOOTER ...] [--rules PRESET] [--games N]
 
-The first form reads the optimum of every configuration from the limit table of docs/strategies.md
+The first form reads the optimum of every configuration from the limit table of docs/research/limit.md
 (solved exactly by ``battleship limit``; re-solving the 5x5 rows takes an hour) and plays each
 shooter once on every layout (seed S; deterministic shooters give the same mean on any seed), then
 prints per configuration: layouts, optimum, each shooter's mean and gap, and whether the last
@@ -31,7 +31,7 @@ from battleship.lab.limit import Optimum, beside, every_layout
 from battleship.rules import Rules, Ship, Sinks, Spacing, load
 from battleship.shooters import make
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "strategies.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "research" / "limit.md"
 ROW = re.compile(r"^\| (\d+)x(\d+) \| ([\d, ]+) \| ([a-z-]+), ([a-z]+) \| ([\d,]+) \| ([\d.]+) \|")
 
 

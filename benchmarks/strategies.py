@@ -1,4 +1,4 @@
-"""Re-measure every figure of docs/strategies.md and print which no longer reproduce.
+"""Re-measure every figure of the research pages (docs/research/) and print which no longer reproduce.
 
 Run: .venv/bin/python benchmarks/strategies.py [--quick] [--only WORD ...] [--jobs J]
 
@@ -28,7 +28,7 @@ from battleship.lab.rivals import custom_rules
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import registry
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "strategies.md"
+RESEARCH = Path(__file__).resolve().parents[1] / "docs" / "research"  # the record, one page a study
 
 
 @dataclass
@@ -319,7 +319,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="only the runs whose name holds one of these words")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    text = DOC.read_text(encoding="utf-8")
+    text = "\n".join(page.read_text(encoding="utf-8") for page in sorted(RESEARCH.glob("*.md")))
     ok, differ, earlier = check_runs(args, text)
     if not args.quick and (not args.only or "limit" in args.only):
         limit_ok, limit_differ = check_limit(text)

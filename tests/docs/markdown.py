@@ -47,8 +47,10 @@ class Item:
         return f"{self.doc}:{self.line}"
 
 
-def items(path: Path, commands: set[str]) -> list[Item]:
-    """Every item of one Markdown file, in order; ``commands`` names the ``battleship`` commands."""
+def items(path: Path, commands: set[str], name: str | None = None) -> list[Item]:
+    """Every item of one Markdown file, in order; ``commands`` names the ``battleship`` commands, and
+    ``name`` the document in reports (its file name unless given: pages in folders give their path)."""
+    doc = name or path.name
     lines = path.read_text(encoding="utf-8").split("\n")
     out: list[Item] = []
     pending_skip = pending_file = ""
@@ -66,9 +68,9 @@ def items(path: Path, commands: set[str]) -> list[Item]:
             end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("```")), len(lines))
             body = "\n".join(lines[i + 1 : end])
             if pending_file:
-                out.append(Item(path.name, i + 1, "file", body + "\n", expected=pending_file))
+                out.append(Item(doc, i + 1, "file", body + "\n", expected=pending_file))
             else:
-                out += _block(path.name, i + 1, tag, body, pending_skip)
+                out += _block(doc, i + 1, tag, body, pending_skip)
             pending_skip = pending_file = ""
             i = end + 1
             continue
@@ -79,7 +81,7 @@ def items(path: Path, commands: set[str]) -> list[Item]:
         end = i
         while end < len(lines) and lines[end].strip() and not lines[end].startswith("```"):
             end += 1
-        out += _spans(path.name, i, lines[i:end], commands, pending_skip)
+        out += _spans(doc, i, lines[i:end], commands, pending_skip)
         pending_skip = ""
         i = end
     return out

@@ -1,7 +1,8 @@
-"""Docs that cannot go stale: every command and snippet in README.md and docs/*.md is run, long runs
-scaled down, and a console block's output must be what the command prints.
+"""Docs that cannot go stale: every command and snippet in README.md, CHANGELOG.md and every page of the
+documentation site (docs/, its build output and generated pages aside) is run, long runs scaled down,
+and a console block's output must be what the command prints.
 
-The rule a writer follows is in docs/architecture.md ("Docs that run"); tests/docs/markdown.py reads
+The rule a writer follows is in docs/design/architecture.md ("Docs that run"); tests/docs/markdown.py reads
 it out of the Markdown. Each document's items run in order in a scratch folder of their own (so a
 command may use a file an earlier one wrote), with ``examples/`` and ``benchmarks/`` and the
 project's ``.venv`` beside them.
@@ -9,6 +10,7 @@ project's ``.venv`` beside them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -25,8 +27,18 @@ from tests.docs.markdown import SHELL, Item, items, matches, scaled
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-ITEMS = [item for doc in DOCS for item in items(doc, {name for name, _ in COMMANDS})]
+SKIPPED = {"_build", "_generated"}  # the site's build output, and pages written from the code at build time
+
+
+def _pages() -> list[Path]:
+    """README.md, CHANGELOG.md and every Markdown page of the site, in a stable order."""
+    site = [p for p in sorted((ROOT / "docs").rglob("*.md")) if not SKIPPED & set(p.relative_to(ROOT).parts)]
+    return [ROOT / "README.md", ROOT / "CHANGELOG.md", *site]
+
+
+DOCS = _pages()
+NAMES = {doc: doc.relative_to(ROOT).as_posix() for doc in DOCS}  # docs/guides/lab.md: pages share names
+ITEMS = [item for doc in DOCS for item in items(doc, {name for name, _ in COMMANDS}, NAMES[doc])]
 VENV = Path(sys.executable).resolve().parents[1] if (Path(sys.prefix) / "bin").exists() else None
 WAIT = 900  # seconds a documented command may take in the suite (scaled down: seconds, as a rule)
 runner = CliRunner()
@@ -41,7 +53,7 @@ def folders(tmp_path_factory) -> dict[str, Path]:
         for name in ("examples", "benchmarks"):
             (folder / name).symlink_to(ROOT / name)
         (folder / ".venv").symlink_to(Path(sys.prefix))
-        out[doc.name] = folder
+        out[NAMES[doc]] = folder
     return out
 
 
@@ -104,11 +116,15 @@ def run(command: str, cwd: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, 
     return _shell(command, cwd)
 
 
-@pytest.mark.parametrize("item", ITEMS, ids=[f"{i.where}:{i.kind}" for i in ITEMS])
-def test_what_the_docs_say_runs(item: Item, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch):
-    folder = folders[item.doc]
-    if item.skipped:
-        pytest.skip(f"not run: {item.skipped}")
+# what a later item of the same document may read: a block written to a file, a command's output file,
+# or a shell step (mkdir, cp, ...)
+WRITES = re.compile(r">|--out\b|--notation\b|^(?!battleship |\.venv/bin/python )")
+POSITION = {id(item): n for n, item in enumerate(ITEMS)}
+_ran: set[int] = set()  # the items this process has run
+
+
+def _execute(item: Item, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run one item in its document's folder; an AssertionError says what went wrong and where."""
     if item.kind == "file":
         (folder / item.expected).write_text(item.text, encoding="utf-8")
         return
@@ -128,6 +144,28 @@ def test_what_the_docs_say_runs(item: Item, folders: dict[str, Path], monkeypatc
     command = scaled(item.text, played_in_python(item.text))
     code, out, err = run(command, folder, monkeypatch)
     assert code == 0, f"{item.where}: {command!r} exited {code}:\n{err[-3000:]}"
+
+
+def _catch_up(item: Item, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Write what the items before this one in its document write, where this process has not run them
+    (make test keeps a document's items on one worker, --dist loadfile; a plain -n N spreads them)."""
+    for earlier in ITEMS[: POSITION[id(item)]]:
+        if earlier.doc != item.doc or earlier.skipped or id(earlier) in _ran:
+            continue
+        if earlier.kind == "file" or WRITES.search(earlier.text):
+            _ran.add(id(earlier))
+            with contextlib.suppress(AssertionError):  # its own test reports it
+                _execute(earlier, folder, monkeypatch)
+
+
+@pytest.mark.parametrize("item", ITEMS, ids=[f"{i.where}:{i.kind}" for i in ITEMS])
+def test_what_the_docs_say_runs(item: Item, folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch):
+    folder = folders[item.doc]
+    if item.skipped:
+        pytest.skip(f"not run: {item.skipped}")
+    _catch_up(item, folder, monkeypatch)
+    _ran.add(id(item))
+    _execute(item, folder, monkeypatch)
 
 
 def test_the_rule_reads_what_writers_write(tmp_path):

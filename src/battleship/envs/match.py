@@ -1,4 +1,4 @@
-"""A two-player match as a PettingZoo AEC environment: each side hides a fleet and fires at the other's.
+"""A two-player match as a PettingZoo AEC environment: each side hides a fleet and fires at the other's::
 
     import numpy as np
 

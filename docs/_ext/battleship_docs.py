@@ -1,0 +1,221 @@
+"""Pages generated at build time from the code itself, so the reference cannot drift from it.
+
+At ``builder-inited`` this writes Markdown into ``docs/_generated/`` (not a page of its own: the
+reference pages include it with MyST's ``{include}``):
+
+- ``http.md``: every path of the web app's OpenAPI schema (``create_app().openapi()``) with its
+  methods, parameters, request body and responses;
+- ``names.md``: the names ``import battleship`` offers, each linked to its documentation;
+- ``cli.md``: every command of the ``battleship`` program, read from the Typer app;
+- ``shooters.md``: the shooter registry, from ``battleship.shooters.registry.reference_markdown()``
+  when the registry offers it, else from ``battleship.shooters.specs()`` (name, summary, options read,
+  answers left unread).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the renderers below need no Sphinx (the docs test calls them)
+    from sphinx.application import Sphinx
+
+OUT = Path(__file__).resolve().parents[1] / "_generated"
+
+
+def _cell(text: object) -> str:
+    """Text fit for one cell of a Markdown table: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _schema_type(schema: dict[str, Any], components: dict[str, Any]) -> str:
+    """A short name for a JSON schema: its type, its component's name, or its alternatives."""
+    if "$ref" in schema:
+        return f"`{schema['$ref'].rsplit('/', 1)[-1]}`"
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return " or ".join(_schema_type(s, components) for s in schema[key])
+    kind = schema.get("type", "any")
+    if kind == "array":
+        return f"array of {_schema_type(schema.get('items', {}), components)}"
+    if "enum" in schema:
+        return " \\| ".join(f"`{json.dumps(v)}`" for v in schema["enum"])
+    return f"`{kind}`"
+
+
+def _body(operation: dict[str, Any], components: dict[str, Any]) -> str:
+    content = operation.get("requestBody", {}).get("content", {})
+    return "; ".join(
+        f"{kind}: {_schema_type(c.get('schema', {}), components)}" for kind, c in content.items()
+    )
+
+
+def _operation(path: str, method: str, operation: dict[str, Any], components: dict[str, Any]) -> list[str]:
+    lines = [f"### `{method.upper()} {path}`", ""]
+    summary = operation.get("summary") or ""
+    description = (operation.get("description") or "").strip()
+    if summary:
+        lines += [summary, ""]
+    if description and description != summary:
+        lines += [description, ""]
+    parameters = operation.get("parameters", [])
+    if parameters:
+        lines += ["| parameter | in | type | required | description |", "|---|---|---|---|---|"]
+        for p in parameters:
+            lines.append(
+                f"| `{p['name']}` | {p.get('in', '')} | {_schema_type(p.get('schema', {}), components)} "
+                f"| {'yes' if p.get('required') else 'no'} | {_cell(p.get('description', ''))} |"
+            )
+        lines.append("")
+    body = _body(operation, components)
+    if body:
+        lines += [f"Request body: {body}.", ""]
+    lines += ["| status | meaning |", "|---|---|"]
+    for status, response in sorted(operation.get("responses", {}).items()):
+        lines.append(f"| {status} | {_cell(response.get('description', ''))} |")
+    return [*lines, ""]
+
+
+def _component(name: str, schema: dict[str, Any], components: dict[str, Any]) -> list[str]:
+    lines = [f"### `{name}`", ""]
+    if schema.get("description"):
+        lines += [_cell(schema["description"]), ""]
+    properties = schema.get("properties", {})
+    if properties:
+        required = set(schema.get("required", []))
+        lines += ["| field | type | required | description |", "|---|---|---|---|"]
+        for field, sub in properties.items():
+            lines.append(
+                f"| `{field}` | {_schema_type(sub, components)} | {'yes' if field in required else 'no'} "
+                f"| {_cell(sub.get('description', ''))} |"
+            )
+        lines.append("")
+    return lines
+
+
+def http_markdown(schema: dict[str, Any]) -> str:
+    """The API reference in Markdown: operations grouped by path, then the schemas they use."""
+    components = schema.get("components", {}).get("schemas", {})
+    lines = [
+        f"Generated from the app's OpenAPI schema, version {schema['info'].get('version', '')}; a running "
+        "server serves the same schema at `/openapi.json` and draws it at `/docs`.",
+        "",
+        "## Operations",
+        "",
+    ]
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            lines += _operation(path, method, operation, components)
+    if components:
+        lines += ["## Schemas", ""]
+        for name, sub in components.items():
+            lines += _component(name, sub, components)
+    return "\n".join(lines) + "\n"
+
+
+def openapi_schema() -> dict[str, Any]:
+    """The web app's schema, from an app on a throwaway database (no server, no workers started)."""
+    from battleship.web.app import create_app
+
+    with tempfile.TemporaryDirectory() as folder:
+        app = create_app(f"sqlite:///{Path(folder) / 'docs.db'}")
+        return app.openapi()
+
+
+def shooters_markdown() -> str:
+    """The shooter reference: the registry's own when it writes one, else a table from its specs."""
+    from battleship.shooters import registry, specs
+
+    own = getattr(registry, "reference_markdown", None)
+    if own is not None:
+        return own()
+    lines = [
+        "| shooter | what it does | options it reads | in the lab | answers it leaves unread |",
+        "|---|---|---|---|---|",
+    ]
+    for name, spec in specs().items():
+        reads = ", ".join(f"`{key}`" for key in spec.reads) or "none"
+        ignores = _cell(f"{', '.join(spec.ignores)}: {spec.ignores_why}") if spec.ignores else ""
+        lab = "a Numba kernel" if spec.kernel else ("plays another" if spec.chooses else "Python")
+        lines.append(f"| `{name}` | {_cell(spec.summary)} | {reads} | {lab} | {ignores} |")
+    return "\n".join(lines) + "\n"
+
+
+def names_markdown() -> str:
+    """The front door's names: each with the module documenting it and its docstring's first line."""
+    import battleship
+
+    lines = ["| name | what it is |", "|---|---|"]
+    for name in battleship.__all__:
+        if name == "__version__":
+            continue
+        home = battleship._EXPORTS.get(name, "battleship.api")
+        first = (getattr(battleship, name).__doc__ or "").strip().split("\n\n")[0]
+        if name == "PRESETS":
+            first = "The rule presets by name (`battleship rules` lists them)."
+        lines.append(f"| {{py:obj}}`bs.{name} <{home}.{name}>` | {_cell(first)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _write(name: str, text: str) -> None:
+    OUT.mkdir(exist_ok=True)
+    target = OUT / name
+    if not target.exists() or target.read_text(encoding="utf-8") != text:  # unchanged: no rebuild
+        target.write_text(text, encoding="utf-8")
+
+
+def generate(_app: Sphinx) -> None:
+    _write("http.md", http_markdown(openapi_schema()))
+    _write("shooters.md", shooters_markdown())
+    _write("cli.md", cli_markdown())
+    _write("names.md", names_markdown())
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("builder-inited", generate)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def _usage(command: Any, ctx: Any) -> str:
+    return command.get_usage(ctx).removeprefix("Usage: ")
+
+
+def _command_markdown(name: str, command: Any, parent: Any) -> list[str]:
+    """One command: its usage, its help, and a table of its arguments and options."""
+    import typer._click as click
+
+    ctx = click.Context(command, info_name=name, parent=parent)
+    lines = [f"## `battleship {name}`", "", "```text", _usage(command, ctx), "```", ""]
+    if command.help:
+        lines += [command.help.strip().replace("\b\n", ""), ""]
+    rows = []
+    for param in command.params:
+        if getattr(param, "hidden", False):
+            continue
+        record = param.get_help_record(ctx) if param.param_type_name == "option" else None
+        names, text = record if record else (param.name.upper(), param.help or "")
+        rows.append(f"| `{names}` | {_cell(text)} |")
+    if rows:
+        lines += ["| argument or option | what it does |", "|---|---|", *rows, ""]
+    return lines
+
+
+def cli_markdown() -> str:
+    """The command-line reference, read from the Typer app's command: every command in the order
+    ``battleship --help`` lists them, its usage, help and options (Typer 0.29 and later builds its
+    commands on its own copy of click, which sphinx-click cannot read, so this page is written here)."""
+    import typer._click as click
+    import typer.main
+
+    from battleship.cli import app
+
+    group = typer.main.get_command(app)
+    top = click.Context(group, info_name="battleship")
+    lines = ["```text", _usage(group, top), "```", "", (group.help or "").strip(), ""]
+    rows = [f"| `{p.get_help_record(top)[0]}` | {_cell(p.get_help_record(top)[1])} |" for p in group.params]
+    lines += ["| option | what it does |", "|---|---|", *rows, ""]
+    for name, command in group.commands.items():
+        lines += _command_markdown(name, command, top)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,42 @@
+"""The reference pages the site writes from the code (docs/_ext/battleship_docs.py) cover all of it:
+every command, every shooter, every path of the HTTP API and every name of the front door."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import battleship
+from battleship.cli import COMMANDS
+from battleship.shooters import names
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_ext"))
+import battleship_docs  # a Sphinx extension, not a package: found through docs/_ext
+
+
+def test_the_cli_reference_has_every_command_and_its_options():
+    text = battleship_docs.cli_markdown()
+    for name, _ in COMMANDS:
+        assert f"## `battleship {name}`" in text
+    assert "`-r, --rules <str>`" in text and "`--json`" in text
+
+
+def test_the_shooter_reference_has_every_shooter():
+    text = battleship_docs.shooters_markdown()
+    for name in names():
+        assert f"`{name}`" in text
+
+
+def test_the_http_reference_has_every_operation_of_the_schema():
+    schema = battleship_docs.openapi_schema()
+    text = battleship_docs.http_markdown(schema)
+    for path, operations in schema["paths"].items():
+        for method in operations:
+            assert f"### `{method.upper()} {path}`" in text
+    assert "| 404 |" in text and "## Schemas" in text
+
+
+def test_the_api_reference_names_every_name_of_the_front_door():
+    text = battleship_docs.names_markdown()
+    for name in battleship.__all__[1:]:
+        assert f"`bs.{name} <" in text
