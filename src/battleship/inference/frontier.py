@@ -421,8 +421,8 @@ def build(shape: FrontierShape, flag: np.ndarray | None = None) -> Graph | None:
     alive = graphs._alive(prod_, jump, 0, flag)
     if alive is None:
         return None
-    if alive[2].sum() > MAX_STATES:
-        raise TooLarge(f"{int(alive[2].sum()):,} states")
+    if alive[2].sum() > 2 * MAX_STATES:  # merging states with the same future shrinks it (by half or more)
+        raise TooLarge(f"{int(alive[2].sum()):,} states before merging")
     layer_first, edge_first, target, label = graphs._compact(prod_, alive, jump)
     del prod_, alive
     if len(target) < 2**31:
@@ -432,6 +432,8 @@ def build(shape: FrontierShape, flag: np.ndarray | None = None) -> Graph | None:
         return None
     layer_first, edge_first, target, label = graphs._merged(layer_first, edge_first, target, label, futures)
     del futures
+    if len(edge_first) - 1 > MAX_STATES:
+        raise TooLarge(f"{len(edge_first) - 1:,} states")
     residue, approx = graphs._open_count(edge_first, target)
     total = graphs.exact_total(int(residue), float(approx))
     return Graph(shape, layer_first, edge_first, target, label, jump, total)  # type: ignore[arg-type]
@@ -570,9 +572,19 @@ def board_shape(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) ->
     return shape_of(rules, classes(rules, np.where(ev.admissible, w, 0), ev.hits))
 
 
+# Compiling a graph, one core: about 9 s for the standard fleet and a 2x2 square, no contact
+# (15 million states); a rough figure for saying up front what a board costs
+COMPILE_SECONDS = 10.0
+
+
+def graph_if_compiled(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> Graph | None:
+    """The graph this board needs, if it is compiled already (answering it then costs one sweep)."""
+    return graphs.cached(board_shape(rules, ev, weight))  # type: ignore[arg-type]
+
+
 def is_compiled(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> bool:
-    """True when the graph this board needs is compiled already (answering it costs one sweep)."""
-    return graphs.cached(board_shape(rules, ev, weight)) is not None  # type: ignore[arg-type]
+    """True when the graph this board needs is compiled already."""
+    return graph_if_compiled(rules, ev, weight) is not None
 
 
 def known_too_large(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> str | None:
