@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from battleship.errors import RulesError
 from battleship.game import Observation, Outcome, Shot
-from battleship.inference import Contradiction, evidence, posterior
-from battleship.inference import frontier
+from battleship.inference import Contradiction, evidence, frontier, posterior
 from battleship.inference.posterior import choose_engine
 from battleship.inference.search import count_by_search
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset

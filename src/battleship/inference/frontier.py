@@ -41,14 +41,16 @@ from battleship.cells import iter_cells
 from battleship.inference import graph as graphs
 from battleship.inference.evidence import Evidence
 from battleship.inference.graph import CHECK_EVERY, MAX_STATES, NO_CONTACT, TOUCH, Graph, TooLarge
-from battleship.inference.sweep import SPACING_CODE, EXACT_LIMIT, _own_cell, _run
+from battleship.inference.sweep import EXACT_LIMIT, SPACING_CODE, _own_cell, _run
 from battleship.inference.watch import flag_of, watched
 from battleship.rng import mix64
 from battleship.rules import Rules
 from battleship.stop import Stop
 from battleship.tables import tables, to_words
 
-Pattern = tuple[tuple[int, int], ...]  # a placement's cells relative to its anchor: (rows down, columns right)
+Pattern = tuple[
+    tuple[int, int], ...
+]  # a placement's cells relative to its anchor: (rows down, columns right)
 CLOSED = np.uint64(1 << 63)  # the forbidden word of a state with every ship placed (margins forgotten)
 WORD = 63  # frontier bits a state may use (the forbidden word's top bit says "closed")
 
@@ -138,7 +140,7 @@ def _steps(spacing: int) -> tuple[tuple[int, int], ...]:
     if spacing == TOUCH:
         return ()
     edge = ((0, 1), (1, 0), (0, -1), (-1, 0))
-    return edge + ((1, 1), (1, -1), (-1, 1), (-1, -1)) if spacing == NO_CONTACT else edge
+    return (*edge, (1, 1), (1, -1), (-1, 1), (-1, -1)) if spacing == NO_CONTACT else edge
 
 
 @dataclass(frozen=True, eq=False)
@@ -251,60 +253,80 @@ def _dead(u, j, mult, stride, last):
     return False
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _edges(a, b, i, fleet, mv, tables, buf_t, buf_l, ne):
+    """The edges of the state keyed (``a``, ``b``) before cell ``i``, appended from ``ne``; returns the
+    new end. ``fleet``: (cells, reach, window, full count vector, empty label, per pattern its
+    (class, template) pairs, ships per class, count strides, last anchors)."""
+    ncell, reach, window, full, nlab, pc, mult, stride, last = fleet
+    mv_first, mv_pat, mv_cells, mv_margin, mv_jump = mv
+    pc_first, pc_class, pc_template = pc
+    slots, ka, kb, sizes = tables
+    u = np.int64(a >> np.uint64(reach))
+    occ = a & ((np.uint64(1) << np.uint64(reach)) - np.uint64(1))
+    closed = b == CLOSED
+    forb = np.uint64(0) if closed else b
+    if not _dead(u, i + 1, mult, stride, last):  # the cell left empty, or filled by a ship placed before
+        after = (occ >> np.uint64(1)) | (np.uint64(u) << np.uint64(reach))
+        buf_t[ne] = _intern(
+            slots, ka, kb, sizes, (i + 1) % window, after, CLOSED if closed else forb >> np.uint64(1)
+        )
+        buf_l[ne] = nlab if (occ & np.uint64(1)) == 0 else nlab + 1
+        ne += 1
+    if closed or ((occ | forb) & np.uint64(1)) != 0:
+        return ne
+    for m in range(mv_first[i], mv_first[i + 1]):  # a ship anchored here
+        if (occ | forb) & mv_cells[m]:
+            continue
+        j = i + mv_jump[m]
+        occ2 = (occ | mv_cells[m]) >> np.uint64(mv_jump[m])
+        forb2 = (forb | mv_margin[m]) >> np.uint64(mv_jump[m])
+        for x in range(pc_first[mv_pat[m]], pc_first[mv_pat[m] + 1]):
+            k = pc_class[x]
+            if (u // stride[k]) % (mult[k] + 1) >= mult[k]:
+                continue
+            u2 = u + stride[k]
+            if _dead(u2, j, mult, stride, last):
+                continue
+            a2 = occ2 | (np.uint64(u2) << np.uint64(reach))
+            buf_t[ne] = _intern(slots, ka, kb, sizes, j % window, a2, CLOSED if u2 == full else forb2)
+            buf_l[ne] = pc_template[x] * ncell + i
+            ne += 1
+    return ne
+
+
 @njit(cache=True, nogil=True)
-def _states(ncell, reach, mv, pc, mult, last, template, limit, flag):
+def _states(fleet, mv, most, template, limit, flag):
     """Every state reachable from the empty board, layer by layer, with its edges; None if stopped or
     past ``limit`` states.
 
-    ``mv``: the moves (first, pattern, cells, margin, jump); ``pc``: per pattern, the (class,
-    template) pairs that take it. A key is (``occ | u << reach``, ``forb`` or :data:`CLOSED`).
-    Returns what :func:`battleship.inference.graph._alive` reads: states per layer, the last
-    layer's keys compared with 0 (0: the end), per layer out-degrees, targets' ids within their
-    layer and labels (``template``'s type), and the identity numbering.
+    ``fleet``: see :func:`_edges`; ``mv``: the moves (first, pattern, cells, margin, jump); ``most``:
+    edges a state may have. A key is (``occ | u << reach``, ``forb`` or :data:`CLOSED`). Returns
+    what :func:`battleship.inference.graph._alive` reads: states per layer, the last layer's keys
+    compared with 0 (0: the end), per layer out-degrees, targets' ids within their layer and labels
+    (``template``'s type), and the identity numbering.
     """
-    mv_first, mv_pat, mv_cells, mv_margin, mv_jump = mv
-    pc_first, pc_class, pc_template = pc
-    nclass = mult.shape[0]
-    stride = np.ones(nclass, np.int64)
-    for k in range(1, nclass):
-        stride[k] = stride[k - 1] * (mult[k - 1] + 1)
-    full = np.int64((mult * stride).sum())
-    window = int(mv_jump.max()) + 1 if mv_jump.shape[0] else 2
-    low = (np.uint64(1) << np.uint64(reach)) - np.uint64(1)
-    nlab = 0
-    for x in range(pc_template.shape[0]):
-        nlab = max(nlab, (pc_template[x] + 1) * ncell)
-    most = 2
-    for i in range(ncell):
-        n = 1
-        for m in range(mv_first[i], mv_first[i + 1]):
-            n += pc_first[mv_pat[m] + 1] - pc_first[mv_pat[m]]
-        most = max(most, n)
-    slots, ka, kb, sizes = _new_tables(window, 1024, 512)
-    _intern(slots, ka, kb, sizes, 0, np.uint64(0), np.uint64(0))
+    ncell, reach, window, full = fleet[0], fleet[1], fleet[2], fleet[3]
+    tables = _new_tables(window, 1024, 512)
+    _intern(tables[0], tables[1], tables[2], tables[3], 0, np.uint64(0), np.uint64(0))
     count = np.zeros(ncell + 1, np.int64)
     degree = List([np.zeros(0, np.uint8) for _ in range(ncell + 1)])
     target = List([np.zeros(0, np.int32) for _ in range(ncell + 1)])
     label = List([np.zeros(0, template.dtype) for _ in range(ncell + 1)])
     rank = List([np.zeros(0, np.int32) for _ in range(ncell + 1)])
-    buf_t = np.empty(1024, np.int32)
-    buf_l = np.empty(1024, template.dtype)
+    buf_t, buf_l = np.empty(1024, np.int32), np.empty(1024, template.dtype)
     last_keys = np.zeros(0, np.int64)
-    total = 0
     for i in range(ncell + 1):
         w = i % window
-        n = sizes[w]
+        n = tables[3][w]
         count[i] = n
-        total += n
-        if total > limit:
+        if count.sum() > limit:
             return None
         rank[i] = np.arange(n).astype(np.int32)
-        keys_a = ka[w, :n].copy()
-        keys_b = kb[w, :n].copy()
-        slots[w, :] = -1  # the row now serves layer i + window
-        sizes[w] = 0
-        deg = np.zeros(n, np.uint8)
-        degree[i] = deg
+        keys_a, keys_b = tables[1][w, :n].copy(), tables[2][w, :n].copy()
+        tables[0][w, :] = -1  # the row now serves layer i + window
+        tables[3][w] = 0
+        degree[i] = np.zeros(n, np.uint8)
         if i == ncell:
             last_keys = np.ones(n, np.int64)
             for s in range(n):
@@ -315,45 +337,15 @@ def _states(ncell, reach, mv, pc, mult, last, template, limit, flag):
         for s in range(n):
             if s % CHECK_EVERY == 0 and flag[0]:
                 return None
+            slots, ka, _, sizes = tables
             if 2 * (sizes.max() + most) > slots.shape[1] or sizes.max() + most > ka.shape[1]:
-                slots, ka, kb, sizes = _bigger((slots, ka, kb, sizes))
+                tables = _bigger(tables)
             if ne + most > buf_t.shape[0]:
                 buf_t = graphs._grow(buf_t, ne + most)
                 buf_l = graphs._grow(buf_l, buf_t.shape[0])
-            a, b = keys_a[s], keys_b[s]
-            u = np.int64(a >> np.uint64(reach))
-            occ = a & low
-            closed = b == CLOSED
-            forb = np.uint64(0) if closed else b
-            top = np.uint64(u) << np.uint64(reach)
             start = ne
-            nb = CLOSED if closed else forb >> np.uint64(1)
-            if not _dead(u, i + 1, mult, stride, last):
-                buf_t[ne] = _intern(slots, ka, kb, sizes, (i + 1) % window, (occ >> np.uint64(1)) | top, nb)
-                buf_l[ne] = nlab if (occ & np.uint64(1)) == 0 else nlab + 1  # empty, or goes on
-                ne += 1
-            if not closed and ((occ | forb) & np.uint64(1)) == 0:
-                for m in range(mv_first[i], mv_first[i + 1]):
-                    if (occ | forb) & mv_cells[m]:
-                        continue
-                    j = i + mv_jump[m]
-                    shift = np.uint64(mv_jump[m])
-                    occ2 = (occ | mv_cells[m]) >> shift
-                    forb2 = (forb | mv_margin[m]) >> shift
-                    q = mv_pat[m]
-                    for x in range(pc_first[q], pc_first[q + 1]):
-                        k = pc_class[x]
-                        if (u // stride[k]) % (mult[k] + 1) >= mult[k]:
-                            continue
-                        u2 = u + stride[k]
-                        if _dead(u2, j, mult, stride, last):
-                            continue
-                        b2 = CLOSED if u2 == full else forb2
-                        a2 = occ2 | (np.uint64(u2) << np.uint64(reach))
-                        buf_t[ne] = _intern(slots, ka, kb, sizes, j % window, a2, b2)
-                        buf_l[ne] = pc_template[x] * ncell + i
-                        ne += 1
-            deg[s] = ne - start
+            ne = _edges(keys_a[s], keys_b[s], i, fleet, mv, tables, buf_t, buf_l, ne)
+            degree[i][s] = ne - start
         target[i] = buf_t[:ne].copy()
         label[i] = buf_l[:ne].copy()
     return count, last_keys, degree, target, label, graphs._flat(rank)
@@ -410,9 +402,20 @@ def build(shape: FrontierShape, flag: np.ndarray | None = None) -> Graph | None:
     mv = moves(shape.height, shape.width, shape.spacing, shape.patterns)
     pc, last = _kernel_tables(shape, mv)
     template = np.zeros(0, np.int16 if shape.labels + 2 < 2**15 else np.int32)
-    kernel_moves = (mv.first, mv.pattern, mv.cells, mv.margin, mv.jump)
     mult = np.array(shape.mult, dtype=np.int64)
-    prod_ = _states(shape.cells, mv.reach, kernel_moves, pc, mult, last, template, 2 * MAX_STATES, flag)
+    stride = np.cumprod([1, *[m + 1 for m in shape.mult[:-1]]]).astype(np.int64)
+    full = int((mult * stride).sum())
+    window = int(mv.jump.max(initial=1)) + 1
+    fleet = (shape.cells, mv.reach, window, full, shape.labels, pc, mult, stride, last)
+    per_pattern = np.diff(pc[0])
+    most = 1 + max(
+        (int(per_pattern[mv.pattern[mv.first[i] : mv.first[i + 1]]].sum()) for i in range(shape.cells)),
+        default=0,
+    )
+    if most > 255:
+        raise TooLarge(f"{most} ways to decide a cell")
+    kernel_moves = (mv.first, mv.pattern, mv.cells, mv.margin, mv.jump)
+    prod_ = _states(fleet, kernel_moves, most, template, 2 * MAX_STATES, flag)
     if prod_ is None:
         if flag[0]:
             return None
