@@ -194,9 +194,13 @@ def moves(height: int, width: int, spacing: int, patterns: tuple[Pattern, ...]) 
 # ---- hash tables from two-word keys to dense ids, one row per layer in flight --------------------
 @njit(cache=True, nogil=True)
 def _new_tables(rows, size, room):
-    """``rows`` empty tables of ``size`` slots (-1: empty) and room for ``room`` keys each."""
+    """``rows`` empty tables of ``size`` slots and room for ``room`` keys each.
+
+    A slot holds its key and its id plus one (0: empty) side by side, so a look-up reads one
+    cache line; the keys are also kept in order of their ids, for reading a layer in order.
+    """
     return (
-        np.full((rows, size), -1, dtype=np.int32),
+        np.zeros((rows, size, 3), dtype=np.uint64),
         np.empty((rows, room), dtype=np.uint64),
         np.empty((rows, room), dtype=np.uint64),
         np.zeros(rows, dtype=np.int64),
@@ -204,13 +208,12 @@ def _new_tables(rows, size, room):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _slot(slots, ka, kb, w, a, b):
+def _slot(slots, w, a, b):
     """The slot of row ``w`` holding key (``a``, ``b``), or the empty slot where it belongs."""
     mask = slots.shape[1] - 1
     at = np.int64(mix64(a ^ mix64(b)) & np.uint64(mask))
     while True:
-        s = slots[w, at]
-        if s == -1 or (ka[w, s] == a and kb[w, s] == b):
+        if slots[w, at, 2] == 0 or (slots[w, at, 0] == a and slots[w, at, 1] == b):
             return at
         at = (at + 1) & mask
 
@@ -223,20 +226,26 @@ def _bigger(tables):
     for w in range(slots.shape[0]):
         out[3][w] = sizes[w]
         for j in range(sizes[w]):
-            out[1][w, j] = ka[w, j]
-            out[2][w, j] = kb[w, j]
-            out[0][w, _slot(out[0], out[1], out[2], w, ka[w, j], kb[w, j])] = j
+            a, b = ka[w, j], kb[w, j]
+            out[1][w, j] = a
+            out[2][w, j] = b
+            at = _slot(out[0], w, a, b)
+            out[0][w, at, 0] = a
+            out[0][w, at, 1] = b
+            out[0][w, at, 2] = j + 1
     return out
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _intern(slots, ka, kb, sizes, w, a, b):
     """The id of key (``a``, ``b``) in row ``w``, added with the next id if new (the caller made room)."""
-    at = _slot(slots, ka, kb, w, a, b)
-    if slots[w, at] >= 0:
-        return slots[w, at]
+    at = _slot(slots, w, a, b)
+    if slots[w, at, 2] != 0:
+        return np.int64(slots[w, at, 2]) - 1
     n = sizes[w]
-    slots[w, at] = n
+    slots[w, at, 0] = a
+    slots[w, at, 1] = b
+    slots[w, at, 2] = n + 1
     ka[w, n] = a
     kb[w, n] = b
     sizes[w] = n + 1
@@ -324,9 +333,10 @@ def _states(fleet, mv, most, template, limit, flag):
             return None
         rank[i] = np.arange(n).astype(np.int32)
         keys_a, keys_b = tables[1][w, :n].copy(), tables[2][w, :n].copy()
-        tables[0][w, :] = -1  # the row now serves layer i + window
+        tables[0][w] = 0  # the row now serves layer i + window
         tables[3][w] = 0
-        degree[i] = np.zeros(n, np.uint8)
+        deg = np.zeros(n, np.uint8)
+        degree[i] = deg
         if i == ncell:
             last_keys = np.ones(n, np.int64)
             for s in range(n):
@@ -345,7 +355,7 @@ def _states(fleet, mv, most, template, limit, flag):
                 buf_l = graphs._grow(buf_l, buf_t.shape[0])
             start = ne
             ne = _edges(keys_a[s], keys_b[s], i, fleet, mv, tables, buf_t, buf_l, ne)
-            degree[i][s] = ne - start
+            deg[s] = ne - start
         target[i] = buf_t[:ne].copy()
         label[i] = buf_l[:ne].copy()
     return count, last_keys, degree, target, label, graphs._flat(rank)
