@@ -425,17 +425,15 @@ def build(shape: FrontierShape, flag: np.ndarray | None = None) -> Graph | None:
     if most > 255:
         raise TooLarge(f"{most} ways to decide a cell")
     kernel_moves = (mv.first, mv.pattern, mv.cells, mv.margin, mv.jump)
-    prod_ = _states(fleet, kernel_moves, most, template, 2 * MAX_STATES, flag)
+    prod_ = _states(fleet, kernel_moves, most, template, 3 * MAX_STATES // 2, flag)
     if prod_ is None:
         if flag[0]:
             return None
-        raise TooLarge(f"it would pass {2 * MAX_STATES:,} states")
+        raise TooLarge(f"it would pass {3 * MAX_STATES // 2:,} states before merging")
     jump = _jumps(shape, mv)
     alive = graphs._alive(prod_, jump, 0, flag)
     if alive is None:
         return None
-    if alive[2].sum() > 2 * MAX_STATES:  # merging states with the same future shrinks it (by half or more)
-        raise TooLarge(f"{int(alive[2].sum()):,} states before merging")
     layer_first, edge_first, target, label = graphs._compact(prod_, alive, jump)
     del prod_, alive
     if len(target) < 2**31:

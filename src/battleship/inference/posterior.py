@@ -216,7 +216,7 @@ def choose_engine(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) 
     if (
         not sweep.applies(rules)
         and frontier.applies(rules)
-        and (frontier.is_compiled(rules, ev, weight) or choices(rules, ev) >= SEARCH_BELOW)
+        and choices(rules, ev) >= SEARCH_BELOW
         and not frontier.known_too_large(rules, ev, weight)
     ):
         return "frontier"
