@@ -281,7 +281,7 @@ def test_the_estimate_is_exact_once_compiled_and_says_when_a_graph_cannot_fit(mo
     assert posterior(other).engine == "search"  # the engines that still can answer it
 
 
-@pytest.mark.parametrize("engine", ["rows", "search", "sweep"])
+@pytest.mark.parametrize("engine", ["rows", "search", "sweep", "frontier"])
 def test_every_engine_stops_when_asked(engine):
     from battleship.inference.posterior import ENGINES
 

@@ -872,6 +872,14 @@ def compiled(shape: Shape, flag: np.ndarray | None = None) -> Graph | None:
         return graph
 
 
+def keep(shape, graph: Graph) -> None:
+    """Keep ``graph`` (compiled by another engine's compiler, keyed by its own shape) within the budget."""
+    with _lock:
+        _cache[shape] = graph
+        while sum(g.nbytes for g in _cache.values()) > BUDGET and len(_cache) > 1:
+            del _cache[next(iter(_cache))]
+
+
 def cached(shape: Shape) -> Graph | None:
     """The graph of ``shape`` if it is compiled already (now the most recently used)."""
     with _lock:

@@ -20,7 +20,7 @@ import numpy as np
 from battleship.cells import cell_name, iter_cells
 from battleship.errors import BattleshipError
 from battleship.game import Observation
-from battleship.inference import sweep
+from battleship.inference import frontier, sweep
 from battleship.inference.evidence import Contradiction, Evidence, evidence
 from battleship.inference.graph import TooLarge
 from battleship.inference.rows import count_by_rows, fast_path
@@ -71,14 +71,19 @@ class Posterior:
         return np.flatnonzero(~shot & (counts == top)).tolist()
 
 
-ENGINES = {"rows": count_by_rows, "search": count_by_search, "sweep": sweep.count_by_sweep}
+ENGINES = {
+    "rows": count_by_rows,
+    "search": count_by_search,
+    "sweep": sweep.count_by_sweep,
+    "frontier": frontier.count_by_frontier,
+}
 
 
 def _engine_counts(engine: str, rules: Rules, ev: Evidence, marginals: bool, weight, stop: Stop | None):
     """Run ``engine`` (every engine reads the stop flag as it goes); returns (total, counts, engine)."""
-    if engine == "sweep":
+    if engine in ("sweep", "frontier"):
         try:
-            return (*sweep.count_by_sweep(rules, ev, marginals=marginals, weight=weight, stop=stop), engine)
+            return (*ENGINES[engine](rules, ev, marginals=marginals, weight=weight, stop=stop), engine)
         except TooLarge:  # found out while compiling: the search answers instead
             check_size(rules, ev, weight)
             engine = "search"
@@ -196,17 +201,25 @@ def choices(rules: Rules, ev: Evidence) -> int:
 
 
 def choose_engine(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> str:
-    """The exact engine for these rules and this board: ``"rows"``, ``"sweep"`` or ``"search"``.
+    """The exact engine for these rules and this board: ``"rows"``, ``"sweep"``, ``"frontier"`` or ``"search"``.
 
     Ships that may touch: the row engine, or the search when it would be faster (few candidate
     combinations). Other straight ships: the sweep, unless its graph would not fit in memory
-    (:func:`battleship.inference.sweep.estimate`). Everything else (polyominoes): the search.
+    (:func:`battleship.inference.sweep.estimate`). Polyominoes: the frontier engine, unless the
+    search would be faster (few candidate combinations) or the frontier's graph is known not to fit.
     """
     if fast_path(rules):
         unit = weight is None or (weight.dtype == np.int64 and (weight == 1).all())
         return "search" if unit and choices(rules, ev) < SEARCH_BELOW else "rows"
     if sweep.applies(rules) and sweep.estimate(rules, ev, weight).fits:
         return "sweep"
+    if (
+        not sweep.applies(rules)
+        and frontier.applies(rules)
+        and choices(rules, ev) >= SEARCH_BELOW
+        and not frontier.known_too_large(rules, ev, weight)
+    ):
+        return "frontier"
     return "search"
 
 
@@ -259,6 +272,13 @@ def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray
         done = "compiled" if est.compiled else "to compile"
         once = 0.0 if est.compiled else est.states * sweep.COMPILE_SECONDS_PER_STATE
         return Work(engine, est.seconds, f"a state graph of about {est.states:,} states ({done})", once)
+    if engine == "frontier":
+        graph = frontier.graph_if_compiled(rules, ev, weight)
+        if graph is not None:
+            seconds = graph.states * sweep.SECONDS_PER_STATE
+            return Work(engine, seconds, f"a state graph of {graph.states:,} states (compiled)")
+        once = frontier.COMPILE_SECONDS
+        return Work(engine, once + 0.5, "a state graph to compile (ships that are not straight)", once)
     if engine == "rows":
         scale = (rules.cells / 100) ** 2 * 2 ** max(0, len(rules.fleet) - 5)
         return Work(engine, ROWS_SECONDS * scale, f"{len(rules.fleet)} ships on {rules.cells} cells")
@@ -278,7 +298,7 @@ def check_size(
     """
     if weight is not None and weight.dtype == np.float64:
         return  # floats do not overflow at these sizes
-    if (engine or choose_engine(rules, ev, weight)) == "sweep":
+    if (engine or choose_engine(rules, ev, weight)) in ("sweep", "frontier"):
         return  # exact at any size
     bound = _bound(rules, ev, weight)
     if bound >= 2**62:
@@ -309,11 +329,13 @@ def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]
     """
     ev = evidence(rules, Observation(rules))
     use = engine or choose_engine(rules, ev)
-    if use != "sweep":
+    if use not in ("sweep", "frontier"):
         check_size(rules, ev)
     if use == "rows" and not fast_path(rules):
         raise BattleshipError("the row engine handles straight ships that may touch, sides up to 16")
     if use == "sweep" and not sweep.applies(rules):
         raise BattleshipError("the sweep engine handles straight ships, the narrower side up to 16")
+    if use == "frontier" and not frontier.applies(rules):
+        raise BattleshipError("the frontier engine handles ships up to 62 cells of reading order long")
     total, counts = ENGINES[use](rules, ev)
     return total, Posterior(rules, total, counts, use).cell_layouts
