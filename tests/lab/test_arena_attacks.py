@@ -284,3 +284,56 @@ def test_a_flood_on_stderr_is_drained_and_only_its_end_kept():
         assert process.stderr_kept <= channel.STDERR_KEPT and process.stderr_tail().endswith("flood ends")
     finally:
         process.stop()
+
+
+# ---- a colluding pair: one bot files the battlefields in a kernel object, a later one reads them ------
+def forget_keys(token: str) -> None:
+    """Unlink from the host's key store whatever an unconfined attacker filed under ``token``."""
+    import ctypes
+    import platform
+
+    keyctl = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
+    libc = ctypes.CDLL(None, use_errno=True)
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/keys").read_text().splitlines():
+            if f" {token}-" in line and keyctl is not None:
+                libc.syscall(keyctl, 21, int(line.split()[0], 16))  # KEYCTL_INVALIDATE
+
+
+def forget_filed(token: str) -> None:
+    forget_keys(token)
+    for folder in ("/dev/shm", "/tmp"):
+        for path in Path(folder).glob(f"{token}-*"):
+            path.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("how", ["keys", "sysv", "shm", "tmp"])
+def test_a_colluding_pair_gains_nothing(how):
+    """The first files every battlefield's ship cells where the second, playing later, could read them:
+    in the sandbox both score exactly as honest reading-order play; unconfined, the reader sinks every
+    fleet in 17 shots (so the channel is real)."""
+    token = "collude-" + secrets.token_hex(6)
+    filer, reader = attacker("collude-file", how, token), attacker("collude-read", how, token)
+    try:
+        result = play([filer, reader], games=3)
+        assert row_of(result, filer).shots == honest_shots(result)
+        assert_gains_nothing(result, reader)
+        if how in ("keys", "shm"):  # cheap to show unconfined (sysv and tmp need cleaning the host)
+            exposed = play([filer, reader], games=3, jail=UNCONFINED)
+            assert row_of(exposed, reader).shots == [17, 17, 17], row_of(exposed, reader).forfeit_examples
+    finally:
+        forget_filed(token)
+
+
+def test_the_sandbox_refuses_the_kernels_shared_objects_and_new_namespaces():
+    """The seccomp filter: no key, no System V or POSIX IPC object, no user namespace (by unshare or by
+    clone), no mount, no ptrace. Unconfined, the same bot (as root, or a user with user namespaces)
+    gets at least the key and the namespace: the probe is real."""
+    token = "calls-" + secrets.token_hex(6)
+    prober = attacker("syscalls", token)
+    assert_gains_nothing(play([prober], games=1), prober)
+    try:
+        exposed = row_of(play([prober], games=1, jail=UNCONFINED), prober).name
+    finally:
+        forget_keys(token)
+    assert {"add_key", "shmget", "mq_open"} <= set(exposed.removeprefix("attack:found:").split(",")), exposed

@@ -42,6 +42,7 @@ from typing import Protocol
 
 import battleship
 from battleship.errors import BattleshipError
+from battleship.lab.arena import seccomp
 
 BWRAP = "bwrap"  # looked up on PATH
 SCRATCH = "/tmp"  # the bot's only writable directory, and its HOME
@@ -215,8 +216,13 @@ class Sandbox:
         """The bwrap command that runs ``program``; an OSError if its command is not there to run."""
         env = self._env(program)
         _found(program.argv[0], env["PATH"], program.cwd or os.getcwd())
+        try:
+            filter_fd = seccomp.descriptor()
+        except seccomp.SeccompUnavailable as exc:
+            raise SandboxUnavailable(str(exc)) from None
         read, write = os.pipe()
         argv = [_tool(BWRAP), *self._namespaces(), "--die-with-parent", "--new-session", "--clearenv"]
+        argv += ["--seccomp", str(filter_fd)]
         for name, value in env.items():
             argv += ["--setenv", name, value]
         caches = _numba_caches() if program.python else {}
@@ -227,7 +233,8 @@ class Sandbox:
         argv += [*self._drop(), _tool("prlimit"), f"--nproc={limits.processes}:{limits.processes}", "--"]
         argv += program.argv
         return Launch(
-            argv, _limits_in_child(limits, cpu_total), None, None, (write,), read, _close_after_start=[write]
+            argv, _limits_in_child(limits, cpu_total), None, None, (write, filter_fd), read,
+            _close_after_start=[write, filter_fd],
         )  # fmt: skip
 
     def _namespaces(self) -> list[str]:
@@ -275,6 +282,8 @@ class Sandbox:
             elif os.path.isdir(top):
                 args += ["--ro-bind", top, top]
         args += ["--proc", "/proc", "--dev", "/dev"]
+        # a /dev/shm of its own (POSIX shared memory and semaphores live there), as small as the scratch
+        args += ["--size", str(limits.scratch_mb << 20), "--perms", "1777", "--tmpfs", "/dev/shm"]
         # the scratch first: the bot's own files may lie under /tmp too, and are bound over it
         args += ["--size", str(limits.scratch_mb << 20), "--perms", "1777", "--tmpfs", SCRATCH]
         visible = self.visible(program)
