@@ -13,6 +13,7 @@ it succeeds: the attacker is real, and it is the sandbox that stops it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import secrets
@@ -29,7 +30,11 @@ import pytest
 from battleship import generators
 from battleship import rules as rules_mod
 from battleship.lab import arena
-from battleship.lab.arena import channel
+from battleship.lab.arena import channel, sandbox
+
+pytestmark = pytest.mark.skipif(
+    sandbox.probe() is not None, reason=f"no bubblewrap sandbox here: {sandbox.probe()}"
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ATTACK = ROOT / "tests" / "lab" / "arena_bots" / "attack.py"
@@ -337,3 +342,36 @@ def test_the_sandbox_refuses_the_kernels_shared_objects_and_new_namespaces():
     finally:
         forget_keys(token)
     assert {"add_key", "shmget", "mq_open"} <= set(exposed.removeprefix("attack:found:").split(",")), exposed
+
+
+# ---- memory and CPU taken where per-process limits do not look ---------------------------------------
+@pytest.mark.parametrize("how", ["memfd", "shm", "children"])
+def test_memory_taken_through_shared_memory_or_children_is_stopped_at_the_limit(how):
+    """256 MiB held with a 128 MiB limit: the control group counts shared memory, tmpfs files and
+    children together, and the bot is killed at the limit and forfeits (a crash that says so)."""
+    hoarder = attacker("hoard", how, "256")
+    limits = dataclasses.replace(LIMITS, memory_mb=128, scratch_mb=512)  # the tmpfs is no cap here
+    row = row_of(play([hoarder], games=1, limits=limits), hoarder)
+    assert row.forfeits["start"] == 1 and "memory limit" in row.forfeit_examples[0]["detail"], row
+    assert row.name is None or "hoarded" not in row.name
+
+
+def test_cpu_burnt_by_children_never_waited_for_is_counted():
+    """4 children spinning 0.6 s each against a 1 s limit a game: the group's CPU time counts them, the
+    bot forfeits for CPU. Held per process (the sandbox without control groups), the same bot plays
+    its game in full: the attack is real."""
+    burner = attacker("burn", "0.6")
+    limits = dataclasses.replace(LIMITS, cpu=1.0, time=60.0)  # the machine may be busy
+    row = row_of(play([burner], games=1, limits=limits), burner)
+    assert row.forfeits["cpu"] == 1, row.forfeit_examples
+    uncounted = play([burner], games=1, limits=limits, jail=arena.choose(groups=False))
+    assert row_of(uncounted, burner).shots == honest_shots(uncounted), row_of(uncounted, burner).forfeit_examples
+
+
+def test_a_machine_without_control_groups_is_named_and_refused_unless_the_organiser_says(monkeypatch):
+    from battleship.lab.arena import cgroup
+
+    monkeypatch.setattr(cgroup, "available", lambda: "the memory controller is not mounted")
+    with pytest.raises(arena.SandboxUnavailable, match="memory, processes and CPU time .* --per-process-limits"):
+        sandbox.require(arena.choose(), ["exec:bot"])
+    sandbox.require(arena.choose(groups=False), ["exec:bot"])  # the organiser's loudly named option

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from battleship.stop import Stop
 
 UNCONFINED_OPTION = "--unconfined-bots-i-trust"  # battleship.lab.arena.sandbox names it in its refusal
+UNCOUNTED_OPTION = "--per-process-limits-i-trust"  # and this one where the machine has no control groups
 
 BOT_HELP = (
     "Bots: a registered shooter (density:skew=20, best; see 'battleship shooters'), a Python class with the "
@@ -137,6 +138,16 @@ UnconfinedOpt = Annotated[
     ),
 ]
 
+UncountedOpt = Annotated[
+    bool,
+    typer.Option(
+        UNCOUNTED_OPTION,
+        help="Keep the sandbox but limit memory, processes and CPU time per process (where this machine "
+        "gives the arena no control groups): a bot can then take more through its children and shared "
+        "memory. Only for bots you trust.",
+    ),
+]
+
 
 @friendly
 def arena_cmd(
@@ -158,6 +169,7 @@ def arena_cmd(
     verify: VerifyOpt = None,
     readable: ReadableOpt = None,
     unconfined: UnconfinedOpt = False,
+    uncounted: UncountedOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Every bot on the same battlefields: a leaderboard with 95% intervals, paired differences from the
@@ -167,7 +179,7 @@ def arena_cmd(
     from battleship import rules as rules_mod
     from battleship.lab import arena
 
-    jail = arena.choose(unconfined, tuple(str(p) for p in readable or ()))
+    jail = arena.choose(unconfined, tuple(str(p) for p in readable or ()), groups=not uncounted)
     if verify is not None:
         _verify(verify, bots or [], battlefields, jail, as_json)
         return

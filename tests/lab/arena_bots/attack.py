@@ -31,6 +31,12 @@ Modes (one for each way the arena was once beaten):
 - ``syscalls TOKEN``: tries the kernel's shared objects and the sandbox's doors (a key named TOKEN,
   System V shared memory, a POSIX message queue, a user namespace by ``unshare`` and by ``clone``,
   a mount, ``ptrace``) and reports each that worked.
+- ``hoard HOW MB``: at ``isready`` takes MB mebibytes of memory in a way that per-process limits miss
+  (HOW: ``memfd``, a ``memfd_create`` file; ``shm``, a file in /dev/shm; ``children``, children of
+  32 MiB each, all alive at once), then reports ``hoarded`` and plays honestly.
+- ``burn SECONDS``: at each ``newgame`` starts 4 children it never waits for, each spinning SECONDS
+  of CPU time and then saying so down a pipe; the bot reads the pipe (spending no CPU of its own)
+  before it answers its first shot, then plays honestly.
 - ``prey TOKEN VICTIM``: leaves a grandchild (command line holding TOKEN) that hunts for a process
   whose command line holds VICTIM and writes moves into its standard input and reads its memory.
 """
@@ -281,6 +287,60 @@ def try_syscalls(token):
     return worked
 
 
+def touch(buffer, size):
+    for at in range(0, size, 4096):
+        buffer[at] = 1
+
+
+def hoard(how, megabytes):
+    """Take ``megabytes`` of memory, touched page by page; True if all of it was had."""
+    import mmap
+
+    size = megabytes << 20
+    try:
+        if how == "memfd":
+            fd = os.memfd_create("hoard")
+            os.ftruncate(fd, size)
+            touch(mmap.mmap(fd, size), size)
+            HELD.append(fd)
+        elif how == "shm":
+            with open("/dev/shm/hoard", "wb") as f:
+                for _ in range(megabytes):
+                    f.write(b"x" * (1 << 20))
+        elif how == "children":
+            for _ in range(megabytes // 32):
+                if os.fork() == 0:
+                    block = bytearray(32 << 20)
+                    touch(block, len(block))
+                    time.sleep(60)
+                    os._exit(0)
+            time.sleep(2)  # every child has filled its block (or been killed)
+        return True
+    except (OSError, MemoryError):
+        return False
+
+
+HELD = []
+
+
+def burn(seconds):
+    done, told = os.pipe()
+    for _ in range(4):
+        if os.fork() == 0:
+            end = time.process_time() + seconds
+            while time.process_time() < end:
+                pass
+            os.write(told, b"x")
+            os._exit(0)  # a zombie its parent never reaps: its CPU time is no part of the parent's
+    os.close(told)
+    got = b""
+    while len(got) < 4:
+        chunk = os.read(done, 4)
+        if not chunk:
+            break
+        got += chunk
+
+
 # ---- learning the battlefields ----------------------------------------------------------------------
 class Cheat:
     """What an attack learnt: the run's key, from which the battlefields follow."""
@@ -383,6 +443,8 @@ def main():
                         break
                 say(f"name attack:forked:{forked}")
                 os._exit(3)
+            if MODE == "hoard":
+                found = ["hoarded"] if hoard(ARGS[0], int(ARGS[1])) else []
             if MODE == "flood":
                 chunk = b"x" * (1 << 20)
                 for _ in range(int(ARGS[0])):
@@ -395,6 +457,8 @@ def main():
                 told += tell(ARGS[0], ARGS[1], seed, hits)
             game, shots, seed = int(words[1]) - 1, 0, int(words[2])
             targets, hits = [], []
+            if MODE == "burn":
+                burn(float(ARGS[0]))
             if MODE == "collude-read":
                 targets = look_up(ARGS[0], ARGS[1], seed)
                 learnt += bool(targets)
