@@ -365,13 +365,17 @@ def test_cpu_burnt_by_children_never_waited_for_is_counted():
     row = row_of(play([burner], games=1, limits=limits), burner)
     assert row.forfeits["cpu"] == 1, row.forfeit_examples
     uncounted = play([burner], games=1, limits=limits, jail=arena.choose(groups=False))
-    assert row_of(uncounted, burner).shots == honest_shots(uncounted), row_of(uncounted, burner).forfeit_examples
+    assert row_of(uncounted, burner).shots == honest_shots(uncounted), row_of(
+        uncounted, burner
+    ).forfeit_examples
 
 
 def test_a_machine_without_control_groups_is_named_and_refused_unless_the_organiser_says(monkeypatch):
     from battleship.lab.arena import cgroup
 
     monkeypatch.setattr(cgroup, "available", lambda: "the memory controller is not mounted")
-    with pytest.raises(arena.SandboxUnavailable, match="memory, processes and CPU time .* --per-process-limits"):
+    with pytest.raises(
+        arena.SandboxUnavailable, match=r"memory, processes and CPU time .* --per-process-limits"
+    ):
         sandbox.require(arena.choose(), ["exec:bot"])
     sandbox.require(arena.choose(groups=False), ["exec:bot"])  # the organiser's loudly named option

@@ -234,7 +234,7 @@ def look_up(how, token, seed):
                 if where not in (None, ctypes.c_void_p(-1).value):
                     data = ctypes.string_at(where)
         else:
-            data = read(f"{ {'shm': '/dev/shm', 'tmp': '/tmp'}[how]}/{name}") or b""
+            data = read(f"{ {'shm': '/dev/shm', 'tmp': '/tmp'}[how] }/{name}") or b""
     except (OSError, ValueError):
         return []
     try:
@@ -273,7 +273,9 @@ def try_syscalls(token):
         os.waitpid(pid, 0)
         worked.append("clone")
     if os.fork() == 0:
-        os._exit(0 if libc.unshare(0x00020000) == 0 and libc.mount(b"x", b"/tmp", b"tmpfs", 0, None) == 0 else 1)
+        os._exit(
+            0 if libc.unshare(0x00020000) == 0 and libc.mount(b"x", b"/tmp", b"tmpfs", 0, None) == 0 else 1
+        )
     if os.waitstatus_to_exitcode(os.wait()[1]) == 0:
         worked.append("mount")
     child = os.fork()

@@ -257,7 +257,9 @@ class Process:
             self._drain_stderr()
         if self._box is not None and self._box.memory_kills():
             limit = self.limits.memory_mb
-            return BotFault("crash", f"{what}: killed at its memory limit ({limit} MB over its whole sandbox)")
+            return BotFault(
+                "crash", f"{what}: killed at its memory limit ({limit} MB over its whole sandbox)"
+            )
         if code < 0 and _signal_name(-code) == "SIGXCPU":
             return BotFault("cpu", f"{what}: stopped by SIGXCPU, over its CPU time limit")
         story = f"{what}: stopped by {_signal_name(-code)}" if code < 0 else f"{what}: exit code {code}"

@@ -94,7 +94,9 @@ def _library() -> ctypes.CDLL:
     try:
         lib = ctypes.CDLL(name, use_errno=True)
     except OSError as exc:
-        raise SeccompUnavailable(f"libseccomp is not installed (Debian's libseccomp2 package): {exc}") from None
+        raise SeccompUnavailable(
+            f"libseccomp is not installed (Debian's libseccomp2 package): {exc}"
+        ) from None
     lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
