@@ -379,3 +379,81 @@ def test_a_machine_without_control_groups_is_named_and_refused_unless_the_organi
     ):
         sandbox.require(arena.choose(), ["exec:bot"])
     sandbox.require(arena.choose(groups=False), ["exec:bot"])  # the organiser's loudly named option
+
+
+# ---- a doctored results file -----------------------------------------------------------------------------
+def _saved_run(tmp_path: Path) -> tuple[Path, dict, str]:
+    program = f"exec:{sys.executable} {ROOT / 'examples' / 'bots' / 'hunt_target.py'}"
+    out = tmp_path / "run.json"
+    arena.save(play(["random", program], games=3), out)
+    return out, json.loads(out.read_text()), program
+
+
+def _verify(path: Path, *bots: str) -> tuple[int, str]:
+    from typer.testing import CliRunner
+
+    from battleship.cli import app
+
+    done = CliRunner().invoke(app, ["arena", "--verify", str(path), *bots])
+    return done.exit_code, done.output
+
+
+def test_verify_fails_on_any_edited_row_and_runs_nothing_the_file_names(tmp_path):
+    out, saved, program = _saved_run(tmp_path)
+    code, said = _verify(out, program)
+    assert code == 0 and said.strip().splitlines()[-1].startswith("verified: all"), said
+    assert said.startswith("results sha256: ")
+    # the program's row made the winner (mean 17, rank 1), or a forfeit hidden: each fails, named
+    edits = [{"mean": 17.0, "rank": 1}, {"forfeits": {**dict.fromkeys(arena.CAUSES, 0), "crash": 2}},
+             {"ci95": [1.0, 2.0]}, {"games": 9}]  # fmt: skip
+    for edit in edits:
+        board = [{**row, **edit} if row["bot"] == program else row for row in saved["leaderboard"]]
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps({**saved, "leaderboard": board}))
+        code, said = _verify(bad)  # not even the program named: the row's own figures give it away
+        assert code == 1 and f"FAIL row {program}" in said and "FAILED" in said.splitlines()[-1], (edit, said)
+    # a shooter row naming a command: never run, and the row fails
+    planted = tmp_path / "planted.txt"
+    board = [{**saved["leaderboard"][0], "bot": f"exec:touch {planted}", "kind": "shooter"},
+             *saved["leaderboard"][1:]]  # fmt: skip
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**saved, "leaderboard": board}))
+    code, said = _verify(bad)
+    assert code == 1 and "no registered shooter" in said and not planted.exists(), said
+    # a row whose kind is not its bot's
+    board = [{**row, "kind": "class"} if row["bot"] == program else row for row in saved["leaderboard"]]
+    bad.write_text(json.dumps({**saved, "leaderboard": board}))
+    code, said = _verify(bad, program)
+    assert code == 1 and f"FAIL kind {program}" in said, said
+
+
+def test_verify_says_when_a_row_could_not_be_replayed(tmp_path):
+    out, _, program = _saved_run(tmp_path)
+    code, said = _verify(out)  # the program not named: its row is checked for sums, not replayed
+    assert code == 3, said
+    assert f"unchecked replay {program}" in said and said.strip().splitlines()[-1].startswith("NOT VERIFIED")
+
+
+# ---- names with terminal escapes ----------------------------------------------------------------------
+def test_names_reach_no_terminal_raw(tmp_path, monkeypatch):
+    """An entry named with a hyperlink and a colour escape, a ``name`` line with a carriage return:
+    the results, the terminal table and the run's stderr hold them escaped."""
+    from battleship.lab.arena.names import escape
+
+    assert (
+        escape("a\x1b]8;;http://x\x07b\x1b[31mc\r\u202e") == "a\\x1b]8;;http://x\\x07b\\x1b[31mc\\x0d\\u202e"
+    )
+    assert escape(escape("\x1b")) == escape("\x1b") and escape("plain ü [b]") == "plain ü [b]"
+    folder = tmp_path / "entries"
+    folder.mkdir()
+    hostile = "\x1b]8;;evil\x07evil\x1b[31m.py"
+    shutil.copy(ATTACK, folder / hostile)
+    monkeypatch.chdir(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "battleship", "arena", "--entries", str(folder), "--rules", "square-6",
+         "--games", "1", "--start-limit", "20", "--out", "run.json"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert "\x1b" not in done.stdout + done.stderr, done.stdout + done.stderr
+    saved = (tmp_path / "run.json").read_text()
+    assert "\\u001b" not in saved and "\\\\x1b" in saved  # escaped text, not a raw (JSON-quoted) ESC
