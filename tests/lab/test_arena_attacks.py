@@ -457,3 +457,38 @@ def test_names_reach_no_terminal_raw(tmp_path, monkeypatch):
     assert "\x1b" not in done.stdout + done.stderr, done.stdout + done.stderr
     saved = (tmp_path / "run.json").read_text()
     assert "\\u001b" not in saved and "\\\\x1b" in saved  # escaped text, not a raw (JSON-quoted) ESC
+
+
+# ---- sybils against the ratings ----------------------------------------------------------------------------
+def _rated(rows: list[tuple[str, str | None, list[int]]], runs: int = 3) -> dict:
+    """The ratings after ``runs`` runs of the same rows (bot, entrant, shots), each a run of its own."""
+    from types import SimpleNamespace
+
+    from battleship.lab.arena import ratings
+
+    data = ratings._empty()
+    for run in range(runs):
+        board = [SimpleNamespace(bot=b, entrant=e, shots=s) for b, e, s in rows]
+        ratings.apply(data, SimpleNamespace(leaderboard=board, forfeit_score=36, commitment=f"run-{run}"))
+    return data["bots"]
+
+
+def test_sybil_entries_cannot_inflate_a_rating():
+    """Ten always-forfeiting entries leave everyone else's rating exactly as it was; three copies of
+    one bot entered by one author are one player rated as that bot; forfeiting a game never saves a
+    rating (a forfeiter ends below what finishing last would give it)."""
+    honest = [("alice", None, [20, 22, 25, 21]), ("bob", None, [24, 23, 22, 26])]
+    alone = _rated(honest)
+    sybils = [(f"sybil-{i}", None, [36] * 4) for i in range(10)]
+    crowded = _rated(honest + sybils)
+    for bot in ("alice", "bob"):
+        assert crowded[bot]["mu"] == pytest.approx(alone[bot]["mu"])
+        assert crowded[bot]["sigma"] == pytest.approx(alone[bot]["sigma"])
+    assert all(crowded[s]["mu"] < alone["bob"]["mu"] for s, _, _ in sybils)
+    copies = _rated([("alice", None, honest[0][2]), *((f"bob-{i}", "bob", honest[1][2]) for i in range(3))])
+    assert set(copies) == {"alice", "bob"}
+    assert copies["bob"]["mu"] == pytest.approx(alone["bob"]["mu"])
+    assert copies["alice"]["mu"] == pytest.approx(alone["alice"]["mu"])
+    quitter = _rated([honest[0], ("carol", None, [36, 36, 36, 36])])
+    loser = _rated([honest[0], ("carol", None, [35, 35, 35, 35])])
+    assert quitter["carol"]["mu"] <= loser["carol"]["mu"] + 1e-9

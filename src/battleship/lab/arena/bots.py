@@ -70,6 +70,7 @@ class Bot:
     kind: str
     asked: str = ""  # the text it was named by (``best`` for the shooter best resolves to)
     said_name: str | None = None  # the name a program gave itself
+    entrant: str | None = None  # who entered it (an entry's declared author): one entrant, one rating
 
     def start(self, rules: Rules, limits: Limits, jail: Jail | None = None, games: int | None = None) -> None:
         """Get ready to play ``rules``; a program runs in ``jail``, for ``games`` games at most (if known)."""

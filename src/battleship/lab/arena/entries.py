@@ -99,6 +99,13 @@ def _directory(folder: Path) -> ProgramBot:
     manifest = folder / MANIFEST
     spec = _manifest(manifest, label) if manifest.is_file() else _main_file(folder, label)
     cwd = str(folder)
+    bot = _directory_bot(folder, label, spec, cwd)
+    if spec.get("author") is not None:
+        bot.entrant = escape(str(spec["author"]).strip()) or None
+    return bot
+
+
+def _directory_bot(folder: Path, label: str, spec: dict, cwd: str) -> ProgramBot:
     if "class" in spec:
         program = class_program(str(spec["class"]), cwd)
         return ProgramBot(label, replace(program, reads=(cwd,)), "class")

@@ -62,6 +62,7 @@ class Row:
     forfeit_examples: list[dict]
     time_per_shot_ms: dict
     shots: list[int]  # each game's score, battlefield by battlefield (what --verify replays)
+    entrant: str | None = None  # who entered it (an entry's author), for ratings: one entrant, one rating
 
 
 def _timing(tally: Tally) -> dict:
@@ -103,7 +104,7 @@ def leaderboard(bots: list, tallies: list[Tally], ship_cells: int, forfeit_score
         rows.append(
             Row(rank, escape(bots[i].label), bots[i].kind, _name(bots[i].said_name), len(shots[i]), s.mean, s.ci95,
                 s.sd, s.median, s.min, s.max, diff, diff_ci, counts, examples, _timing(tallies[i]),
-                shots[i].tolist())
+                shots[i].tolist(), getattr(bots[i], "entrant", None))
         )  # fmt: skip
     return rows
 
