@@ -492,3 +492,29 @@ def test_sybil_entries_cannot_inflate_a_rating():
     quitter = _rated([honest[0], ("carol", None, [36, 36, 36, 36])])
     loser = _rated([honest[0], ("carol", None, [35, 35, 35, 35])])
     assert quitter["carol"]["mu"] <= loser["carol"]["mu"] + 1e-9
+
+
+# ---- an honest entrant's JVM at the defaults -----------------------------------------------------------
+@pytest.mark.skipif(
+    shutil.which("java") is None, reason="no java on this machine (make test does not install it)"
+)
+def test_a_jvm_at_its_defaults_sizes_its_heap_from_the_sandboxs_memory_limit():
+    """Stock ``java`` (the source launcher, no -Xmx) with a 256 MB limit: it plays every game, and the
+    heap it chose is a fraction of the limit (it read the control group), not of the host's RAM."""
+    bot = f"exec:java {ROOT / 'tests' / 'lab' / 'arena_bots' / 'Scan.java'}"
+    limits = dataclasses.replace(LIMITS, memory_mb=256, start=60.0)
+    result = play([bot], games=2, limits=limits)
+    row = row_of(result, bot)
+    assert sum(row.forfeits.values()) == 0, row.forfeit_examples
+    assert row.shots == honest_shots(result)
+    heap = int(row.name.rsplit(":", 1)[1])
+    assert 0 < heap < 256, row.name
+
+
+def test_a_bot_that_fails_to_start_shows_the_end_of_its_stderr():
+    bot = f"exec:{sys.executable} -c \"import sys; sys.stderr.write('the fault: no such heap'); sys.exit(7)\""
+    row = row_of(play([bot], games=1), bot)
+    detail = row.forfeit_examples[0]["detail"]
+    assert row.forfeits["start"] == 1 and "exit code 7" in detail and "the fault: no such heap" in detail, (
+        detail
+    )

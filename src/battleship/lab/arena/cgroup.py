@@ -34,6 +34,9 @@ from pathlib import Path
 MOUNT = Path("/sys/fs/cgroup")
 PREFIX = "battleship-arena"
 CONTROLLERS_V1 = ("memory", "pids", "cpuacct")
+# groups made only to be shown to the bot: the JVM's container support needs every one of these
+# mounted, or it ignores the memory limit
+SHOWN_V1 = ("cpu", "cpuset")
 CONTROLLERS_V2 = ("memory", "pids", "cpu")
 _counter = itertools.count()
 
@@ -73,6 +76,10 @@ def _v1() -> Hierarchy | str:
         if not os.access(folder, os.W_OK):
             return f"cannot make control groups in {folder} (run the arena as root, or delegate it)"
         parents.append((controller, str(folder)))
+    for controller in SHOWN_V1:
+        folder = MOUNT / controller / groups.get(controller, "/").lstrip("/")
+        if controller in groups and os.access(folder, os.W_OK):
+            parents.append((controller, str(folder)))
     return Hierarchy(1, tuple(parents))
 
 
@@ -121,11 +128,21 @@ class Box:
     def __init__(self, hierarchy: Hierarchy, memory_bytes: int, processes: int):
         self.hierarchy = hierarchy
         name = f"{PREFIX}-{os.getpid()}-{next(_counter)}"
-        controllers = CONTROLLERS_V1 if hierarchy.version == 1 else ("",)
-        self.folders = {c: hierarchy.parent(c) / name for c in controllers}
-        for folder in self.folders.values():
-            folder.mkdir()
+        controllers = [c for c, _ in hierarchy.parents]
+        self.folders: dict[str, Path] = {}
+        made: set[str] = set()  # a hierarchy may hold several controllers (cpu,cpuacct): one group
         try:
+            for controller in controllers:
+                folder = hierarchy.parent(controller) / name
+                if os.path.realpath(folder) not in made:
+                    folder.mkdir()
+                    made.add(os.path.realpath(folder))
+                self.folders[controller] = folder
+            if "cpuset" in self.folders:  # a cpuset group takes no process until given its cpus and mems
+                for table in ("cpuset.cpus", "cpuset.mems"):
+                    (self.folders["cpuset"] / table).write_text(
+                        (hierarchy.parent("cpuset") / table).read_text()
+                    )
             self._limit(memory_bytes, processes)
         except OSError:
             self.remove()
@@ -150,9 +167,15 @@ class Box:
         """The group's memory folder (shown to the bot read-only, where runtimes look for their limit)."""
         return self.folders["memory" if self.hierarchy.version == 1 else ""]
 
+    def shown(self) -> list[tuple[str, str]]:
+        """(the group's folder, where the bot sees it): its own groups only, read-only."""
+        if self.hierarchy.version == 2:
+            return [(str(self.folders[""]), str(MOUNT))]
+        return [(str(folder), str(MOUNT / controller)) for controller, folder in self.folders.items()]
+
     def join(self) -> None:
         """Move the calling process into the group (called in the child, before it runs the bot)."""
-        for folder in self.folders.values():
+        for folder in {os.path.realpath(f): f for f in self.folders.values()}.values():
             with open(folder / "cgroup.procs", "w") as f:
                 f.write(str(os.getpid()))
 
@@ -197,7 +220,7 @@ class Box:
     def remove(self, wait: float = 2.0) -> None:
         """Kill what is left and remove the group (a group holding processes cannot be removed)."""
         end = time.monotonic() + wait
-        for folder in self.folders.values():
+        for folder in {os.path.realpath(f): f for f in self.folders.values()}.values():
             while True:
                 try:
                     folder.rmdir()

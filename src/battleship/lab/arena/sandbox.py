@@ -305,10 +305,10 @@ class Sandbox:
     ) -> list[str]:
         args: list[str] = []
         if box is not None:  # its own group, read-only, where the JVM, Node.js and .NET read their limit
-            shown = "/sys/fs/cgroup/memory" if box.hierarchy.version == 1 else "/sys/fs/cgroup"
             for folder in ("/sys", "/sys/fs", "/sys/fs/cgroup"):
                 args += ["--perms", "0755", "--dir", folder]
-            args += ["--ro-bind", str(box.memory_folder), shown]
+            for folder, shown in box.shown():
+                args += ["--ro-bind", folder, shown]
         for top in TOP:
             if os.path.islink(top):
                 args += ["--symlink", os.readlink(top), top]
