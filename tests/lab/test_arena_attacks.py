@@ -518,3 +518,15 @@ def test_a_bot_that_fails_to_start_shows_the_end_of_its_stderr():
     assert row.forfeits["start"] == 1 and "exit code 7" in detail and "the fault: no such heap" in detail, (
         detail
     )
+
+
+def test_a_bot_that_answers_nonsense_at_start_shows_the_end_of_its_stderr():
+    """A runtime that crashes at start may print on stdout (the JVM's '#' report) and explain on
+    stderr: the organiser sees both."""
+    script = (
+        "import sys; sys.stderr.write('Error occurred during initialization'); print('#'); sys.stdout.flush()"
+    )
+    bot = f'exec:{sys.executable} -c "{script}; import time; time.sleep(30)"'
+    row = row_of(play([bot], games=1), bot)
+    detail = row.forfeit_examples[0]["detail"]
+    assert "answered '#'" in detail and "Error occurred during initialization" in detail, detail

@@ -170,8 +170,12 @@ class ProgramBot(Bot):
                 raise BotFault("start", f"answered {answer[:60]!r} to 'isready', not 'readyok'")
         except BotFault as fault:
             self._failed_starts += 1
+            detail = fault.detail
+            tail = self._process.stderr_tail() if self._process is not None else ""
+            if tail and "stderr ends" not in detail:  # a runtime's own fault report is on its stderr
+                detail = f"{detail}; stderr ends {tail!r}"
             self._drop()
-            raise BotFault("start", fault.detail) from None
+            raise BotFault("start", detail) from None
         self._failed_starts = 0
         return self._process
 
