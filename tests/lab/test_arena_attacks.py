@@ -524,9 +524,46 @@ def test_a_bot_that_answers_nonsense_at_start_shows_the_end_of_its_stderr():
     """A runtime that crashes at start may print on stdout (the JVM's '#' report) and explain on
     stderr: the organiser sees both."""
     script = (
-        "import sys; sys.stderr.write('Error occurred during initialization'); print('#'); sys.stdout.flush()"
+        "import sys; sys.stderr.write('Error occurred during initialization\\n'); print('#'); sys.stdout.flush()"
     )
     bot = f'exec:{sys.executable} -c "{script}; import time; time.sleep(30)"'
     row = row_of(play([bot], games=1), bot)
     detail = row.forfeit_examples[0]["detail"]
     assert "answered '#'" in detail and "Error occurred during initialization" in detail, detail
+
+
+def test_entry_rows_are_replayed_from_their_folder_and_an_author_is_one_rating(tmp_path, monkeypatch):
+    """Two copies of a bot entered by one author: both rows replayed by ``--verify --entries``, and one
+    rating, named by the author."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "entries"
+    for name in ("copy-a", "copy-b"):
+        (folder / name).mkdir(parents=True)
+        shutil.copy(ATTACK, folder / name / "main.py")
+        (folder / name / "bot.toml").write_text('main = "main.py"\nauthor = "mallory"\n')
+    from typer.testing import CliRunner
+
+    from battleship.cli import app
+
+    out, table = tmp_path / "run.json", tmp_path / "ratings.json"
+    args = [
+        "arena",
+        "random",
+        "--entries",
+        str(folder),
+        "--rules",
+        "square-6",
+        "--games",
+        "3",
+        "--start-limit",
+        "20",
+    ]
+    made = CliRunner().invoke(app, [*args, "--out", str(out), "--ratings", str(table)])
+    assert made.exit_code == 0, made.output
+    assert set(json.loads(table.read_text())["bots"]) == {"mallory", "random"}
+    board = json.loads(out.read_text())
+    board.pop("ratings")  # ratings carry earlier runs: unchecked; the rows are what is replayed here
+    plain = tmp_path / "rows.json"
+    plain.write_text(json.dumps(board))
+    code, said = _verify(plain, "--entries", str(folder))
+    assert code == 0 and "ok   replay copy-a" in said and "ok   replay copy-b" in said, said

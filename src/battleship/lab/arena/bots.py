@@ -171,7 +171,10 @@ class ProgramBot(Bot):
         except BotFault as fault:
             self._failed_starts += 1
             detail = fault.detail
-            tail = self._process.stderr_tail() if self._process is not None else ""
+            tail = ""
+            if self._process is not None:
+                self._process.settle_stderr()
+                tail = self._process.stderr_tail()
             if tail and "stderr ends" not in detail:  # a runtime's own fault report is on its stderr
                 detail = f"{detail}; stderr ends {tail!r}"
             self._drop()

@@ -266,6 +266,16 @@ class Process:
         tail = self.stderr_tail()
         return BotFault("crash", f"{story}; stderr ends {tail!r}" if tail else story)
 
+    def settle_stderr(self, wait: float = 0.2) -> None:
+        """Read what the bot has written to stderr so far (waiting up to ``wait`` for more): a fault's
+        detail then shows it."""
+        end = time.monotonic() + wait
+        while not self._popen.stderr.closed:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self._popen.stderr], [], [], left)[0]:
+                return
+            self._drain_stderr()
+
     def stderr_tail(self, size: int = 240) -> str:
         """The last ``size`` characters the bot wrote to stderr."""
         return bytes(self._stderr[-size:]).decode(errors="replace").strip()
