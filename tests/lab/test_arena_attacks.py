@@ -523,9 +523,7 @@ def test_a_bot_that_fails_to_start_shows_the_end_of_its_stderr():
 def test_a_bot_that_answers_nonsense_at_start_shows_the_end_of_its_stderr():
     """A runtime that crashes at start may print on stdout (the JVM's '#' report) and explain on
     stderr: the organiser sees both."""
-    script = (
-        "import sys; sys.stderr.write('Error occurred during initialization\\n'); print('#'); sys.stdout.flush()"
-    )
+    script = "import sys; sys.stderr.write('Error occurred during initialization\\n'); print('#'); sys.stdout.flush()"
     bot = f'exec:{sys.executable} -c "{script}; import time; time.sleep(30)"'
     row = row_of(play([bot], games=1), bot)
     detail = row.forfeit_examples[0]["detail"]
