@@ -11,8 +11,10 @@ trip), the median and worst answer times the referee recorded (a kernel's game i
 the wall time a shot as a ratio to the class called straight. Programs and classes run in the
 sandbox (bubblewrap), as the arena runs them.
 
-Then what the sandbox costs: the same three program bots in the sandbox and unconfined
-(``--unconfined-bots-i-trust``), interleaved run by run: wall milliseconds a shot over whole runs,
+Then what the sandbox costs: the same three program bots in the sandbox (seccomp filter and a control
+group per bot), in the sandbox without control groups (``--per-process-limits-i-trust``, the
+confinement before control groups) and unconfined (``--unconfined-bots-i-trust``), interleaved run by
+run (``--sandbox-only`` runs this part alone): wall milliseconds a shot over whole runs,
 and the time to start a bot's process and hear ``readyok`` (what every restart after a fault costs,
 and each bot's first game), then to stop it. Then how long ``battleship arena`` takes to exit after
 SIGINT in the middle of a program bot's game (the guide promises two seconds).
@@ -116,25 +118,26 @@ def _start_ms(rules, text: str, jail) -> tuple[float, float]:
 
 
 def bench_sandbox(rules, games: int, seed: int, rounds: int = 3) -> None:
-    sandbox, unconfined = arena.choose(), arena.choose(unconfined=True)
+    jails = {"groups": arena.choose(), "per-proc": arena.choose(groups=False),
+             "unconf.": arena.choose(unconfined=True)}  # fmt: skip
     print(f"\nthe sandbox's cost: {games} games a run, median of {rounds} runs each way, interleaved")
-    print(f"{'bot':22s} {'ms/shot':>8s} {'(unconf.)':>9s} {'ratio':>6s} {'start ms':>9s} {'(unconf.)':>9s} "
-          f"{'stop ms':>8s} {'(unconf.)':>9s}")  # fmt: skip
+    print(f"{'bot':22s} " + " ".join(f"{'ms/shot ' + k:>16s}" for k in jails) + " "
+          + " ".join(f"{'start ms ' + k:>17s}" for k in jails) + " " + " ".join(f"{'stop ms ' + k:>16s}" for k in jails))  # fmt: skip
     for kind, text in list(BOTS.items())[1:]:
         if text.startswith("exec:node") and shutil.which("node") is None:
             print(f"{kind:22s} skipped: no node on PATH")
             continue
-        shots = {True: [], False: []}
-        starts = {True: [], False: []}
+        shots = {k: [] for k in jails}
+        starts = {k: [] for k in jails}
         for r in range(rounds):
-            for jail in (sandbox, unconfined):
-                shots[jail.confined].append(_run_ms_a_shot(rules, text, games, seed + r, jail))
-                starts[jail.confined] += [_start_ms(rules, text, jail) for _ in range(5)]
+            for name, jail in jails.items():
+                shots[name].append(_run_ms_a_shot(rules, text, games, seed + r, jail))
+                starts[name] += [_start_ms(rules, text, jail) for _ in range(5)]
         shot = {k: statistics.median(v) for k, v in shots.items()}
         start = {k: statistics.median(s for s, _ in v) for k, v in starts.items()}
         stop = {k: statistics.median(t for _, t in v) for k, v in starts.items()}
-        print(f"{kind:22s} {shot[True]:8.3f} {shot[False]:9.3f} {shot[True] / shot[False]:6.2f} "
-              f"{start[True]:9.1f} {start[False]:9.1f} {stop[True]:8.1f} {stop[False]:9.1f}")  # fmt: skip
+        print(f"{kind:22s} " + " ".join(f"{shot[k]:16.3f}" for k in jails) + " "
+              + " ".join(f"{start[k]:17.1f}" for k in jails) + " " + " ".join(f"{stop[k]:16.1f}" for k in jails))  # fmt: skip
 
 
 def bench_interrupt(rules, tries: int = 3) -> None:
@@ -187,8 +190,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--rules", default="standard")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--sandbox-only", action="store_true", help="only the sandbox's cost")
     args = parser.parse_args()
     rules = load(args.rules)
+    if args.sandbox_only:
+        bench_sandbox(rules, max(args.games // 4, 1), args.seed)
+        return
     bench_arena(rules, args.games, args.seed)
     bench_sandbox(rules, max(args.games // 4, 1), args.seed)
     bench_interrupt(rules)

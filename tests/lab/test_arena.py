@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import shutil
@@ -62,12 +63,16 @@ CAUSE_OF = {
 LIMITS = arena.Limits(time=0.5, start=5.0, memory_mb=256)
 
 
+# filling its memory to the limit takes the kernel a while (a memory forfeit must not be a time-out)
+SLOW = {"memory": dataclasses.replace(LIMITS, time=10.0)}
+
+
 @functools.cache
 def games_of(bot_text: str, games: int = 3) -> list[GameResult]:
     """The bot's games on the arena's first battlefields, one by one."""
     bot = arena.parse_bot(bot_text, SMALL)
     rows = KEY.battlefields(SMALL, "uniform", games)
-    bot.start(SMALL, LIMITS, JAIL)
+    bot.start(SMALL, next((v for k, v in SLOW.items() if f" {k} " in bot_text), LIMITS), JAIL)
     try:
         seed = KEY.bot_seed("battlefields")
         return [bot.play(g, generators.to_layout(SMALL, rows[g]), rows[g], seed) for g in range(games)]
@@ -81,6 +86,8 @@ def test_a_misbehaviour_loses_its_game_only_and_the_bot_is_restarted(mode):
     assert all(g.fault is None for g in fine)
     bad = games_of(misbehaving(mode))
     assert bad[1].fault is not None and bad[1].fault.cause == CAUSE_OF[mode], bad[1].fault
+    if mode == "memory" and JAIL.confined:
+        assert "memory limit" in bad[1].fault.detail, bad[1].fault  # the control group's kill, said so
     assert bad[1].shots == (3 if mode == "deaf" else 2)  # it misbehaves at its third shot (deaf: its fourth)
     # games 1 and 3 are played in full (the third by a fresh process): the same scan as the fine bot's
     assert [bad[0].shots, bad[2].shots] == [fine[0].shots, fine[2].shots]

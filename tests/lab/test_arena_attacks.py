@@ -13,6 +13,7 @@ it succeeds: the attacker is real, and it is the sandbox that stops it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import secrets
@@ -29,7 +30,11 @@ import pytest
 from battleship import generators
 from battleship import rules as rules_mod
 from battleship.lab import arena
-from battleship.lab.arena import channel
+from battleship.lab.arena import channel, sandbox
+
+pytestmark = pytest.mark.skipif(
+    sandbox.probe() is not None, reason=f"no bubblewrap sandbox here: {sandbox.probe()}"
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ATTACK = ROOT / "tests" / "lab" / "arena_bots" / "attack.py"
@@ -284,3 +289,279 @@ def test_a_flood_on_stderr_is_drained_and_only_its_end_kept():
         assert process.stderr_kept <= channel.STDERR_KEPT and process.stderr_tail().endswith("flood ends")
     finally:
         process.stop()
+
+
+# ---- a colluding pair: one bot files the battlefields in a kernel object, a later one reads them ------
+def forget_keys(token: str) -> None:
+    """Unlink from the host's key store whatever an unconfined attacker filed under ``token``."""
+    import ctypes
+    import platform
+
+    keyctl = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
+    libc = ctypes.CDLL(None, use_errno=True)
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/keys").read_text().splitlines():
+            if f" {token}-" in line and keyctl is not None:
+                libc.syscall(keyctl, 21, int(line.split()[0], 16))  # KEYCTL_INVALIDATE
+
+
+def forget_filed(token: str) -> None:
+    forget_keys(token)
+    for folder in ("/dev/shm", "/tmp"):
+        for path in Path(folder).glob(f"{token}-*"):
+            path.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("how", ["keys", "sysv", "shm", "tmp"])
+def test_a_colluding_pair_gains_nothing(how):
+    """The first files every battlefield's ship cells where the second, playing later, could read them:
+    in the sandbox both score exactly as honest reading-order play; unconfined, the reader sinks every
+    fleet in 17 shots (so the channel is real)."""
+    token = "collude-" + secrets.token_hex(6)
+    filer, reader = attacker("collude-file", how, token), attacker("collude-read", how, token)
+    try:
+        result = play([filer, reader], games=3)
+        assert row_of(result, filer).shots == honest_shots(result)
+        assert_gains_nothing(result, reader)
+        if how in ("keys", "shm"):  # cheap to show unconfined (sysv and tmp need cleaning the host)
+            exposed = play([filer, reader], games=3, jail=UNCONFINED)
+            assert row_of(exposed, reader).shots == [17, 17, 17], row_of(exposed, reader).forfeit_examples
+    finally:
+        forget_filed(token)
+
+
+def test_the_sandbox_refuses_the_kernels_shared_objects_and_new_namespaces():
+    """The seccomp filter: no key, no System V or POSIX IPC object, no user namespace (by unshare or by
+    clone), no mount, no ptrace. Unconfined, the same bot (as root, or a user with user namespaces)
+    gets at least the key and the namespace: the probe is real."""
+    token = "calls-" + secrets.token_hex(6)
+    prober = attacker("syscalls", token)
+    assert_gains_nothing(play([prober], games=1), prober)
+    try:
+        exposed = row_of(play([prober], games=1, jail=UNCONFINED), prober).name
+    finally:
+        forget_keys(token)
+    assert {"add_key", "shmget", "mq_open"} <= set(exposed.removeprefix("attack:found:").split(",")), exposed
+
+
+# ---- memory and CPU taken where per-process limits do not look ---------------------------------------
+@pytest.mark.parametrize("how", ["memfd", "shm", "children"])
+def test_memory_taken_through_shared_memory_or_children_is_stopped_at_the_limit(how):
+    """256 MiB held with a 128 MiB limit: the control group counts shared memory, tmpfs files and
+    children together, and the bot is killed at the limit and forfeits (a crash that says so)."""
+    hoarder = attacker("hoard", how, "256")
+    limits = dataclasses.replace(LIMITS, memory_mb=128, scratch_mb=512)  # the tmpfs is no cap here
+    row = row_of(play([hoarder], games=1, limits=limits), hoarder)
+    assert row.forfeits["start"] == 1 and "memory limit" in row.forfeit_examples[0]["detail"], row
+    assert row.name is None or "hoarded" not in row.name
+
+
+def test_cpu_burnt_by_children_never_waited_for_is_counted():
+    """4 children spinning 0.6 s each against a 1 s limit a game: the group's CPU time counts them, the
+    bot forfeits for CPU. Held per process (the sandbox without control groups), the same bot plays
+    its game in full: the attack is real."""
+    burner = attacker("burn", "0.6")
+    limits = dataclasses.replace(LIMITS, cpu=1.0, time=60.0)  # the machine may be busy
+    row = row_of(play([burner], games=1, limits=limits), burner)
+    assert row.forfeits["cpu"] == 1, row.forfeit_examples
+    uncounted = play([burner], games=1, limits=limits, jail=arena.choose(groups=False))
+    assert row_of(uncounted, burner).shots == honest_shots(uncounted), row_of(
+        uncounted, burner
+    ).forfeit_examples
+
+
+def test_a_machine_without_control_groups_is_named_and_refused_unless_the_organiser_says(monkeypatch):
+    from battleship.lab.arena import cgroup
+
+    monkeypatch.setattr(cgroup, "available", lambda: "the memory controller is not mounted")
+    with pytest.raises(
+        arena.SandboxUnavailable, match=r"memory, processes and CPU time .* --per-process-limits"
+    ):
+        sandbox.require(arena.choose(), ["exec:bot"])
+    sandbox.require(arena.choose(groups=False), ["exec:bot"])  # the organiser's loudly named option
+
+
+# ---- a doctored results file -----------------------------------------------------------------------------
+def _saved_run(tmp_path: Path) -> tuple[Path, dict, str]:
+    program = f"exec:{sys.executable} {ROOT / 'examples' / 'bots' / 'hunt_target.py'}"
+    out = tmp_path / "run.json"
+    arena.save(play(["random", program], games=3), out)
+    return out, json.loads(out.read_text()), program
+
+
+def _verify(path: Path, *bots: str) -> tuple[int, str]:
+    from typer.testing import CliRunner
+
+    from battleship.cli import app
+
+    done = CliRunner().invoke(app, ["arena", "--verify", str(path), *bots])
+    return done.exit_code, done.output
+
+
+def test_verify_fails_on_any_edited_row_and_runs_nothing_the_file_names(tmp_path):
+    out, saved, program = _saved_run(tmp_path)
+    code, said = _verify(out, program)
+    assert code == 0 and said.strip().splitlines()[-1].startswith("verified: all"), said
+    assert said.startswith("results sha256: ")
+    # the program's row made the winner (mean 17, rank 1), or a forfeit hidden: each fails, named
+    edits = [{"mean": 17.0, "rank": 1}, {"forfeits": {**dict.fromkeys(arena.CAUSES, 0), "crash": 2}},
+             {"ci95": [1.0, 2.0]}, {"games": 9}]  # fmt: skip
+    for edit in edits:
+        board = [{**row, **edit} if row["bot"] == program else row for row in saved["leaderboard"]]
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps({**saved, "leaderboard": board}))
+        code, said = _verify(bad)  # not even the program named: the row's own figures give it away
+        assert code == 1 and f"FAIL row {program}" in said and "FAILED" in said.splitlines()[-1], (edit, said)
+    # a shooter row naming a command: never run, and the row fails
+    planted = tmp_path / "planted.txt"
+    board = [{**saved["leaderboard"][0], "bot": f"exec:touch {planted}", "kind": "shooter"},
+             *saved["leaderboard"][1:]]  # fmt: skip
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**saved, "leaderboard": board}))
+    code, said = _verify(bad)
+    assert code == 1 and "no registered shooter" in said and not planted.exists(), said
+    # a row whose kind is not its bot's
+    board = [{**row, "kind": "class"} if row["bot"] == program else row for row in saved["leaderboard"]]
+    bad.write_text(json.dumps({**saved, "leaderboard": board}))
+    code, said = _verify(bad, program)
+    assert code == 1 and f"FAIL kind {program}" in said, said
+
+
+def test_verify_says_when_a_row_could_not_be_replayed(tmp_path):
+    out, _, program = _saved_run(tmp_path)
+    code, said = _verify(out)  # the program not named: its row is checked for sums, not replayed
+    assert code == 3, said
+    assert f"unchecked replay {program}" in said and said.strip().splitlines()[-1].startswith("NOT VERIFIED")
+
+
+# ---- names with terminal escapes ----------------------------------------------------------------------
+def test_names_reach_no_terminal_raw(tmp_path, monkeypatch):
+    """An entry named with a hyperlink and a colour escape, a ``name`` line with a carriage return:
+    the results, the terminal table and the run's stderr hold them escaped."""
+    from battleship.lab.arena.names import escape
+
+    assert (
+        escape("a\x1b]8;;http://x\x07b\x1b[31mc\r\u202e") == "a\\x1b]8;;http://x\\x07b\\x1b[31mc\\x0d\\u202e"
+    )
+    assert escape(escape("\x1b")) == escape("\x1b") and escape("plain ü [b]") == "plain ü [b]"
+    folder = tmp_path / "entries"
+    folder.mkdir()
+    hostile = "\x1b]8;;evil\x07evil\x1b[31m.py"
+    shutil.copy(ATTACK, folder / hostile)
+    monkeypatch.chdir(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "battleship", "arena", "--entries", str(folder), "--rules", "square-6",
+         "--games", "1", "--start-limit", "20", "--out", "run.json"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert "\x1b" not in done.stdout + done.stderr, done.stdout + done.stderr
+    saved = (tmp_path / "run.json").read_text()
+    assert "\\u001b" not in saved and "\\\\x1b" in saved  # escaped text, not a raw (JSON-quoted) ESC
+
+
+# ---- sybils against the ratings ----------------------------------------------------------------------------
+def _rated(rows: list[tuple[str, str | None, list[int]]], runs: int = 3) -> dict:
+    """The ratings after ``runs`` runs of the same rows (bot, entrant, shots), each a run of its own."""
+    from types import SimpleNamespace
+
+    from battleship.lab.arena import ratings
+
+    data = ratings._empty()
+    for run in range(runs):
+        board = [SimpleNamespace(bot=b, entrant=e, shots=s) for b, e, s in rows]
+        ratings.apply(data, SimpleNamespace(leaderboard=board, forfeit_score=36, commitment=f"run-{run}"))
+    return data["bots"]
+
+
+def test_sybil_entries_cannot_inflate_a_rating():
+    """Ten always-forfeiting entries leave everyone else's rating exactly as it was; three copies of
+    one bot entered by one author are one player rated as that bot; forfeiting a game never saves a
+    rating (a forfeiter ends below what finishing last would give it)."""
+    honest = [("alice", None, [20, 22, 25, 21]), ("bob", None, [24, 23, 22, 26])]
+    alone = _rated(honest)
+    sybils = [(f"sybil-{i}", None, [36] * 4) for i in range(10)]
+    crowded = _rated(honest + sybils)
+    for bot in ("alice", "bob"):
+        assert crowded[bot]["mu"] == pytest.approx(alone[bot]["mu"])
+        assert crowded[bot]["sigma"] == pytest.approx(alone[bot]["sigma"])
+    assert all(crowded[s]["mu"] < alone["bob"]["mu"] for s, _, _ in sybils)
+    copies = _rated([("alice", None, honest[0][2]), *((f"bob-{i}", "bob", honest[1][2]) for i in range(3))])
+    assert set(copies) == {"alice", "bob"}
+    assert copies["bob"]["mu"] == pytest.approx(alone["bob"]["mu"])
+    assert copies["alice"]["mu"] == pytest.approx(alone["alice"]["mu"])
+    quitter = _rated([honest[0], ("carol", None, [36, 36, 36, 36])])
+    loser = _rated([honest[0], ("carol", None, [35, 35, 35, 35])])
+    assert quitter["carol"]["mu"] <= loser["carol"]["mu"] + 1e-9
+
+
+# ---- an honest entrant's JVM at the defaults -----------------------------------------------------------
+@pytest.mark.skipif(
+    shutil.which("java") is None, reason="no java on this machine (make test does not install it)"
+)
+def test_a_jvm_at_its_defaults_sizes_its_heap_from_the_sandboxs_memory_limit():
+    """Stock ``java`` (the source launcher, no -Xmx) with a 256 MB limit: it plays every game, and the
+    heap it chose is a fraction of the limit (it read the control group), not of the host's RAM."""
+    bot = f"exec:java {ROOT / 'tests' / 'lab' / 'arena_bots' / 'Scan.java'}"
+    limits = dataclasses.replace(LIMITS, memory_mb=256, start=60.0)
+    result = play([bot], games=2, limits=limits)
+    row = row_of(result, bot)
+    assert sum(row.forfeits.values()) == 0, row.forfeit_examples
+    assert row.shots == honest_shots(result)
+    heap = int(row.name.rsplit(":", 1)[1])
+    assert 0 < heap < 256, row.name
+
+
+def test_a_bot_that_fails_to_start_shows_the_end_of_its_stderr():
+    bot = f"exec:{sys.executable} -c \"import sys; sys.stderr.write('the fault: no such heap'); sys.exit(7)\""
+    row = row_of(play([bot], games=1), bot)
+    detail = row.forfeit_examples[0]["detail"]
+    assert row.forfeits["start"] == 1 and "exit code 7" in detail and "the fault: no such heap" in detail, (
+        detail
+    )
+
+
+def test_a_bot_that_answers_nonsense_at_start_shows_the_end_of_its_stderr():
+    """A runtime that crashes at start may print on stdout (the JVM's '#' report) and explain on
+    stderr: the organiser sees both."""
+    script = "import sys; sys.stderr.write('Error occurred during initialization\\n'); print('#'); sys.stdout.flush()"
+    bot = f'exec:{sys.executable} -c "{script}; import time; time.sleep(30)"'
+    row = row_of(play([bot], games=1), bot)
+    detail = row.forfeit_examples[0]["detail"]
+    assert "answered '#'" in detail and "Error occurred during initialization" in detail, detail
+
+
+def test_entry_rows_are_replayed_from_their_folder_and_an_author_is_one_rating(tmp_path, monkeypatch):
+    """Two copies of a bot entered by one author: both rows replayed by ``--verify --entries``, and one
+    rating, named by the author."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "entries"
+    for name in ("copy-a", "copy-b"):
+        (folder / name).mkdir(parents=True)
+        shutil.copy(ATTACK, folder / name / "main.py")
+        (folder / name / "bot.toml").write_text('main = "main.py"\nauthor = "mallory"\n')
+    from typer.testing import CliRunner
+
+    from battleship.cli import app
+
+    out, table = tmp_path / "run.json", tmp_path / "ratings.json"
+    args = [
+        "arena",
+        "random",
+        "--entries",
+        str(folder),
+        "--rules",
+        "square-6",
+        "--games",
+        "3",
+        "--start-limit",
+        "20",
+    ]
+    made = CliRunner().invoke(app, [*args, "--out", str(out), "--ratings", str(table)])
+    assert made.exit_code == 0, made.output
+    assert set(json.loads(table.read_text())["bots"]) == {"mallory", "random"}
+    board = json.loads(out.read_text())
+    board.pop("ratings")  # ratings carry earlier runs: unchecked; the rows are what is replayed here
+    plain = tmp_path / "rows.json"
+    plain.write_text(json.dumps(board))
+    code, said = _verify(plain, "--entries", str(folder))
+    assert code == 0 and "ok   replay copy-a" in said and "ok   replay copy-b" in said, said

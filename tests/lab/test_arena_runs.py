@@ -142,7 +142,7 @@ def test_a_signal_stops_the_run_kills_every_bot_and_keeps_what_finished(tmp_path
         end = time.monotonic() + 120
         while not set(leftovers(token)) - {process.pid} and time.monotonic() < end and process.poll() is None:
             time.sleep(0.05)  # until the bot has started (the arena's own command line names it too)
-        time.sleep(3.0)  # a few of its games finish (each takes about 0.3 s)
+        time.sleep(8.0)  # a few of its games finish (each takes about 0.4 s; 200 take over a minute)
         process.send_signal(number)
         assert process.wait(timeout=60) == code, said.read_text()
     finally:

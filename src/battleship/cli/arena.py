@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from battleship.stop import Stop
 
 UNCONFINED_OPTION = "--unconfined-bots-i-trust"  # battleship.lab.arena.sandbox names it in its refusal
+UNCOUNTED_OPTION = "--per-process-limits-i-trust"  # and this one where the machine has no control groups
 
 BOT_HELP = (
     "Bots: a registered shooter (density:skew=20, best; see 'battleship shooters'), a Python class with the "
@@ -137,6 +138,16 @@ UnconfinedOpt = Annotated[
     ),
 ]
 
+UncountedOpt = Annotated[
+    bool,
+    typer.Option(
+        UNCOUNTED_OPTION,
+        help="Keep the sandbox but limit memory, processes and CPU time per process (where this machine "
+        "gives the arena no control groups): a bot can then take more through its children and shared "
+        "memory. Only for bots you trust.",
+    ),
+]
+
 
 @friendly
 def arena_cmd(
@@ -158,6 +169,7 @@ def arena_cmd(
     verify: VerifyOpt = None,
     readable: ReadableOpt = None,
     unconfined: UnconfinedOpt = False,
+    uncounted: UncountedOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Every bot on the same battlefields: a leaderboard with 95% intervals, paired differences from the
@@ -167,9 +179,9 @@ def arena_cmd(
     from battleship import rules as rules_mod
     from battleship.lab import arena
 
-    jail = arena.choose(unconfined, tuple(str(p) for p in readable or ()))
+    jail = arena.choose(unconfined, tuple(str(p) for p in readable or ()), groups=not uncounted)
     if verify is not None:
-        _verify(verify, bots or [], battlefields, jail, as_json)
+        _verify(verify, bots or [], battlefields, jail, as_json, entries)
         return
     r = rules_mod.load(rules)
     parsed = [arena.parse_bot(text, r) for text in bots or []]
@@ -238,20 +250,49 @@ def _finish(result: ArenaResult, r, key, out: Path | None, battlefields: Path | 
         return
     _print(result)
     if out is not None:
-        console.print(f"saved to {out}; 'battleship serve --arena {out}' shows it at /arena", highlight=False)
+        from battleship.lab.arena.verify import results_digest
+
+        console.print(f"saved to {out} (sha256 {results_digest(out)}, to publish beside the commitment); "
+                      f"'battleship serve --arena {out}' shows it at /arena", highlight=False, markup=False)  # fmt: skip
 
 
-def _verify(path: Path, bots: list[str], battlefields: Path | None, jail, as_json: bool) -> None:
-    from battleship.lab.arena.verify import verify
+def _verify(
+    path: Path, bots: list[str], battlefields: Path | None, jail, as_json: bool, entries=None
+) -> None:
+    """Print every check; exit 1 if any failed, 3 if none failed but some row could not be checked."""
+    from battleship.lab.arena.verify import results_digest, verify
 
-    checks = verify(path, bots, battlefields, jail)
-    if as_json:
-        emit_json({"run": str(path), "ok": all(c.ok for c in checks), "checks": [c.__dict__ for c in checks]})
+    checks = verify(path, bots, battlefields, jail, entries)
+    failed = [c for c in checks if c.checked and not c.ok]
+    unchecked = [c for c in checks if not c.checked]
+    digest = results_digest(path)
+    if failed:
+        last = f"FAILED: {len(failed)} of {len(checks)} checks failed"
+    elif unchecked:
+        last = f"NOT VERIFIED: {len(unchecked)} of {len(checks)} checks could not be made (see 'unchecked')"
     else:
+        last = f"verified: all {len(checks)} checks hold"
+    if as_json:
+        emit_json({"run": str(path), "sha256": digest, "ok": not failed and not unchecked, "verdict": last,
+                   "checks": [c.__dict__ for c in checks]})  # fmt: skip
+    else:
+        console.print(f"results sha256: {digest}", highlight=False, markup=False)
         for c in checks:
-            console.print(f"{'ok  ' if c.ok else 'FAIL'} {c.what}: {c.detail}", highlight=False, markup=False)
-    if not all(c.ok for c in checks):
-        raise typer.Exit(1)
+            mark = "ok  " if c.ok else "FAIL" if c.checked else "unchecked"
+            console.print(f"{mark} {c.what}: {c.detail}", highlight=False, markup=False)
+        console.print(last, highlight=False, markup=False)
+    if failed or unchecked:
+        raise typer.Exit(1 if failed else 3)
+
+
+def _cell(text: str) -> str:
+    """A name as a table cell: its control characters escaped (the results hold it so already; a file
+    may not), and no rich markup in it."""
+    from rich.markup import escape as no_markup
+
+    from battleship.lab.arena.names import escape
+
+    return no_markup(escape(text))
 
 
 def _ms(value: float | None) -> str:
@@ -274,16 +315,16 @@ def _print(result: ArenaResult) -> None:
     )
     rows = [
         [
-            str(row.rank), row.bot, row.kind, f"{row.mean:.2f}", f"{row.ci95[0]:.2f} .. {row.ci95[1]:.2f}",
+            str(row.rank), _cell(row.bot), _cell(row.name or ""), row.kind, f"{row.mean:.2f}", f"{row.ci95[0]:.2f} .. {row.ci95[1]:.2f}",
             f"{row.minus_leader:+.2f}", f"{row.minus_leader_ci95[0]:+.2f} .. {row.minus_leader_ci95[1]:+.2f}",
             _forfeit_text(row.forfeits), _ms(row.time_per_shot_ms["median"]), _ms(row.time_per_shot_ms["worst"]),
         ]
         for row in result.leaderboard
     ]  # fmt: skip
-    headers = ["#", "bot", "kind", "mean shots", "95% interval", "- leader", "95% interval ", "forfeits",
+    headers = ["#", "bot", "name", "kind", "mean shots", "95% interval", "- leader", "95% interval ", "forfeits",
                "ms/shot median", "ms/shot worst"]  # fmt: skip
     timed = "registered kernels are timed a game at a time (the game's time over its shots)"
-    print_table(title, headers, rows, optional=("kind", "95% interval "), note=timed)
+    print_table(title, headers, rows, optional=("name", "kind", "95% interval "), note=timed)
     examples = [(row.bot, e) for row in result.leaderboard for e in row.forfeit_examples]
     examples += [(f"{e['bot']} (against {p.b if e['bot'] == p.a else p.a})", e)
                  for p in result.matches or () for e in p.forfeit_examples]  # fmt: skip
@@ -291,7 +332,7 @@ def _print(result: ArenaResult) -> None:
         err.print(f"{bot}, game {e['game']}: {e['cause']}: {e['detail']}", highlight=False, markup=False)
     if result.matches:
         rows = [
-            [p.a, p.b, f"{p.a_wins}/{p.games}", f"{p.a_win_rate:.3f}",
+            [_cell(p.a), _cell(p.b), f"{p.a_wins}/{p.games}", f"{p.a_win_rate:.3f}",
              f"{p.a_win_rate_ci95[0]:.3f} .. {p.a_win_rate_ci95[1]:.3f}", str(p.a_forfeits), str(p.b_forfeits)]
             for p in result.matches
         ]  # fmt: skip
@@ -299,7 +340,7 @@ def _print(result: ArenaResult) -> None:
                     "95% interval", "A forfeits", "B forfeits"], rows)  # fmt: skip
     if result.ratings:
         rows = [
-            [str(x["rank"]), x["bot"], f"{x['ordinal']:.2f}", f"{x['mu']:.2f}", f"{x['sigma']:.2f}", f"{x['games']:,}",
+            [str(x["rank"]), _cell(x["bot"]), f"{x['ordinal']:.2f}", f"{x['mu']:.2f}", f"{x['sigma']:.2f}", f"{x['games']:,}",
              str(x["runs"]), "" if x["change"] is None else f"{x['change']:+.2f}"]
             for x in result.ratings
         ]  # fmt: skip

@@ -23,6 +23,20 @@ Modes (one for each way the arena was once beaten):
   rewriting PATH (its command line holds TOKEN, so the test can look for it).
 - ``fork TOKEN N``: starts N children that hold its output, then exits with code 3 (at ``isready``).
 - ``flood MB``: writes MB mebibytes to stderr before answering ``isready``, then plays honestly.
+- ``collude-file HOW TOKEN`` and ``collude-read HOW TOKEN``: a colluding pair. The first files each
+  battlefield's ship cells (the cells it hit) under the ``newgame`` seed every bot shares, in a place
+  that outlives it; the second, playing later, looks them up. HOW is the place: ``keys`` (the kernel's
+  key store, readable by anyone), ``sysv`` (System V shared memory), ``shm`` (a file in /dev/shm) or
+  ``tmp`` (a file in /tmp). TOKEN names what it leaves, so a test can clean up.
+- ``syscalls TOKEN``: tries the kernel's shared objects and the sandbox's doors (a key named TOKEN,
+  System V shared memory, a POSIX message queue, a user namespace by ``unshare`` and by ``clone``,
+  a mount, ``ptrace``) and reports each that worked.
+- ``hoard HOW MB``: at ``isready`` takes MB mebibytes of memory in a way that per-process limits miss
+  (HOW: ``memfd``, a ``memfd_create`` file; ``shm``, a file in /dev/shm; ``children``, children of
+  32 MiB each, all alive at once), then reports ``hoarded`` and plays honestly.
+- ``burn SECONDS``: at each ``newgame`` starts 4 children it never waits for, each spinning SECONDS
+  of CPU time and then saying so down a pipe; the bot reads the pipe (spending no CPU of its own)
+  before it answers its first shot, then plays honestly.
 - ``prey TOKEN VICTIM``: leaves a grandchild (command line holding TOKEN) that hunts for a process
   whose command line holds VICTIM and writes moves into its standard input and reads its memory.
 """
@@ -144,6 +158,191 @@ def hunting(token, victim):
         time.sleep(0.005)
 
 
+# ---- a colluding pair ---------------------------------------------------------------------------------
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _key_calls():
+    import platform
+
+    return {"x86_64": (248, 250), "aarch64": (217, 219)}.get(platform.machine(), (None, None))
+
+
+def _stable(token, seed):
+    import zlib
+
+    return (zlib.crc32(f"{token}-{seed}".encode()) & 0x3FFFFFFF) | 0x40000000
+
+
+def tell(how, token, seed, cells):
+    """File a battlefield's ship cells under its seed; True if it worked."""
+    import ctypes
+
+    data = ",".join(map(str, cells)).encode()
+    name = f"{token}-{seed}"
+    try:
+        if how == "keys":
+            add_key, keyctl = _key_calls()
+            libc = _libc()
+            key = libc.syscall(add_key, b"user", name.encode(), data, len(data), ctypes.c_int(-4))
+            return key > 0 and libc.syscall(keyctl, 5, key, ctypes.c_uint32(0x3F3F3F3F)) == 0
+        if how == "sysv":
+            libc = _libc()
+            libc.shmat.restype = ctypes.c_void_p
+            shm = libc.shmget(_stable(token, seed), 4096, 0o1000 | 0o666)  # IPC_CREAT
+            if shm < 0:
+                return False
+            where = libc.shmat(shm, None, 0)
+            if where in (None, ctypes.c_void_p(-1).value):
+                return False
+            ctypes.memmove(where, data + b"\0", len(data) + 1)
+            return True
+        folder = {"shm": "/dev/shm", "tmp": "/tmp"}[how]
+        with open(f"{folder}/{name}", "wb") as f:
+            f.write(data)
+        os.chmod(f"{folder}/{name}", 0o666)
+        return True
+    except OSError:
+        return False
+
+
+def look_up(how, token, seed):
+    """The ship cells filed under a seed, or []."""
+    import ctypes
+
+    name = f"{token}-{seed}"
+    data = b""
+    try:
+        if how == "keys":
+            _, keyctl = _key_calls()
+            libc = _libc()
+            for line in (read("/proc/keys") or b"").decode(errors="replace").splitlines():
+                if f" {name}: " in line:
+                    buf = ctypes.create_string_buffer(4096)
+                    got = libc.syscall(keyctl, 11, int(line.split()[0], 16), buf, 4096)
+                    if got > 0:
+                        data = buf.raw[:got]
+        elif how == "sysv":
+            libc = _libc()
+            libc.shmat.restype = ctypes.c_void_p
+            shm = libc.shmget(_stable(token, seed), 0, 0)
+            if shm >= 0:
+                where = libc.shmat(shm, None, 0o10000)  # SHM_RDONLY
+                if where not in (None, ctypes.c_void_p(-1).value):
+                    data = ctypes.string_at(where)
+        else:
+            data = read(f"{ {'shm': '/dev/shm', 'tmp': '/tmp'}[how] }/{name}") or b""
+    except (OSError, ValueError):
+        return []
+    try:
+        return [int(c) for c in data.decode().split(",") if c]
+    except ValueError:
+        return []
+
+
+def try_syscalls(token):
+    """Which of the calls a sandbox refuses worked here (each undone where it is cheap)."""
+    import ctypes
+
+    libc = _libc()
+    add_key, keyctl = _key_calls()
+    worked = []
+    key = libc.syscall(add_key, b"user", token.encode(), b"x", 1, ctypes.c_int(-3))  # the session keyring
+    if key > 0:
+        worked.append("add_key")
+        libc.syscall(keyctl, 21, key)  # invalidated at once
+    shm = libc.shmget(0, 4096, 0o1000 | 0o600)  # IPC_PRIVATE
+    if shm >= 0:
+        worked.append("shmget")
+        libc.shmctl(shm, 0, None)  # IPC_RMID
+    queue = libc.mq_open(f"/{token}".encode(), os.O_CREAT | os.O_RDWR, 0o600, None)
+    if queue >= 0:
+        worked.append("mq_open")
+        libc.mq_unlink(f"/{token}".encode())
+    if os.fork() == 0:  # in a child, which then exits: the bot itself stays as it was
+        os._exit(0 if libc.unshare(0x10000000) == 0 else 1)  # CLONE_NEWUSER
+    if os.waitstatus_to_exitcode(os.wait()[1]) == 0:
+        worked.append("unshare")
+    pid = libc.syscall(56, ctypes.c_ulong(0x10000000 | 17), 0, 0, 0, 0)  # clone(CLONE_NEWUSER|SIGCHLD)
+    if pid == 0:
+        os._exit(0)
+    if pid > 0:
+        os.waitpid(pid, 0)
+        worked.append("clone")
+    if os.fork() == 0:
+        os._exit(
+            0 if libc.unshare(0x00020000) == 0 and libc.mount(b"x", b"/tmp", b"tmpfs", 0, None) == 0 else 1
+        )
+    if os.waitstatus_to_exitcode(os.wait()[1]) == 0:
+        worked.append("mount")
+    child = os.fork()
+    if child == 0:
+        time.sleep(30)
+        os._exit(0)
+    if libc.ptrace(0x4206, child, 0, 0) == 0:  # PTRACE_SEIZE a child of its own (which is not stopped)
+        worked.append("ptrace")
+    os.kill(child, 9)
+    os.waitpid(child, 0)
+    return worked
+
+
+def touch(buffer, size):
+    for at in range(0, size, 4096):
+        buffer[at] = 1
+
+
+def hoard(how, megabytes):
+    """Take ``megabytes`` of memory, touched page by page; True if all of it was had."""
+    import mmap
+
+    size = megabytes << 20
+    try:
+        if how == "memfd":
+            fd = os.memfd_create("hoard")
+            os.ftruncate(fd, size)
+            touch(mmap.mmap(fd, size), size)
+            HELD.append(fd)
+        elif how == "shm":
+            with open("/dev/shm/hoard", "wb") as f:
+                for _ in range(megabytes):
+                    f.write(b"x" * (1 << 20))
+        elif how == "children":
+            for _ in range(megabytes // 32):
+                if os.fork() == 0:
+                    block = bytearray(32 << 20)
+                    touch(block, len(block))
+                    time.sleep(60)
+                    os._exit(0)
+            time.sleep(2)  # every child has filled its block (or been killed)
+        return True
+    except (OSError, MemoryError):
+        return False
+
+
+HELD = []
+
+
+def burn(seconds):
+    done, told = os.pipe()
+    for _ in range(4):
+        if os.fork() == 0:
+            end = time.process_time() + seconds
+            while time.process_time() < end:
+                pass
+            os.write(told, b"x")
+            os._exit(0)  # a zombie its parent never reaps: its CPU time is no part of the parent's
+    os.close(told)
+    got = b""
+    while len(got) < 4:
+        chunk = os.read(done, 4)
+        if not chunk:
+            break
+        got += chunk
+
+
 # ---- learning the battlefields ----------------------------------------------------------------------
 class Cheat:
     """What an attack learnt: the run's key, from which the battlefields follow."""
@@ -213,12 +412,15 @@ def main():
         found = snoop(ARGS[0])
     elif MODE == "linger":
         leave_behind(["lingering", *ARGS])
+    elif MODE == "syscalls":
+        found = try_syscalls(ARGS[0])
     elif MODE == "prey":
         leave_behind(["hunting", *ARGS])
     cheat = Cheat() if MODE in ("cmdline", "seed") else None
     reader = rules = None
-    game = shots = 0
-    targets = []
+    game = shots = seed = 0
+    targets, hits, told, learnt = [], [], 0, 0
+    colluding = MODE in ("collude-file", "collude-read")
     for line in sys.stdin:
         words = line.split()
         if not words:
@@ -243,6 +445,8 @@ def main():
                         break
                 say(f"name attack:forked:{forked}")
                 os._exit(3)
+            if MODE == "hoard":
+                found = ["hoarded"] if hoard(ARGS[0], int(ARGS[1])) else []
             if MODE == "flood":
                 chunk = b"x" * (1 << 20)
                 for _ in range(int(ARGS[0])):
@@ -251,8 +455,17 @@ def main():
             report(*found)
             say("readyok")
         elif words[0] == "newgame":
-            game, shots = int(words[1]) - 1, 0
-            targets = []
+            if MODE == "collude-file" and hits:
+                told += tell(ARGS[0], ARGS[1], seed, hits)
+            game, shots, seed = int(words[1]) - 1, 0, int(words[2])
+            targets, hits = [], []
+            if MODE == "burn":
+                burn(float(ARGS[0]))
+            if MODE == "collude-read":
+                targets = look_up(ARGS[0], ARGS[1], seed)
+                learnt += bool(targets)
+                if targets:
+                    report(f"{ARGS[0]}:{learnt}")
             if cheat is not None:
                 if cheat.key is None and not cheat.candidates:
                     cheat.candidates = candidates(MODE)
@@ -265,7 +478,11 @@ def main():
             cell = targets.pop(0) if targets else shots
             say(LETTERS[cell // rules.cols] + str(cell % rules.cols + 1))
             shots += 1
+        elif words[0] == "result" and colluding and words[2] in ("hit", "sunk"):
+            hits.append(LETTERS.index(words[1][0]) * rules.cols + int(words[1][1:]) - 1)
         elif words[0] == "quit":
+            if MODE == "collude-file" and hits:
+                told += tell(ARGS[0], ARGS[1], seed, hits)
             break
 
 

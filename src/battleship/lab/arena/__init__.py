@@ -3,6 +3,9 @@
 - :mod:`~battleship.lab.arena.protocol`: the line protocol (version 1) a program speaks, both sides;
 - :mod:`~battleship.lab.arena.keys`: the run's secret key, the battlefields it gives, its commitment;
 - :mod:`~battleship.lab.arena.sandbox`: where programs run (bubblewrap), or unconfined if trusted;
+- :mod:`~battleship.lab.arena.seccomp`: the system calls a sandboxed bot is refused (libseccomp);
+- :mod:`~battleship.lab.arena.cgroup`: a control group per bot (memory, processes, CPU over all it starts);
+- :mod:`~battleship.lab.arena.names`: names are data (control characters escaped wherever shown);
 - :mod:`~battleship.lab.arena.channel`: a bot's process, with deadlines, CPU, memory and process limits;
 - :mod:`~battleship.lab.arena.bots`: the three kinds of bot and the referee of their games;
 - :mod:`~battleship.lab.arena.entries`: a contest from a folder of entries;

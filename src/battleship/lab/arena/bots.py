@@ -70,6 +70,7 @@ class Bot:
     kind: str
     asked: str = ""  # the text it was named by (``best`` for the shooter best resolves to)
     said_name: str | None = None  # the name a program gave itself
+    entrant: str | None = None  # who entered it (an entry's declared author): one entrant, one rating
 
     def start(self, rules: Rules, limits: Limits, jail: Jail | None = None, games: int | None = None) -> None:
         """Get ready to play ``rules``; a program runs in ``jail``, for ``games`` games at most (if known)."""
@@ -169,8 +170,15 @@ class ProgramBot(Bot):
                 raise BotFault("start", f"answered {answer[:60]!r} to 'isready', not 'readyok'")
         except BotFault as fault:
             self._failed_starts += 1
+            detail = fault.detail
+            tail = ""
+            if self._process is not None:
+                self._process.settle_stderr()
+                tail = self._process.stderr_tail()
+            if tail and "stderr ends" not in detail:  # a runtime's own fault report is on its stderr
+                detail = f"{detail}; stderr ends {tail!r}"
             self._drop()
-            raise BotFault("start", fault.detail) from None
+            raise BotFault("start", detail) from None
         self._failed_starts = 0
         return self._process
 

@@ -82,7 +82,7 @@ class Process:
             launch = jail.launch(program, limits, cpu_total)
         except OSError as exc:
             raise BotFault("start", f"cannot run {program.argv[0]!r}: {exc.strerror or exc}") from None
-        self._info = launch.info
+        self._info, self._box = launch.info, launch.box
         with _signals_held():
             try:
                 self._popen = subprocess.Popen(
@@ -92,6 +92,8 @@ class Process:
                 )  # fmt: skip
             except OSError as exc:
                 self._close_info()
+                if self._box is not None:
+                    self._box.remove()
                 raise BotFault("start", f"cannot run {program.argv[0]!r}: {exc.strerror or exc}") from None
             finally:
                 launch.started()
@@ -135,7 +137,10 @@ class Process:
 
     # ---- limits -----------------------------------------------------------------------------------
     def cpu_seconds(self) -> float:
-        """CPU time the bot has used so far (user + system, with the children it has waited for)."""
+        """CPU time the bot has used so far: in a control group, every process it started, waited for or
+        not; else user + system of its own process, with the children it has waited for."""
+        if self._box is not None:
+            return self._box.cpu_seconds()
         pid = self.bot_pid()
         fields = _stat(pid) if pid else None
         if fields is None:
@@ -250,11 +255,26 @@ class Process:
             code = -(code - 128)
         while not self._popen.stderr.closed and select.select([self._popen.stderr], [], [], 0)[0]:
             self._drain_stderr()
+        if self._box is not None and self._box.memory_kills():
+            limit = self.limits.memory_mb
+            return BotFault(
+                "crash", f"{what}: killed at its memory limit ({limit} MB over its whole sandbox)"
+            )
         if code < 0 and _signal_name(-code) == "SIGXCPU":
             return BotFault("cpu", f"{what}: stopped by SIGXCPU, over its CPU time limit")
         story = f"{what}: stopped by {_signal_name(-code)}" if code < 0 else f"{what}: exit code {code}"
         tail = self.stderr_tail()
         return BotFault("crash", f"{story}; stderr ends {tail!r}" if tail else story)
+
+    def settle_stderr(self, wait: float = 0.2) -> None:
+        """Read what the bot has written to stderr so far (waiting up to ``wait`` for more): a fault's
+        detail then shows it."""
+        end = time.monotonic() + wait
+        while not self._popen.stderr.closed:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self._popen.stderr], [], [], left)[0]:
+                return
+            self._drain_stderr()
 
     def stderr_tail(self, size: int = 240) -> str:
         """The last ``size`` characters the bot wrote to stderr."""
@@ -283,6 +303,8 @@ class Process:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self._popen.pid, signal.SIGKILL)
         self._popen.wait()
+        if self._box is not None:
+            self._box.remove()  # kills anything left in it first
         if self._sandbox_pid is not None:
             _wait_gone(self._sandbox_pid)
         elif not self.confined:

@@ -31,6 +31,7 @@ from battleship.errors import BattleshipError
 from battleship.lab.arena import channel, sandbox
 from battleship.lab.arena.bots import Bot, GameResult, ProgramBot
 from battleship.lab.arena.keys import Key, fingerprint
+from battleship.lab.arena.names import escape
 from battleship.lab.arena.protocol import BotFault
 from battleship.lab.arena.results import ArenaResult, Pairing, Tally, leaderboard
 from battleship.lab.arena.sandbox import Jail, Limits
@@ -184,6 +185,11 @@ def _pairing(bots, fleets, played, a: int, b: int, games: int) -> Pairing:
         else:
             a_wins += loser == b
             faults.append(
-                {"bot": bots[loser].label, "game": g + 1, "cause": fault.cause, "detail": fault.detail}
+                {
+                    "bot": escape(bots[loser].label),
+                    "game": g + 1,
+                    "cause": fault.cause,
+                    "detail": escape(fault.detail),
+                }
             )
-    return Pairing.of(bots[a].label, bots[b].label, a_wins, games, faults)
+    return Pairing.of(escape(bots[a].label), escape(bots[b].label), a_wins, games, faults)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from battleship.errors import BattleshipError
 from battleship.lab.arena.bots import ProgramBot, class_program, program_of
+from battleship.lab.arena.names import escape
 
 MANIFEST = "bot.toml"
 LANGUAGES: dict[str, tuple[str, ...]] = {
@@ -53,7 +54,7 @@ MANIFEST_KEYS = {"command", "main", "language", "class"}
 def load_entries(folder: Path) -> list[ProgramBot]:
     """A bot for every entry of ``folder``, in name order; a clear error naming any entry it cannot run."""
     if not folder.is_dir():
-        raise BattleshipError(f"--entries {folder}: not a folder")
+        raise BattleshipError(f"--entries {escape(folder)}: not a folder")
     bots = []
     for entry in sorted(folder.iterdir()):
         if entry.name.startswith((".", "_")) or (entry.is_file() and entry.suffix.lower() in SKIPPED):
@@ -62,7 +63,7 @@ def load_entries(folder: Path) -> list[ProgramBot]:
         bot.asked = str(entry)
         bots.append(bot)
     if not bots:
-        raise BattleshipError(f"--entries {folder}: no entry in it (one file or folder per bot)")
+        raise BattleshipError(f"--entries {escape(folder)}: no entry in it (one file or folder per bot)")
     return bots
 
 
@@ -81,14 +82,14 @@ def _run_file(path: Path, language: str | None, label: str) -> list[str]:
     if language is not None:
         if language not in LANGUAGES:
             raise BattleshipError(
-                f"entry {label}: no language {language!r}; choose one of {', '.join(LANGUAGES)}, "
+                f"entry {escape(label)}: no language {language!r}; choose one of {', '.join(LANGUAGES)}, "
                 f"or give a command in {MANIFEST}"
             )
         return [*LANGUAGES[language], str(path)]
     if path.is_file() and os.access(path, os.X_OK):
         return [str(path)]
     raise BattleshipError(
-        f"entry {label}: cannot tell how to run {path.name} (extensions: {', '.join(EXTENSIONS)}, or an "
+        f"entry {escape(label)}: cannot tell how to run {escape(path.name)} (extensions: {', '.join(EXTENSIONS)}, or an "
         f"executable file); put it in a folder with a {MANIFEST} that says"
     )
 
@@ -98,6 +99,13 @@ def _directory(folder: Path) -> ProgramBot:
     manifest = folder / MANIFEST
     spec = _manifest(manifest, label) if manifest.is_file() else _main_file(folder, label)
     cwd = str(folder)
+    bot = _directory_bot(folder, label, spec, cwd)
+    if spec.get("author") is not None:
+        bot.entrant = escape(str(spec["author"]).strip()) or None
+    return bot
+
+
+def _directory_bot(folder: Path, label: str, spec: dict, cwd: str) -> ProgramBot:
     if "class" in spec:
         program = class_program(str(spec["class"]), cwd)
         return ProgramBot(label, replace(program, reads=(cwd,)), "class")
@@ -105,13 +113,13 @@ def _directory(folder: Path) -> ProgramBot:
         try:
             argv = shlex.split(str(spec["command"]))
         except ValueError as exc:
-            raise BattleshipError(f"entry {label}: {MANIFEST}: command: {exc}") from None
+            raise BattleshipError(f"entry {escape(label)}: {MANIFEST}: command: {exc}") from None
         if not argv:
-            raise BattleshipError(f"entry {label}: {MANIFEST}: command is empty")
+            raise BattleshipError(f"entry {escape(label)}: {MANIFEST}: command is empty")
     else:
         main = (folder / str(spec["main"])).resolve()
         if not main.is_file() or not main.is_relative_to(folder):
-            raise BattleshipError(f"entry {label}: main {spec['main']!r} is not a file in the entry")
+            raise BattleshipError(f"entry {escape(label)}: main {spec['main']!r} is not a file in the entry")
         argv = _run_file(main, spec.get("language"), label)
     return ProgramBot(label, replace(program_of(argv, cwd), reads=(cwd,)))
 
@@ -120,18 +128,20 @@ def _manifest(path: Path, label: str) -> dict:
     try:
         spec = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise BattleshipError(f"entry {label}: {MANIFEST} cannot be read: {exc}") from None
+        raise BattleshipError(f"entry {escape(label)}: {MANIFEST} cannot be read: {exc}") from None
     unknown = set(spec) - MANIFEST_KEYS - {"name", "author"}
     if unknown:
         raise BattleshipError(
-            f"entry {label}: {MANIFEST}: unknown key {sorted(unknown)[0]!r}; expected one of "
+            f"entry {escape(label)}: {MANIFEST}: unknown key {sorted(unknown)[0]!r}; expected one of "
             "command, main (with language if need be) or class"
         )
     ways = [k for k in ("command", "main", "class") if k in spec]
     if len(ways) != 1:
-        raise BattleshipError(f"entry {label}: {MANIFEST} must give exactly one of command, main or class")
+        raise BattleshipError(
+            f"entry {escape(label)}: {MANIFEST} must give exactly one of command, main or class"
+        )
     if "language" in spec and "main" not in spec:
-        raise BattleshipError(f"entry {label}: {MANIFEST}: language goes with main")
+        raise BattleshipError(f"entry {escape(label)}: {MANIFEST}: language goes with main")
     return spec
 
 
@@ -140,7 +150,7 @@ def _main_file(folder: Path, label: str) -> dict:
     if len(mains) != 1:
         found = f"found {', '.join(mains)}" if mains else "found none"
         raise BattleshipError(
-            f"entry {label}: a folder entry needs a {MANIFEST} or exactly one main file (main.py, main.js, "
+            f"entry {escape(label)}: a folder entry needs a {MANIFEST} or exactly one main file (main.py, main.js, "
             f"...); {found}"
         )
     return {"main": mains[0]}

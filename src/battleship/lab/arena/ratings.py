@@ -11,6 +11,15 @@ skill the bot is very likely above), so a newcomer with a lucky first run does n
 
 A run is added once: the file remembers each run's commitment and refuses the same run twice.
 An interrupted run changes no rating (its later bots played fewer games, or none).
+
+Ratings an entrant cannot inflate:
+
+- one entrant, one rating: entries that declare the same ``author`` (bot.toml) are rated as one
+  player under that name, their shots on each battlefield averaged, so copies of one bot score as
+  the bot, and weaker variants only pull their entrant down;
+- forfeiters feed nobody: a game that scored a forfeit (every cell of the board) is left out of the
+  others' rating game, so many always-forfeiting entries raise no one's skill; the forfeiter itself
+  is still rated last against everyone in that game, so a forfeit never saves a rating either.
 """
 
 from __future__ import annotations
@@ -54,31 +63,59 @@ def update(path: Path, result: ArenaResult) -> list[dict]:
         raise BattleshipError(f"this run (commitment {result.commitment[:12]}...) is already in {path}")
     apply(data, result)
     write_atomically(path, json.dumps(data, indent=1) + "\n")
-    return table(data, {row.bot for row in result.leaderboard})
+    return table(data, set(players(result)))
+
+
+def players(result: ArenaResult) -> dict[str, list[int]]:
+    """Who is rated and their shots battlefield by battlefield: an entrant (a declared author) once,
+    its bots' shots averaged; any other bot under its own name."""
+    groups: dict[str, list] = {}
+    for row in result.leaderboard:
+        groups.setdefault(row.entrant or row.bot, []).append(row.shots)
+    games = min((len(s) for rows in groups.values() for s in rows), default=0)
+    return {
+        name: [sum(s[g] for s in rows) / len(rows) for g in range(games)] for name, rows in groups.items()
+    }
 
 
 def apply(data: dict, result: ArenaResult) -> None:
-    """Rate every battlefield of ``result`` as one game among its bots (see the module docstring)."""
+    """Rate every battlefield of ``result`` as one game among its players (see the module docstring)."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
-    rows = result.leaderboard
-    if len(rows) >= 2:
-        before = {row.bot: _ordinal(data["bots"].get(row.bot)) for row in rows}
-        ratings = [_rating(model, data["bots"].get(row.bot), row.bot) for row in rows]
-        for g in range(min(len(row.shots) for row in rows)):
-            ranked = model.rate([[r] for r in ratings], ranks=[row.shots[g] for row in rows])
-            ratings = [team[0] for team in ranked]
-        for row, rating in zip(rows, ratings, strict=True):
-            old = data["bots"].get(row.bot, {})
-            data["bots"][row.bot] = {
+    played = players(result)
+    names = list(played)
+    if len(names) >= 2:
+        before = {n: _ordinal(data["bots"].get(n)) for n in names}
+        ratings = {n: _rating(model, data["bots"].get(n), n) for n in names}
+        for g in range(len(played[names[0]])):
+            ratings = _rate_game(model, ratings, {n: played[n][g] for n in names}, result.forfeit_score)
+        for name in names:
+            old, rating = data["bots"].get(name, {}), ratings[name]
+            data["bots"][name] = {
                 "mu": rating.mu,
                 "sigma": rating.sigma,
-                "games": old.get("games", 0) + len(row.shots),
+                "games": old.get("games", 0) + len(played[name]),
                 "runs": old.get("runs", 0) + 1,
-                "change": rating.ordinal() - before[row.bot] if before[row.bot] is not None else None,
+                "change": rating.ordinal() - before[name] if before[name] is not None else None,
             }
     data["runs"].append(result.commitment)
+
+
+def _rate_game(model, ratings: dict, shots: dict[str, float], forfeit: int) -> dict:
+    """One battlefield: the players that finished rated among themselves; each forfeiter rated last
+    against all of them, its opponents' ratings left as the finished game made them."""
+    finished = [n for n in ratings if shots[n] < forfeit]
+    after = dict(ratings)
+    if len(finished) >= 2:
+        ranked = model.rate([[ratings[n]] for n in finished], ranks=[shots[n] for n in finished])
+        after.update({n: team[0] for n, team in zip(finished, ranked, strict=True)})
+    for loser in (n for n in ratings if shots[n] >= forfeit):
+        others = [n for n in ratings if n != loser]
+        teams = model.rate([[ratings[n]] for n in others] + [[ratings[loser]]],
+                           ranks=[min(shots[n], forfeit - 1) for n in others] + [forfeit])  # fmt: skip
+        after[loser] = teams[-1][0]
+    return after
 
 
 def _rating(model, saved: dict | None, name: str):

@@ -19,6 +19,7 @@ import numpy as np
 from battleship.errors import BattleshipError
 from battleship.files import write_atomically
 from battleship.lab.arena.bots import GameResult
+from battleship.lab.arena.names import escape
 from battleship.lab.arena.protocol import CAUSES, VERSION
 from battleship.lab.match import wilson
 from battleship.lab.summary import paired_difference, summarise
@@ -61,6 +62,7 @@ class Row:
     forfeit_examples: list[dict]
     time_per_shot_ms: dict
     shots: list[int]  # each game's score, battlefield by battlefield (what --verify replays)
+    entrant: str | None = None  # who entered it (an entry's author), for ratings: one entrant, one rating
 
 
 def _timing(tally: Tally) -> dict:
@@ -79,7 +81,7 @@ def _timing(tally: Tally) -> dict:
 def _forfeits(tally: Tally) -> tuple[dict[str, int], list[dict]]:
     counts = Counter(g.fault.cause for g in tally.games if g.fault)
     examples = [
-        {"game": i + 1, "cause": g.fault.cause, "detail": g.fault.detail}
+        {"game": i + 1, "cause": g.fault.cause, "detail": escape(g.fault.detail)}
         for i, g in enumerate(tally.games)
         if g.fault
     ][:EXAMPLES]
@@ -100,11 +102,15 @@ def leaderboard(bots: list, tallies: list[Tally], ship_cells: int, forfeit_score
         diff, diff_ci = paired_difference(shots[i][:common], leader[:common])
         counts, examples = _forfeits(tallies[i])
         rows.append(
-            Row(rank, bots[i].label, bots[i].kind, bots[i].said_name, len(shots[i]), s.mean, s.ci95,
+            Row(rank, escape(bots[i].label), bots[i].kind, _name(bots[i].said_name), len(shots[i]), s.mean, s.ci95,
                 s.sd, s.median, s.min, s.max, diff, diff_ci, counts, examples, _timing(tallies[i]),
-                shots[i].tolist())
+                shots[i].tolist(), getattr(bots[i], "entrant", None))
         )  # fmt: skip
     return rows
+
+
+def _name(said: str | None) -> str | None:
+    return None if said is None else escape(said)
 
 
 @dataclass(frozen=True)

@@ -42,12 +42,14 @@ from typing import Protocol
 
 import battleship
 from battleship.errors import BattleshipError
+from battleship.lab.arena import cgroup, seccomp
 
 BWRAP = "bwrap"  # looked up on PATH
 SCRATCH = "/tmp"  # the bot's only writable directory, and its HOME
 SYSTEM = ("/usr", "/etc", "/opt")  # read-only for every bot: programs, libraries, interpreters
 TOP = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # links into /usr on merged-/usr systems
 UNCONFINED_OPTION = "--unconfined-bots-i-trust"
+UNCOUNTED_OPTION = "--per-process-limits-i-trust"  # the sandbox without control groups
 # Numba loads compiled kernels only from a cache directory it can write to: a bot running the arena's
 # Python gets one in its scratch, holding links to the referee's caches (bound read-only; Numba
 # replaces an index it rewrites, so a link is replaced, never written through)
@@ -109,6 +111,7 @@ class Launch:
     env: dict[str, str] | None
     pass_fds: tuple[int, ...] = ()
     info: int | None = None  # read end of bwrap's --info-fd: the sandbox's first process id
+    box: cgroup.Box | None = None  # the control group the program runs in (None: per-process limits)
     _close_after_start: list[int] = field(default_factory=list)
 
     def started(self) -> None:
@@ -128,9 +131,13 @@ class Jail(Protocol):
     def check(self, program: Program, label: str) -> None: ...
 
 
-def _limits_in_child(limits: Limits, cpu_total: float | None) -> Callable[[], None]:
+def _limits_in_child(
+    limits: Limits, cpu_total: float | None, box: cgroup.Box | None = None
+) -> Callable[[], None]:
     """The limits set in the child before it runs anything (inherited by all it starts).
 
+    In a control group (``box``) memory is the group's limit, over everything the bot starts; without
+    one it is ``RLIMIT_DATA``, per process (which the JVM trips by merely reserving its heap).
     ``cpu_total`` is a backstop: CPU seconds any one of its processes may use in its whole life (the
     referee itself holds the bot to its limit game by game, see channel.Process.allow_cpu); past it
     the kernel sends SIGXCPU, and a few seconds later SIGKILL."""
@@ -143,7 +150,10 @@ def _limits_in_child(limits: Limits, cpu_total: float | None) -> Callable[[], No
         # the referee holds SIGINT/SIGTERM while it starts a bot (so a Ctrl-C cannot lose track of
         # a child half-started); the child must not inherit that
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-        resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+        if box is not None:
+            box.join()
+        else:
+            resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
         resource.setrlimit(resource.RLIMIT_FSIZE, (scratch, scratch))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu_hard))
@@ -172,9 +182,21 @@ class Sandbox:
 
     confined = True
 
-    def __init__(self, readable: tuple[str, ...] = ()):
+    def __init__(self, readable: tuple[str, ...] = (), groups: bool = True):
         self.readable = tuple(os.path.abspath(p) for p in readable)
         self.root = os.geteuid() == 0
+        self.groups = groups  # False: per-process limits only (the organiser's UNCOUNTED_OPTION)
+
+    def _box(self, limits: Limits) -> cgroup.Box | None:
+        if not self.groups:
+            return None
+        hierarchy = cgroup.available()
+        if isinstance(hierarchy, str):
+            raise SandboxUnavailable(f"no control group for the bot: {hierarchy}")
+        try:
+            return cgroup.Box(hierarchy, limits.memory_mb << 20, limits.processes)
+        except OSError as exc:
+            raise SandboxUnavailable(f"cannot make a control group for the bot: {exc}") from None
 
     # ---- what a bot sees ----------------------------------------------------------------------------
     def visible(self, program: Program) -> list[str]:
@@ -215,19 +237,30 @@ class Sandbox:
         """The bwrap command that runs ``program``; an OSError if its command is not there to run."""
         env = self._env(program)
         _found(program.argv[0], env["PATH"], program.cwd or os.getcwd())
+        try:
+            filter_fd = seccomp.descriptor()
+        except seccomp.SeccompUnavailable as exc:
+            raise SandboxUnavailable(str(exc)) from None
+        try:
+            box = self._box(limits)
+        except SandboxUnavailable:
+            os.close(filter_fd)
+            raise
         read, write = os.pipe()
         argv = [_tool(BWRAP), *self._namespaces(), "--die-with-parent", "--new-session", "--clearenv"]
+        argv += ["--seccomp", str(filter_fd)]
         for name, value in env.items():
             argv += ["--setenv", name, value]
         caches = _numba_caches() if program.python else {}
         if caches:
             argv += ["--setenv", "NUMBA_CACHE_DIR", NUMBA_CACHE]
-        argv += self._file_system(program, limits, caches)
+        argv += self._file_system(program, limits, caches, box)
         argv += ["--info-fd", str(write)]
         argv += [*self._drop(), _tool("prlimit"), f"--nproc={limits.processes}:{limits.processes}", "--"]
         argv += program.argv
         return Launch(
-            argv, _limits_in_child(limits, cpu_total), None, None, (write,), read, _close_after_start=[write]
+            argv, _limits_in_child(limits, cpu_total, box), None, None, (write, filter_fd), read, box,
+            _close_after_start=[write, filter_fd],
         )  # fmt: skip
 
     def _namespaces(self) -> list[str]:
@@ -267,14 +300,23 @@ class Sandbox:
         env.update(dict.fromkeys(QUIET_THREADS, "1"))
         return {**env, **dict(program.env)}
 
-    def _file_system(self, program: Program, limits: Limits, caches: dict[str, str]) -> list[str]:
+    def _file_system(
+        self, program: Program, limits: Limits, caches: dict[str, str], box: cgroup.Box | None
+    ) -> list[str]:
         args: list[str] = []
+        if box is not None:  # its own group, read-only, where the JVM, Node.js and .NET read their limit
+            for folder in ("/sys", "/sys/fs", "/sys/fs/cgroup"):
+                args += ["--perms", "0755", "--dir", folder]
+            for folder, shown in box.shown():
+                args += ["--ro-bind", folder, shown]
         for top in TOP:
             if os.path.islink(top):
                 args += ["--symlink", os.readlink(top), top]
             elif os.path.isdir(top):
                 args += ["--ro-bind", top, top]
         args += ["--proc", "/proc", "--dev", "/dev"]
+        # a /dev/shm of its own (POSIX shared memory and semaphores live there), as small as the scratch
+        args += ["--size", str(limits.scratch_mb << 20), "--perms", "1777", "--tmpfs", "/dev/shm"]
         # the scratch first: the bot's own files may lie under /tmp too, and are bound over it
         args += ["--size", str(limits.scratch_mb << 20), "--perms", "1777", "--tmpfs", SCRATCH]
         visible = self.visible(program)
@@ -345,7 +387,7 @@ def probe() -> str | None:
         if shutil.which(tool) is None:
             package = "bubblewrap" if tool == BWRAP else "util-linux"
             return f"{tool} is not installed (Debian's {package} package)"
-    launch = Sandbox().launch(Program((shutil.which("true") or "/bin/true",)), Limits())
+    launch = Sandbox(groups=False).launch(Program((shutil.which("true") or "/bin/true",)), Limits())
     try:
         done = subprocess.run(
             launch.argv, pass_fds=launch.pass_fds, capture_output=True, timeout=30, preexec_fn=launch.preexec
@@ -361,9 +403,18 @@ def probe() -> str | None:
     return None
 
 
-def choose(unconfined: bool = False, readable: tuple[str, ...] = ()) -> Jail:
-    """The sandbox, or :class:`Unconfined` when the organiser asked for it."""
-    return Unconfined() if unconfined else Sandbox(readable)
+def choose(unconfined: bool = False, readable: tuple[str, ...] = (), groups: bool = True) -> Jail:
+    """The sandbox, or :class:`Unconfined` when the organiser asked for it; ``groups`` False keeps the
+    sandbox but limits each process alone (no control group)."""
+    return Unconfined() if unconfined else Sandbox(readable, groups)
+
+
+def missing_limits() -> str | None:
+    """The limits this machine cannot hold over a whole sandbox, in one line (None: it holds them all)."""
+    found = cgroup.available()
+    if isinstance(found, str):
+        return f"memory, processes and CPU time cannot be counted over a whole sandbox: {found}"
+    return None
 
 
 def require(jail: Jail, labels: list[str]) -> None:
@@ -371,6 +422,14 @@ def require(jail: Jail, labels: list[str]) -> None:
     if not labels or not jail.confined:
         return
     why = probe()
+    if why is None and getattr(jail, "groups", False):
+        missing = missing_limits()
+        if missing is not None:
+            raise SandboxUnavailable(
+                f"cannot limit program and class bots ({', '.join(labels)}) here: {missing}. Run the arena "
+                f"as root, or keep per-process limits only with {UNCOUNTED_OPTION} (a bot can then take "
+                "memory and CPU through its children and shared memory), if you trust every one of them"
+            )
     if why is not None:
         raise SandboxUnavailable(
             f"cannot sandbox program and class bots ({', '.join(labels)}) here: {why}. Install bubblewrap "
