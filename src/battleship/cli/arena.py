@@ -17,6 +17,7 @@ from battleship.cli.common import (
     emit_json,
     err,
     friendly,
+    output_file,
     print_table,
     progress_bar,
 )
@@ -192,6 +193,8 @@ def arena_cmd(
     from battleship.lab.arena.contest import check
 
     check(r, parsed, games, limits, jail)  # refused now, before the commitment is printed
+    for path, option in ((out, "--out"), (ratings, "--ratings"), (battlefields, "--battlefields")):
+        output_file(path, option)  # a file in the way of its folder: refused now, not after the run
     if ratings is not None:
         _ratings_mod().read(ratings)  # a bad file is refused now, not after the run
     err.print(
