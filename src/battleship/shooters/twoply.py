@@ -28,7 +28,7 @@ second step of policy improvement, never worse than the first; far dearer: on a 
 over 1,000 layouts takes up to half a second, so for small boards).
 
 ``exact=N``: once at most ``N`` layouts remain, the rest of the game is solved exactly (the endgame
-solver of :mod:`battleship.inference.endgame`, as ``optimal:endgame=N``): optimal play from there on,
+solver of :mod:`battleship.inference.endgame`, as ``optimal:exact=N``): optimal play from there on,
 and so no worse than the rest-of-game rollout; past the solver's budget of states, the cell chosen
 as above. Not used under a ``prior``.
 
