@@ -16,8 +16,8 @@ from battleship.game import play
 from battleship.lab import simulate
 from battleship.rules import PRESETS, Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import make, names, reference_markdown, registry, spec
-from battleship.shooters.options import OPTION, Options, OptionSpec, format_spec, parse_spec
 from battleship.shooters.optimal import OptimalShooter
+from battleship.shooters.options import OPTION, Options, OptionSpec, format_spec, parse_spec
 
 
 def _values(option: OptionSpec) -> st.SearchStrategy[object]:
@@ -34,8 +34,11 @@ def _values(option: OptionSpec) -> st.SearchStrategy[object]:
 @st.composite
 def spec_and_values(draw: st.DrawFn) -> tuple[str, dict[str, object]]:
     name = draw(st.sampled_from(names()))
-    options = [o for o in spec(name).accepted() if o.name != "early"]  # early needs endgame (checked at reset)
-    chosen = draw(st.lists(st.sampled_from(options), unique_by=lambda o: o.name, max_size=4)) if options else []
+    # early needs endgame too (checked when the shooter is reset)
+    options = [o for o in spec(name).accepted() if o.name != "early"]
+    chosen = (
+        draw(st.lists(st.sampled_from(options), unique_by=lambda o: o.name, max_size=4)) if options else []
+    )
     return name, {o.name: draw(_values(o)) for o in chosen}
 
 
@@ -109,8 +112,14 @@ def test_keywords_play_exactly_as_the_text():
         two = play(make(name, **values), layout, np.random.default_rng(3))
         assert one.shots == two.shots
     # and the keyword is not swallowed: skew=20 plays differently from plain density somewhere
-    plain = [play(make("density"), g, np.random.default_rng(0)).shots for g in generators.generate(rules, "uniform", 6, 8)]
-    skewed = [play(make("density", skew=20), g, np.random.default_rng(0)).shots for g in generators.generate(rules, "uniform", 6, 8)]
+    plain = [
+        play(make("density"), g, np.random.default_rng(0)).shots
+        for g in generators.generate(rules, "uniform", 6, 8)
+    ]
+    skewed = [
+        play(make("density", skew=20), g, np.random.default_rng(0)).shots
+        for g in generators.generate(rules, "uniform", 6, 8)
+    ]
     assert plain != skewed
 
 
@@ -176,7 +185,7 @@ def test_best_refuses_an_option_the_shooter_it_plays_does_not_read():
     ],
 )
 def test_stored_specs_still_load_as_the_same_values(stored, fields):
-    name, options = registry.resolve(stored)
+    _, options = registry.resolve(stored)
     assert options == Options(**fields)  # every other field at its default: the same play
 
 
@@ -212,7 +221,10 @@ def test_one_name_means_one_thing():
         for option in spec(name).options:
             shared = OPTION[option.name]
             assert (option.kind, option.low, option.high, option.what) == (
-                shared.kind, shared.low, shared.high, shared.what,
+                shared.kind,
+                shared.low,
+                shared.high,
+                shared.what,
             ), (name, option.name)
             assert set(option.choices) <= set(shared.choices)
     assert "exact" in {o.name for o in spec("optimal").options}

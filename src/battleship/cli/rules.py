@@ -114,7 +114,9 @@ def shooters_cmd(
     if as_json:
         emit_json(rows)
         return
-    table = Table("shooter", "what it does", "options", "measured (mean shots)", title="Shooters (name:key=value,...)")
+    table = Table(
+        "shooter", "what it does", "options", "measured (mean shots)", title="Shooters (name:key=value,...)"
+    )
     if r is not None:
         table.add_column(f"plays {r.name}?")
     for spec, row in zip(specs().values(), rows, strict=True):
@@ -137,7 +139,9 @@ def shooters_cmd(
     console.print(table)
     if r is not None:
         console.print(f"best on {r.name} plays {best}", highlight=False)
-    console.print("Measured figures and their commands: docs/strategies.md, docs/reproduction.md.", highlight=False)
+    console.print(
+        "Measured figures and their commands: docs/strategies.md, docs/reproduction.md.", highlight=False
+    )
 
 
 @friendly

@@ -11,7 +11,7 @@ games as the class, shot for shot, random numbers included.
 
 import dataclasses
 
-from battleship.shooters.options import OPTION, Alias, OptionSpec, Options
+from battleship.shooters.options import OPTION, Alias, Options, OptionSpec
 from battleship.shooters.registry import (
     SCORING,
     TIES_WITHOUT_INFORMATIVE,
@@ -73,7 +73,9 @@ def _options(*keys: str, informative: bool = False, **defaults: int) -> tuple[Op
     return tuple(out)
 
 
-def _one(rules: str, spec: str, games: int, mean: float, interval: str, command: str, **more: str) -> Strength:
+def _one(
+    rules: str, spec: str, games: int, mean: float, interval: str, command: str, **more: str
+) -> Strength:
     return Strength(rules, spec, games, mean, interval, command, **more)
 
 
@@ -89,8 +91,13 @@ register(
         advice=_BASELINE,
         strength=(
             _one(
-                "standard", "random", 1_000_000, 95.387, "95.377 .. 95.396",
-                "battleship simulate --shooter random --games 1000000 --seed 1 --jobs 2", source=_REPRODUCTION,
+                "standard",
+                "random",
+                1_000_000,
+                95.387,
+                "95.377 .. 95.396",
+                "battleship simulate --shooter random --games 1000000 --seed 1 --jobs 2",
+                source=_REPRODUCTION,
             ),
         ),
     )
@@ -107,8 +114,13 @@ register(
         advice=_BASELINE,
         strength=(
             _one(
-                "standard", "hunt-target", 1_000_000, 66.257, "66.232 .. 66.281",
-                "battleship simulate --shooter hunt-target --games 1000000 --seed 1 --jobs 2", source=_REPRODUCTION,
+                "standard",
+                "hunt-target",
+                1_000_000,
+                66.257,
+                "66.232 .. 66.281",
+                "battleship simulate --shooter hunt-target --games 1000000 --seed 1 --jobs 2",
+                source=_REPRODUCTION,
             ),
         ),
     )
@@ -126,7 +138,11 @@ register(
         advice=_BASELINE,
         strength=(
             _one(
-                "standard", "hunt-target-parity", 1_000_000, 61.317, "61.301 .. 61.334",
+                "standard",
+                "hunt-target-parity",
+                1_000_000,
+                61.317,
+                "61.301 .. 61.334",
                 "battleship simulate --shooter hunt-target-parity --games 1000000 --seed 1 --jobs 2",
                 source=_REPRODUCTION,
             ),
@@ -143,16 +159,29 @@ register(
         advice="microseconds a game; best plays density:skew=20,lattice=1,lastship=8 on standard rules",
         strength=(
             _one(
-                "standard", "density", 100_000_000, 44.3655, "44.3638 .. 44.3673",
-                "battleship simulate --shooter density --games 100000000 --seed 1 --jobs 2", source=_REPRODUCTION,
+                "standard",
+                "density",
+                100_000_000,
+                44.3655,
+                "44.3638 .. 44.3673",
+                "battleship simulate --shooter density --games 100000000 --seed 1 --jobs 2",
+                source=_REPRODUCTION,
             ),
             _one(
-                "standard", "density:skew=20", 20_000, 44.111, "43.997 .. 44.226",
+                "standard",
+                "density:skew=20",
+                20_000,
+                44.111,
+                "43.997 .. 44.226",
                 "battleship compare density density:skew=20 density:tie=centre,skew=20 density:skew=10 "
                 "density:skew=30 superposition:boost=20 --rules standard --games 20000 --seed 5",
             ),
             _one(
-                "standard", "density:skew=20,lattice=1,lastship=8", 20_000, 43.97, "43.86 .. 44.08",
+                "standard",
+                "density:skew=20,lattice=1,lastship=8",
+                20_000,
+                43.97,
+                "43.86 .. 44.08",
                 "battleship compare density:skew=20 density:skew=20,lattice=1,lastship=8 --games 20000 "
                 "--seed 30033 --jobs 1",
             ),
@@ -171,9 +200,14 @@ register(
         advice=_BASELINE,
         strength=(
             _one(
-                "r-blog", "flood", 100_000, 64.932, "64.850 .. 65.014",
+                "r-blog",
+                "flood",
+                100_000,
+                64.932,
+                "64.850 .. 65.014",
                 "battleship simulate flood --rules r-blog --generator r-blog --games 100000 --seed 1",
-                generator="r-blog", source=_REPRODUCTION,
+                generator="r-blog",
+                source=_REPRODUCTION,
             ),
         ),
     )
@@ -197,9 +231,14 @@ register(
         advice=_BASELINE,
         strength=(
             _one(
-                "r-blog", "density-grid", 100_000, 55.769, "55.715 .. 55.823",
+                "r-blog",
+                "density-grid",
+                100_000,
+                55.769,
+                "55.715 .. 55.823",
                 "battleship simulate density-grid --rules r-blog --generator r-blog --games 100000 --seed 1",
-                generator="r-blog", source=_REPRODUCTION,
+                generator="r-blog",
+                source=_REPRODUCTION,
             ),
         ),
     )
@@ -215,7 +254,11 @@ register(
         advice="kept as the Dunman High paper wrote it; behind density on standard rules",
         strength=(
             _one(
-                "standard", "superposition", 100_000, 45.254, "45.202 .. 45.306",
+                "standard",
+                "superposition",
+                100_000,
+                45.254,
+                "45.202 .. 45.306",
                 "battleship compare superposition superposition:boost=0 superposition:boost=20 --games 100000 --seed 1",
                 source=_REPRODUCTION,
             ),
@@ -232,13 +275,21 @@ register(
         advice="a kernel, microseconds a shot; best plays trial-sink:skew=20 under a margin where exact play costs too much",
         strength=(
             _one(
-                "pirates", "trial-sink", 20_000, 40.813, "40.737 .. 40.889",
+                "pirates",
+                "trial-sink",
+                20_000,
+                40.813,
+                "40.737 .. 40.889",
                 "battleship compare trial-sink trial-sink:tie=random trial-sink:tie=centre trial-sink:skew=20 "
                 "trial-sink:tie=random,skew=20 trial-sink:tie=centre,skew=20 superposition density "
                 "hunt-target-parity --rules pirates --games 20000 --seed 1",
             ),
             _one(
-                "pirates", "trial-sink:skew=20", 20_000, 40.783, "40.709 .. 40.856",
+                "pirates",
+                "trial-sink:skew=20",
+                20_000,
+                40.783,
+                "40.709 .. 40.856",
                 "battleship compare trial-sink trial-sink:tie=random trial-sink:tie=centre trial-sink:skew=20 "
                 "trial-sink:tie=random,skew=20 trial-sink:tie=centre,skew=20 superposition density "
                 "hunt-target-parity --rules pirates --games 20000 --seed 1",
@@ -256,12 +307,20 @@ register(
         advice="exact greedy play, any rules and shapes; milliseconds to seconds a shot",
         strength=(
             _one(
-                "standard", "optimal", 1_000, 44.239, "43.680 .. 44.798",
+                "standard",
+                "optimal",
+                1_000,
+                44.239,
+                "43.680 .. 44.798",
                 "battleship compare optimal optimal:skew=20 optimal:boost=10 optimal:tie=centre density "
                 "--games 1000 --seed 7 --jobs 2",
             ),
             _one(
-                "pirates", "optimal", 5_000, 40.676, "40.526 .. 40.827",
+                "pirates",
+                "optimal",
+                5_000,
+                40.676,
+                "40.526 .. 40.827",
                 "battleship compare optimal twoply:plies=1,endgame=5000 --rules pirates --games 5000 "
                 "--seed 30003 --jobs 1",
             ),
@@ -278,12 +337,20 @@ register(
         advice="C. Liam Brown's calculator as published; sampling noise costs a little against optimal",
         strength=(
             _one(
-                "standard", "montecarlo", 1_000, 45.02, "44.46 .. 45.58",
+                "standard",
+                "montecarlo",
+                1_000,
+                45.02,
+                "44.46 .. 45.58",
                 "battleship compare density:skew=20 montecarlo:skew=20 montecarlo montecarlo:skew=20,samples=200 "
                 "--games 1000 --seed 7 --jobs 2",
             ),
             _one(
-                "standard", "montecarlo:skew=20", 1_000, 44.57, "44.06 .. 45.08",
+                "standard",
+                "montecarlo:skew=20",
+                1_000,
+                44.57,
+                "44.06 .. 45.08",
                 "battleship compare density:skew=20 montecarlo:skew=20 montecarlo montecarlo:skew=20,samples=200 "
                 "--games 1000 --seed 7 --jobs 2",
             ),
@@ -321,7 +388,11 @@ register(
         "pirates and small boards (use best)",
         strength=(
             _one(
-                "pirates", "twoply:plies=1,endgame=5000", 5_000, 40.522, "40.377 .. 40.667",
+                "pirates",
+                "twoply:plies=1,endgame=5000",
+                5_000,
+                40.522,
+                "40.377 .. 40.667",
                 "battleship compare optimal twoply:plies=1,endgame=5000 --rules pirates --games 5000 "
                 "--seed 30003 --jobs 1",
             ),
@@ -349,12 +420,20 @@ register(
         advice="start here: it plays the strongest measured shooter for the rules (shooters --rules R says which)",
         strength=(
             _one(
-                "standard", "best = density:skew=20,lattice=1,lastship=8", 20_000, 43.97, "43.86 .. 44.08",
+                "standard",
+                "best = density:skew=20,lattice=1,lastship=8",
+                20_000,
+                43.97,
+                "43.86 .. 44.08",
                 "battleship compare density:skew=20 density:skew=20,lattice=1,lastship=8 --games 20000 "
                 "--seed 30033 --jobs 1",
             ),
             _one(
-                "pirates", "best = twoply:plies=1,endgame=5000", 5_000, 40.522, "40.377 .. 40.667",
+                "pirates",
+                "best = twoply:plies=1,endgame=5000",
+                5_000,
+                40.522,
+                "40.377 .. 40.667",
                 "battleship compare optimal twoply:plies=1,endgame=5000 --rules pirates --games 5000 "
                 "--seed 30003 --jobs 1",
             ),

@@ -99,7 +99,9 @@ class OptionSpec:
         else:
             raise BattleshipError(f"{self.name} must be an integer, not {value!r}")
         if not self.low <= number <= self.high:
-            raise BattleshipError(f"{self.name} is {self.what} from {self.low:,} to {self.high:,}, not {number:,}")
+            raise BattleshipError(
+                f"{self.name} is {self.what} from {self.low:,} to {self.high:,}, not {number:,}"
+            )
         return number
 
     def describe(self) -> str:
@@ -140,7 +142,12 @@ OPTION: dict[str, OptionSpec] = {
         ),
         OptionSpec("colour", 0, "the checkerboard colour hunted on, (row + col) % 2", int, 0, 1, "a colour"),
         OptionSpec(
-            "weight", DEFAULT_WEIGHT, "factor per unexplained hit a placement passes through", int, 1, 10_000,
+            "weight",
+            DEFAULT_WEIGHT,
+            "factor per unexplained hit a placement passes through",
+            int,
+            1,
+            10_000,
             "a factor",
         ),
         _percent(
@@ -174,10 +181,17 @@ OPTION: dict[str, OptionSpec] = {
             "the Dunman High paper's parity boost while hunting: percent more for the residue of "
             "(row + col) % n most shots went to, n the smallest afloat ship (as skew with lattice=1)",
         ),
-        OptionSpec("samples", 1000, "exact uniform samples a shot", int, 1, 10_000_000, "a number of samples"),
         OptionSpec(
-            "budget", 0, "milliseconds a shot instead of samples (0: use samples; not reproducible)", int, 0,
-            600_000, "milliseconds",
+            "samples", 1000, "exact uniform samples a shot", int, 1, 10_000_000, "a number of samples"
+        ),
+        OptionSpec(
+            "budget",
+            0,
+            "milliseconds a shot instead of samples (0: use samples; not reproducible)",
+            int,
+            0,
+            600_000,
+            "milliseconds",
         ),
         OptionSpec(
             "endgame",
@@ -218,7 +232,12 @@ OPTION: dict[str, OptionSpec] = {
             str,
         ),
         OptionSpec(
-            "rollouts", 48, "layouts drawn a shot, each played on from every candidate", int, 1, 100_000,
+            "rollouts",
+            48,
+            "layouts drawn a shot, each played on from every candidate",
+            int,
+            1,
+            100_000,
             "a number of layouts",
         ),
         OptionSpec("width", 6, "candidate cells a shot", int, 1, 1_000, "a number of candidate cells"),
@@ -322,7 +341,9 @@ class Options:
 
     def changed(self) -> dict[str, object]:
         """The options whose value differs from the default (see :meth:`named` for what to write)."""
-        return {name: getattr(self, name) for name in FIELDS_IN_ORDER if getattr(self, name) != DEFAULTS[name]}
+        return {
+            name: getattr(self, name) for name in FIELDS_IN_ORDER if getattr(self, name) != DEFAULTS[name]
+        }
 
     def named(self) -> dict[str, object]:
         """The options a spec must write to play these: every key given and every value changed, in the
@@ -395,7 +416,13 @@ def build_options(
 
     def put(key: str, value: Value, via: str) -> None:
         if key in parsed:
-            also = f" ({via} sets it)" if via != key else f" ({source[key]} sets it)" if source[key] != key else ""
+            also = (
+                f" ({via} sets it)"
+                if via != key
+                else f" ({source[key]} sets it)"
+                if source[key] != key
+                else ""
+            )
             raise BattleshipError(f"{where}{key} is given twice{also}; {listing(shooter, declared, aliases)}")
         parsed[key], source[key] = value, via
 

@@ -20,9 +20,9 @@ import dataclasses
 import importlib
 import importlib.util
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from battleship.errors import BattleshipError
@@ -30,8 +30,8 @@ from battleship.shooters.options import (
     FIELDS_IN_ORDER,
     OPTION,
     Alias,
-    OptionSpec,
     Options,
+    OptionSpec,
     build_options,
     listing,
     split_spec,
@@ -129,11 +129,15 @@ class ShooterSpec:
             raise BattleshipError(f"shooter {self.name!r} reads {exc}") from None
         names = [o.name for o in options]
         if len(set(names)) != len(names) or any(n not in OPTION_KEYS for n in names):
-            raise BattleshipError(f"shooter {self.name!r}: options must be distinct keys among {', '.join(OPTION_KEYS)}")
+            raise BattleshipError(
+                f"shooter {self.name!r}: options must be distinct keys among {', '.join(OPTION_KEYS)}"
+            )
         tie = next((o for o in options if o.name == "tie"), None)
         informative = ("informative",) if tie is not None and "informative" in tie.choices else ()
         if self.role not in ROLES:
-            raise BattleshipError(f"shooter {self.name!r}: role is one of {', '.join(ROLES)}, not {self.role!r}")
+            raise BattleshipError(
+                f"shooter {self.name!r}: role is one of {', '.join(ROLES)}, not {self.role!r}"
+            )
         object.__setattr__(self, "options", tuple(options))
         object.__setattr__(self, "reads", (*names, *informative))
         for alias in self.aliases:
@@ -153,7 +157,7 @@ class ShooterSpec:
     def choose(self, rules: Rules, options: Options | None = None) -> str | None:
         """The spec text of the shooter this one plays under ``rules`` and the options given (None: it
         plays itself)."""
-        return _attribute(self.chooses)(rules, options) if self.chooses else None  # type: ignore[no-any-return]
+        return _attribute(self.chooses)(rules, options) if self.chooses else None
 
     def accepted(self) -> tuple[OptionSpec, ...]:
         """Every option this shooter takes: its own, and for a choosing shooter those of every shooter it
@@ -168,7 +172,9 @@ class ShooterSpec:
                     out[option.name] = option
         return tuple(sorted(out.values(), key=lambda o: OPTION_KEYS.index(o.name)))
 
-    def build(self, values: Mapping[str, object], base: Options | None = None, shown: str | None = None) -> Options:
+    def build(
+        self, values: Mapping[str, object], base: Options | None = None, shown: str | None = None
+    ) -> Options:
         """``values`` (texts as written or Python values) checked against the options this shooter takes,
         on top of ``base``: :func:`battleship.shooters.options.build_options`."""
         if not self.takes_options and (values or (base is not None and base.named())):
@@ -277,7 +283,9 @@ def register(spec: ShooterSpec) -> ShooterSpec:
         raise BattleshipError(f"a shooter named {spec.name!r} is registered already")
     missing = [n for n in spec.passes_on if n not in _REGISTRY]
     if missing:
-        raise BattleshipError(f"shooter {spec.name!r} passes options on to {missing[0]!r}, which is not registered")
+        raise BattleshipError(
+            f"shooter {spec.name!r} passes options on to {missing[0]!r}, which is not registered"
+        )
     _REGISTRY[spec.name] = spec
     return spec
 
@@ -399,7 +407,7 @@ def reference_markdown() -> str:
         "# Shooters",
         "",
         "Every shooter is named `name:key=value,...` (on the command line, in `battleship.make`, in files);",
-        "keyword options work too: `make(\"density\", skew=20)` plays as `make(\"density:skew=20\")`. An",
+        'keyword options work too: `make("density", skew=20)` plays as `make("density:skew=20")`. An',
         "unknown key or a bad value is refused, naming the shooter's options. A key given is honoured",
         "whatever its value: `best:skew=0` turns off the skew `best` plays. `battleship shooters` lists the",
         "same, and `battleship shooters --rules R` says which shooters play R and what `best` plays there.",
@@ -414,11 +422,20 @@ def _reference_section(shooter: ShooterSpec) -> list[str]:
     """One shooter's section of :func:`reference_markdown`."""
     kind = ROLE_WORDS[shooter.role]
     summary = shooter.summary[:1].upper() + shooter.summary[1:]
-    lines = [f"## `{shooter.name}`", "", f"{summary}.", "", f"**{kind}**" + (f": {shooter.advice}." if shooter.advice else ".")]
+    lines = [
+        f"## `{shooter.name}`",
+        "",
+        f"{summary}.",
+        "",
+        f"**{kind}**" + (f": {shooter.advice}." if shooter.advice else "."),
+    ]
     if shooter.kernel:
         lines += ["", "Runs as a Numba kernel in the lab (thousands of games a second)."]
     if shooter.ignores:
-        lines += ["", f"Leaves {' and '.join(ANSWERS[a] for a in shooter.ignores)} unread: {shooter.ignores_why}."]
+        lines += [
+            "",
+            f"Leaves {' and '.join(ANSWERS[a] for a in shooter.ignores)} unread: {shooter.ignores_why}.",
+        ]
     lines.append("")
     if shooter.passes_on:
         lines += [
@@ -426,9 +443,14 @@ def _reference_section(shooter: ShooterSpec) -> list[str]:
             f"({', '.join(f'`{n}`' for n in shooter.passes_on)}), checked against that shooter.",
             "",
         ]
-    rows = options_rows(shooter) if not shooter.passes_on else [
-        {"name": o.name, "default": str(o.default), "allowed": o.allowed(), "help": o.help} for o in shooter.options
-    ]
+    rows = (
+        options_rows(shooter)
+        if not shooter.passes_on
+        else [
+            {"name": o.name, "default": str(o.default), "allowed": o.allowed(), "help": o.help}
+            for o in shooter.options
+        ]
+    )
     if rows:
         lines += ["| option | default | values | what it does |", "|---|---|---|---|"]
         lines += [
@@ -438,7 +460,10 @@ def _reference_section(shooter: ShooterSpec) -> list[str]:
     else:
         lines.append("No options.")
     if shooter.aliases:
-        lines += ["", "Old spellings, still read: " + "; ".join(f"`{a.describe()}`" for a in shooter.aliases) + "."]
+        lines += [
+            "",
+            "Old spellings, still read: " + "; ".join(f"`{a.describe()}`" for a in shooter.aliases) + ".",
+        ]
     if shooter.strength:
         lines += ["", "Measured (mean shots, 95% interval):", ""]
         lines += [f"- {s.describe()}: `{s.command}` ({s.source})" for s in shooter.strength]
