@@ -2,8 +2,9 @@
 
 Each :func:`register` call below says everything about one shooter: its name, what it does and whose
 idea it is, where its class lives (imported only when the shooter is first made), the Numba kernel the
-lab plays it with, and the option keys it reads (``name:key=value,...``; see
-:mod:`battleship.shooters.options`). Which rules a shooter refuses, and why, is its class's
+lab plays it with, the options it takes (``name:key=value,...``, or keywords to :func:`make`; see
+:mod:`battleship.shooters.options`), whether it is recommended, a published baseline or an
+experiment, and its measured strength with the command that measured it. Which rules a shooter refuses, and why, is its class's
 ``refusal``. Register your own the same way; :func:`battleship.shooters.check.check_shooter` checks
 that a shooter keeps the protocol and, when it has a kernel, that the kernel plays the very same
 games as the class, shot for shot, random numbers included.

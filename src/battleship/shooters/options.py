@@ -140,7 +140,15 @@ OPTION: dict[str, OptionSpec] = {
             str,
             choices=tuple(TIES),
         ),
-        OptionSpec("colour", 0, "the checkerboard colour hunted on, (row + col) % 2", int, 0, 1, "a colour"),
+        OptionSpec(
+            "colour",
+            0,
+            "the checkerboard colour hunted on, (row + col) % 2",
+            int,
+            0,
+            1,
+            "a checkerboard colour",
+        ),
         OptionSpec(
             "weight",
             DEFAULT_WEIGHT,

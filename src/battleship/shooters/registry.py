@@ -2,16 +2,21 @@
 
 A :class:`ShooterSpec` holds everything about one shooter in one place: its name, a one-line
 summary naming its source, where its class lives (loaded only when first used, so listing the
-shooters costs no import of NumPy or Numba), the Numba kernel the lab plays it with (if any) and the
-option keys it reads. Which rules it refuses, and why, is the class's own ``refusal`` function.
+shooters costs no import of NumPy or Numba), the Numba kernel the lab plays it with (if any), the
+options it takes (:class:`~battleship.shooters.options.OptionSpec`: name, type, default, values,
+help) and their old spellings, whether it is recommended, a published baseline or an experiment
+kept for comparison, and its measured strength. Which rules it refuses, and why, is the class's own
+``refusal`` function.
 
-``make("density:skew=20")`` builds a shooter from a spec text; ``register`` adds your own. A spec may
+``make("density:skew=20")`` and ``make("density", skew=20)`` build the same shooter; an unknown key or
+a bad value is refused in one line naming the shooter's options. ``register`` adds your own. A spec may
 also name a class outright, ``path/to/file.py:Class`` or ``package.module:Class`` (as the arena
 takes bots): it is built with no arguments, reads no options and is played in Python.
 
 What played is named one way everywhere (tables, JSON, files, game notation): the resolved spec,
-``name:key=value,...`` with the options that differ from the defaults in a fixed order
+``name:key=value,...`` with every option given (and every value changed) in a fixed order
 (:func:`battleship.shooters.options.format_spec`), ``best`` replaced by what it plays.
+:func:`reference_markdown` writes the registry as a reference page.
 """
 
 from __future__ import annotations
@@ -140,6 +145,11 @@ class ShooterSpec:
             )
         object.__setattr__(self, "options", tuple(options))
         object.__setattr__(self, "reads", (*names, *informative))
+        if self.passes_on and all(n in _REGISTRY for n in self.passes_on):  # else register refuses it
+            taken = self.accepted()
+            tie = next((o for o in taken if o.name == "tie"), None)
+            informative = ("informative",) if tie is not None and "informative" in tie.choices else ()
+            object.__setattr__(self, "reads", (*(o.name for o in taken), *informative))
         for alias in self.aliases:
             targets = [alias.new, *(k for k, _ in alias.also)]
             if alias.old in names or any(t not in names for t in targets) or alias.old not in OPTION_KEYS:
