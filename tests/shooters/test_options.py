@@ -189,6 +189,14 @@ def test_stored_specs_still_load_as_the_same_values(stored, fields):
     assert options == Options(**fields)  # every other field at its default: the same play
 
 
+def test_a_stored_spec_is_written_anew_by_canonical():
+    assert registry.canonical("optimal:skew=20,endgame=12") == "optimal:skew=20,exact=12"
+    assert registry.canonical("twoply:plies=1,endgame=5000") == "twoply:endgame=5000,plies=1"
+    assert (
+        registry.canonical("density:skew=20,lattice=1,lastship=8") == "density:skew=20,lattice=1,lastship=8"
+    )
+
+
 def test_the_old_boost_of_the_exact_shooters_plays_as_the_skew_on_the_lattice():
     """``optimal:boost=P`` now reads as ``skew=P,lattice=1``: the same factor, the same games."""
     rules = Rules(6, 6, (Ship.line("Three", "T", 3), Ship.line("Two", "W", 2)), Spacing.TOUCH, Sinks.NAMED)

@@ -380,6 +380,15 @@ def make(text: str, options: Options | None = None, **values: object) -> Shooter
     return spec(name).make(resolved)
 
 
+def canonical(text: str) -> str:
+    """A spec as it is written today: old spellings read and written anew (``optimal:endgame=12`` ->
+    ``optimal:exact=12``), keys in the fixed order; the same play. For comparing a stored spec (a run's
+    parameters, a results file) with one resolved now."""
+    from battleship.shooters.options import format_spec
+
+    return format_spec(*resolve(text))
+
+
 def check(text: str, rules: Rules, **values: object) -> tuple[str, Options]:
     """Resolve a spec for ``rules`` and refuse it, saying why, when it cannot play them."""
     name, options = resolve(text, rules, values=values)
