@@ -101,7 +101,7 @@ def greedy_memo(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
 def answers(
     rules: Rules,
     observation: Observation,
-    cell_layouts: object,
+    cell_layouts: int | float,
     placements: np.ndarray,
     cell: int,
     symmetric: bool = True,
@@ -132,6 +132,7 @@ def answers(
         sunk += placements[p].item()
         mask = sum(1 << x for x in cells)
         shape = rules.placements[s] if symmetric else s  # identical ships have the same placements
+        key: object
         if rules.sinks is Sinks.SUNK:
             key, shot = "sunk", Shot(cell, Outcome.SUNK)
         elif rules.sinks is Sinks.NAMED:
