@@ -257,3 +257,26 @@ def test_every_shooter_says_whether_it_is_recommended_and_the_reference_lists_it
 def test_a_class_named_outright_takes_no_options():
     with pytest.raises(BattleshipError, match="takes no options"):
         make("battleship.shooters.random:RandomShooter", skew=1)
+
+
+def test_the_shooters_command_lists_options_roles_and_strength():
+    import json
+
+    from typer.testing import CliRunner
+
+    from battleship.cli import app
+
+    result = CliRunner().invoke(app, ["shooters", "--json", "--rules", "standard"])
+    assert result.exit_code == 0, result.output
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert list(rows) == names()
+    for key in ("name", "summary", "reads", "kernel", "refusal", "unread"):
+        assert all(key in row for row in rows.values())
+    assert rows["best"]["plays"] == "density:skew=20,lattice=1,lastship=8"
+    density = {o["name"]: o for o in rows["density"]["options"]}
+    assert density["skew"]["default"] == 0 and density["skew"]["allowed"] == "0..100"
+    assert rows["rollout"]["role"] == "experiment" and not rows["rollout"]["recommended"]
+    assert rows["density"]["strength"][0]["command"].startswith("battleship simulate")
+    assert rows["optimal"]["aliases"]["endgame"] == "endgame=V is exact=V"
+    text = CliRunner().invoke(app, ["shooters"], env={"COLUMNS": "200"}).stdout
+    assert "skew=0 (0..100)" in text and "experiment" in text and "44.3655" in text
