@@ -95,8 +95,8 @@ def test_optimal_with_a_large_endgame_plays_the_optimum_on_every_layout():
     rules = Rules(
         3, 3, (Ship.line("Two", "T", 2), Ship.line("Other two", "W", 2)), Spacing.TOUCH, Sinks.NAMED
     )
-    result = limit.limit(rules, ["optimal:endgame=10000", "optimal"], seed=3)
-    assert result.means["optimal:endgame=10000"] == pytest.approx(result.optimum.shots)
+    result = limit.limit(rules, ["optimal:exact=10000", "optimal"], seed=3)
+    assert result.means["optimal:exact=10000"] == pytest.approx(result.optimum.shots)
     assert result.means["optimal"] >= result.optimum.shots - 1e-9
 
 
@@ -121,7 +121,7 @@ def test_the_solver_gives_up_past_its_budget():
 def test_optimal_with_an_endgame_fires_the_solvers_cell_once_few_layouts_remain():
     rules = preset("square-6")
     game = Game(generators.generate(rules, "uniform", 4, 1)[0])
-    shooter = make("optimal:endgame=12")
+    shooter = make("optimal:exact=12")
     shooter.reset(rules, np.random.default_rng(0))
     used = 0
     while not game.over:

@@ -19,7 +19,7 @@ from battleship.inference import posterior
 from battleship.inference import prior as learning
 from battleship.lab import defence
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset, square
-from battleship.shooters import make
+from battleship.shooters import make, spec
 from battleship.shooters.options import Options
 from battleship.tables import tables
 from tests.helpers import brute_force_layouts, chi2_upper
@@ -122,7 +122,7 @@ def test_learning_under_a_margin_tends_to_the_exact_weighted_posterior():
     model = learning.fit(rules, generators.draw(rules, "edge", 3, 300))
     prior = model.prior()
     assert prior.std() > 0.1  # the edge record pulls ships to the sides: a prior far from flat
-    shooter = make("learning:samples=40000", model=model)
+    shooter = spec("learning").make(Options(samples=40000), model=model)  # a fitted model object
     shooter.reset(rules, np.random.default_rng(5))
     board = Observation.from_text("....../..o.../....../...x../....../......", rules)
     score, _, total = shooter.weights(board)

@@ -295,7 +295,8 @@ def test_shooter_specs_round_trip_and_bad_ones_are_named():
     assert format_spec(name, options) == "density:tie=random,skew=20"
     for bad, words in (
         ("density:tie=sideways", "tie rule"),
-        ("density:speed=3", "not key=value"),
+        ("density:speed=3", "density does not read speed; density takes tie"),
+        ("density:speed", "not key=value"),
         ("density:skew=lots", "integer"),
         ("superposition:boost=-1", "percentage"),
         ("nobody", "no shooter named"),

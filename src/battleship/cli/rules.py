@@ -73,10 +73,14 @@ def shooters_cmd(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List the registered shooters: what each does, the options it reads, and whether the lab has a kernel.
+    """List the registered shooters: what each does, its options (name=default and what they do), whether
+    it is recommended, a published baseline or an experiment, its measured strength, and its kernel.
 
     With --rules, whether each plays them (and what it leaves unread), and what best becomes.
     """
+    import dataclasses
+
+    from rich.markup import escape
     from rich.table import Table
 
     from battleship.shooters import registry, specs
@@ -85,11 +89,21 @@ def shooters_cmd(
     best = label(*registry.resolve("best", r)) if r is not None else None
     rows = []
     for spec in specs().values():
-        row = {
+        own = spec.options if spec.passes_on else spec.accepted()
+        row: dict[str, object] = {
             "name": spec.name,
             "summary": spec.summary,
             "reads": list(spec.reads),
             "kernel": spec.kernel is not None,
+            "role": spec.role,
+            "recommended": spec.recommended,
+            "advice": spec.advice,
+            "options": [
+                {"name": o.name, "default": o.default, "allowed": o.allowed(), "help": o.help} for o in own
+            ],
+            "passes_on": list(spec.passes_on),
+            "aliases": {a.old: a.describe() for a in spec.aliases},
+            "strength": [dataclasses.asdict(s) for s in spec.strength],
         }
         if r is not None:
             row["refusal"] = spec.refusal(r) if spec.name != "best" else None
@@ -100,20 +114,34 @@ def shooters_cmd(
     if as_json:
         emit_json(rows)
         return
-    table = Table("shooter", "what it does", "options", "kernel", title="Shooters (name:key=value,...)")
+    table = Table(
+        "shooter", "what it does", "options", "measured (mean shots)", title="Shooters (name:key=value,...)"
+    )
     if r is not None:
         table.add_column(f"plays {r.name}?")
-    for row in rows:
-        cells = [row["name"], row["summary"], ", ".join(row["reads"]), "yes" if row["kernel"] else ""]
+    for spec, row in zip(specs().values(), rows, strict=True):
+        what = f"{escape(spec.summary)}\n[{'bold' if spec.recommended else 'dim'}]{spec.role}[/]"
+        what += escape(f": {spec.advice}") if spec.advice else ""
+        what += "; a kernel" if spec.kernel else ""
+        own = spec.options if spec.passes_on else spec.accepted()
+        options = [escape(f"{o.describe()}: {o.help}") for o in own]
+        if spec.passes_on:
+            options.append(f"and every option of what it plays ({', '.join(spec.passes_on)})")
+        options += [f"old: {a.describe()}" for a in spec.aliases]
+        measured = "\n".join(s.describe() for s in spec.strength)
+        cells = [spec.name, what, "\n".join(options) or "none", escape(measured)]
         if r is not None:
             plays = "yes" if not row["unread"] else f"yes; {row['unread']}"
-            if row["name"] == "best":
+            if spec.name == "best":
                 plays = f"yes, as {best}"
             cells.append(plays if row["refusal"] is None else f"no: {row['refusal']}")
         table.add_row(*cells)
     console.print(table)
     if r is not None:
         console.print(f"best on {r.name} plays {best}", highlight=False)
+    console.print(
+        "Measured figures and their commands: docs/strategies.md, docs/reproduction.md.", highlight=False
+    )
 
 
 @friendly

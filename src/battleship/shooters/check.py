@@ -35,7 +35,7 @@ def _shots(shooter: Shooter, rules: Rules, row: np.ndarray, rng: np.random.Gener
     """The cells ``shooter`` fires at in one game on layout ``row``, each checked by the referee."""
     game = Game(generators.to_layout(rules, row))
     shooter.reset(rules, rng)
-    cells = []
+    cells: list[int] = []
     while not game.over:
         if len(cells) >= rules.cells:
             raise ShooterCheckError(f"{who}: the game did not end within {rules.cells} shots")
@@ -52,6 +52,7 @@ def _check_kernel(s: ShooterSpec, rules: Rules, options: Options, games: int, se
     """The kernel's shot counts against the class's, game by game, on the same streams."""
     from battleship.shooters.kernels import KINDS, play_rows
 
+    assert s.kernel is not None  # only a shooter with a kernel is checked against one
     rows = generators.draw(rules, "uniform", seed, games)
     fast = play_rows(rules, KINDS[s.kernel], seed, rows, options)
     slow = np.array(

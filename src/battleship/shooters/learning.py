@@ -83,6 +83,7 @@ class LearningShooter(OptimalShooter):
         rules, t = self._rules, tables(self._rules)
         seed = seed_words(self._seed * 1_000_003 + len(observation.shots))
         rows = draw(rules, observation, self.options.samples, seed=seed)
+        assert self._prior is not None  # set by reset
         weight = self._prior[rows].prod(axis=1)
         cells = t.cell_list[rows.ravel()]  # (samples * ships, longest ship): -1 pads
         per_cell = np.repeat(np.repeat(weight, rows.shape[1]), cells.shape[1])

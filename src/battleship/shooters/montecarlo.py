@@ -39,7 +39,7 @@ class MonteCarloShooter(OptimalShooter):
         rules, options = self._rules, self.options
         seed = seed_words(self._seed * 1_000_003 + len(observation.shots))
         if options.budget:
-            start, batches = time.perf_counter(), []
+            start, batches = time.perf_counter(), list[np.ndarray]()
             while not batches or time.perf_counter() - start < options.budget / 1000:
                 batches.append(draw(rules, observation, 64, seed=seed + len(batches)))
             rows = np.concatenate(batches)

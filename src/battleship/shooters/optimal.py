@@ -2,10 +2,11 @@
 
 The probabilities come from :func:`battleship.inference.posterior` (every layout consistent with
 the shots, sink announcements included). Options: ``tie`` (first, random, centre, informative),
-the Dunman High paper's parity ``boost`` (percent, default 0), C. Liam Brown's ``skew`` (percent). Plays every rules variant the
+C. Liam Brown's ``skew`` (percent) and its ``lattice`` (the Dunman High paper's parity boost is
+``skew=P,lattice=1``; ``boost=P`` still reads so). Plays every rules variant the
 engine plays; under spacing rules and polyomino fleets the engine's search is slow on open boards.
 ``prior=GENERATOR`` weighs each layout by how often that layout generator draws its placements
-(:func:`battleship.inference.prior.generator_weights`; the endgame solver is then not used). ``endgame=N`` solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
+(:func:`battleship.inference.prior.generator_weights`; the endgame solver is then not used). ``exact=N`` (once spelled ``endgame=N``) solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
 layouts remain.
 
 ``tie=informative`` splits equally likely cells by what the answer would tell: the cell whose
@@ -92,11 +93,11 @@ class OptimalShooter:
         rules = self._rules
         if self._prior is not None:  # the endgame solver weighs layouts uniformly
             return None
-        if not self.options.endgame or total > self.options.endgame or len(rules.fleet) < 2:
+        if not self.options.exact or total > self.options.exact or len(rules.fleet) < 2:
             return None
         if self._solver is None:  # one a game: what it solved for one shot answers the next ones
             # (not shared between games: whether a search fits its budget must not depend on them)
-            self._solver = endgame_solver(rules, self.options.endgame)
+            self._solver = endgame_solver(rules, self.options.exact)
         return solved_cell(self._solver, rules, observation, int(total))
 
     def next_shot(self, observation: Observation) -> int:

@@ -1,60 +1,37 @@
-"""Shooter options, written ``name:key=value,...`` on the command line, and the vector kernels read.
+"""Shooter options: declared per shooter, written ``name:key=value,...``, read by the kernels as a vector.
 
-One :class:`Options` value configures every shooter; each reads only the keys it documents:
+Every registered shooter declares the options it reads (:attr:`ShooterSpec.options
+<battleship.shooters.registry.ShooterSpec.options>`), each an :class:`OptionSpec`: its name, its type,
+its default, the values it may take and one line of help. A key means the same thing for every
+shooter that reads it (:data:`OPTION` holds the one definition of each), so ``exact=N`` is "solve
+the rest of the game exactly once at most N layouts remain" wherever it is read.
 
-- ``tie``: how equal cells are split: ``first`` (reading order), ``random`` or ``centre`` (nearest
-  the middle, then reading order); every scoring shooter. ``informative`` (the cell whose answer
-  tells most) is read by optimal and montecarlo only.
-- ``colour``: the checkerboard colour hunt-target-parity hunts on, ``(row + col) % 2``.
-- ``weight``: density's factor per unexplained hit a placement passes through.
-- ``skew``: C. Liam Brown's diagonal skew, in percent (C. Liam Brown's calculator uses 20): while the smallest ship may be afloat,
-  cells of one checkerboard colour (the colour most of the shots so far went to) score that much
-  more. density, density-grid, trial-sink.
-- ``lattice``: 1 makes the skew follow the smallest afloat ship: cells ``(row + col) % n == k`` for
-  its length ``n`` score ``skew`` percent more while any ship floats (plain skew: the checkerboard,
-  and only while a ship of the fleet's smallest size may be afloat). Every shooter that reads ``tie``
-  and ``skew`` (not density-grid).
-- ``lastship``: density's look-ahead for the last ship: once one ship is afloat and every sunk
-  ship's cells are known, each of the ``lastship`` cells density ranks highest is played on by
-  density against every placement of that ship that fits, and the one with fewest shots in all is
-  fired (an exact rollout: those placements are equally likely on uniform layouts). 0: off.
-- ``boost``: the Dunman High paper's parity boost, in percent, to cells ``(row + col) % n == k`` where ``n`` is the
-  smallest afloat ship's length and ``k`` the residue most shots so far went to. superposition
-  (default 5) and optimal (default 0).
-- ``endgame``: optimal solves the rest of the game exactly (fewest expected shots) once at most
-  this many layouts remain (0: never).
-- ``exact``: twoply solves the rest of the game exactly once at most this many layouts remain (the
-  endgame solver, as optimal's ``endgame``; past its budget of states, twoply's own cell). 0: never.
-- ``second``: once at most this many layouts remain, twoply's endgame plays each candidate on by its
-  own rollout over greedy instead of by greedy (a second step of policy improvement, for small
-  boards). 0: never.
-- ``model``: learning's placement model file (written by ``battleship learn``).
-- ``prior``: a layout generator (``contest``, ``sequential``, ...) the shooter assumes the layouts come
-  from: each placement is weighed by how much more often that generator draws it than uniform
-  layouts do (fitted once on generated layouts). trial-sink.
-- ``samples``: montecarlo's exact samples per shot (reproducible); learning's under a spacing margin.
-- ``rollouts``: rollout's sampled layouts per shot, each played on from every candidate.
-- ``width``: rollout's and twoply's candidate cells per shot.
-- ``fast``: best only: 1 plays the strongest measured shooter that runs as a Numba kernel at
-  thousands of games a second (no ``lastship`` look-ahead), for lab runs where the strongest costs too much.
-- ``plies``: twoply's look-ahead before its endgame: 2 (this shot and the next) or 1 (greedy's best
-  cell, skewed as asked, until ``endgame`` layouts remain).
-- ``early``: what twoply plays before its endgame instead of what ``plies`` says: ``density`` (the
-  DataGenetics density strategy's cell) or ``trial-sink``, with the same ``skew`` and ``tie``, so
-  that the look-ahead changes that shooter's play in the endgame only.
-- ``budget``: montecarlo's time per shot in milliseconds, as C. Liam Brown's calculator does it (0: use ``samples``); the
-  number of samples then depends on the machine, so runs with a budget are not reproducible.
+Text (``"density:skew=20"``), keywords (``make("density", skew=20)``) and the command line's
+``--shooter`` all go through one validation (:func:`build_options`): an unknown key or a bad value is
+refused in one line that names the shooter and lists what it takes. The result is one
+:class:`Options` value, which also records which keys were *given*: a key given is honoured whatever
+its value, even the default (``best:skew=0`` turns off the skew ``best`` would play), and
+:func:`format_spec` writes every key given, so the spec printed plays what was asked.
+
+Old spellings stay readable where stored specs use them (:class:`Alias`): ``optimal:endgame=N`` is
+``optimal:exact=N`` and ``optimal:boost=P`` is ``optimal:skew=P,lattice=1`` (the same factor).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
-
-import numpy as np
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import InitVar, dataclass
+from typing import TYPE_CHECKING
 
 from battleship.errors import BattleshipError
-from battleship.rules import Rules, Sinks, Spacing
+from battleship.rules import Sinks, Spacing
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from battleship.rules import Rules
 
 TIES = {"first": 0, "random": 1, "centre": 2, "informative": 3}
 EARLY = ("", "density", "trial-sink")  # what twoply may play before its endgame ("": as ``plies`` says)
@@ -63,32 +40,255 @@ SPACING_CODES = {Spacing.TOUCH: 0, Spacing.NO_EDGE: 1, Spacing.NO_CONTACT: 2}
 DEFAULT_WEIGHT = 20
 SUPERPOSITION_BOOST = 5  # the Dunman High paper: "a few percentage points"
 
-# the whole-number keys and the values they may take (low, high, what they are)
-RANGES = {
-    "colour": (0, 1, "a checkerboard colour"),
-    "weight": (1, 10_000, "a factor"),
-    "skew": (0, 100, "a percentage"),
-    "boost": (0, 100, "a percentage"),
-    "samples": (1, 10_000_000, "a number of samples"),
-    "budget": (0, 600_000, "milliseconds"),
-    "endgame": (0, 100_000, "a number of layouts"),
-    "exact": (0, 100_000, "a number of layouts"),
-    "second": (0, 100_000, "a number of layouts"),
-    "rollouts": (1, 100_000, "a number of layouts"),
-    "width": (1, 1_000, "a number of candidate cells"),
-    "plies": (1, 2, "a look-ahead depth"),
-    "fast": (0, 1, "0 or 1"),
-    "lattice": (0, 1, "0 or 1"),
-    "lastship": (0, 100, "a number of candidate cells"),
-}
-
 # positions in the kernels' parameter vector
 TIE, COLOUR, WEIGHT, SKEW, BOOST, SINKS, SPACING, LATTICE, LASTSHIP = range(9)
+
+Value = int | str
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option a shooter reads: a whole number in ``low..high`` or a text (one of ``choices`` when
+    they are given), its default and one line of help."""
+
+    name: str
+    default: Value
+    help: str
+    kind: type = int  # int or str
+    low: int = 0
+    high: int = 0
+    what: str = ""  # what a whole number counts ("a percentage"), for the error message
+    choices: tuple[str, ...] = ()  # the texts it may be (empty: any text)
+
+    def allowed(self) -> str:
+        """The values it may take, shortly: ``0..100``, ``0|1``, ``first|random|centre``, ``TEXT``."""
+        if self.kind is int:
+            return f"{self.low}|{self.high}" if self.high - self.low == 1 else f"{self.low:,}..{self.high:,}"
+        if self.choices:
+            return "|".join(c or '""' for c in self.choices)
+        return "GENERATOR" if self.name == "prior" else "FILE" if self.name == "model" else "TEXT"
+
+    def parse(self, value: object) -> Value:
+        """``value`` (a text as written in a spec, or a Python value) checked and converted, or a
+        :class:`BattleshipError` saying what it may be."""
+        if self.kind is int:
+            return self._whole(value)
+        if not isinstance(value, str):
+            raise BattleshipError(f"{self.name} is a text, not {value!r}")
+        text = value.strip()
+        if self.choices and text not in self.choices:
+            if self.name == "tie":
+                raise BattleshipError(f"tie rule {text!r} is not one of {', '.join(self.choices)}")
+            raise BattleshipError(f"{self.name} is {' or '.join(c for c in self.choices if c)}, not {text!r}")
+        if "," in text:
+            raise BattleshipError(f"{self.name} cannot hold a comma (a spec separates options by commas)")
+        if self.name == "prior" and text:
+            from battleship.generators import parse_generator
+
+            parse_generator(text)  # a clear error now rather than mid-run
+        return text
+
+    def _whole(self, value: object) -> int:
+        if isinstance(value, str):
+            try:
+                number = int(value.strip())
+            except ValueError:
+                raise BattleshipError(f"{self.name} must be an integer, not {value.strip()!r}") from None
+        elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            number = int(value)
+        else:
+            raise BattleshipError(f"{self.name} must be an integer, not {value!r}")
+        if not self.low <= number <= self.high:
+            raise BattleshipError(
+                f"{self.name} is {self.what} from {self.low:,} to {self.high:,}, not {number:,}"
+            )
+        return number
+
+    def describe(self) -> str:
+        """``name=default`` and the values allowed, for listings."""
+        default = self.default if self.default != "" else '""'
+        return f"{self.name}={default} ({self.allowed()})"
+
+
+@dataclass(frozen=True)
+class Alias:
+    """An old spelling kept readable: ``old=V`` reads as ``new=V`` plus the fixed settings ``also``."""
+
+    old: str
+    new: str
+    also: tuple[tuple[str, Value], ...] = ()
+
+    def describe(self) -> str:
+        """``old=V`` as what it reads as."""
+        return f"{self.old}=V is {','.join([f'{self.new}=V', *(f'{k}={v}' for k, v in self.also)])}"
+
+
+def _percent(name: str, default: int, help: str) -> OptionSpec:
+    return OptionSpec(name, default, help, int, 0, 100, "a percentage")
+
+
+# the one definition of every key (a shooter may narrow ``tie``'s choices or change a default, never
+# the meaning)
+OPTION: dict[str, OptionSpec] = {
+    o.name: o
+    for o in (
+        OptionSpec(
+            "tie",
+            "first",
+            "how equal cells are split: first (reading order), random, centre (nearest the middle), "
+            "informative (the cell whose answer tells most; exact shooters only)",
+            str,
+            choices=tuple(TIES),
+        ),
+        OptionSpec(
+            "colour",
+            0,
+            "the checkerboard colour hunted on, (row + col) % 2",
+            int,
+            0,
+            1,
+            "a checkerboard colour",
+        ),
+        OptionSpec(
+            "weight",
+            DEFAULT_WEIGHT,
+            "factor per unexplained hit a placement passes through",
+            int,
+            1,
+            10_000,
+            "a factor",
+        ),
+        _percent(
+            "skew",
+            0,
+            "C. Liam Brown's diagonal skew, percent more for the favoured parity cells: the checkerboard "
+            "colour most shots went to, while a ship of the fleet's smallest size may be afloat (see lattice)",
+        ),
+        OptionSpec(
+            "lattice",
+            0,
+            "1: the skew follows the smallest afloat ship, cells (row + col) % n for its length n, while "
+            "any ship floats (0: the checkerboard of the plain skew)",
+            int,
+            0,
+            1,
+            "0 or 1",
+        ),
+        OptionSpec(
+            "lastship",
+            0,
+            "once one ship is afloat, the N best cells are played on exactly against every placement of it",
+            int,
+            0,
+            100,
+            "a number of candidate cells",
+        ),
+        _percent(
+            "boost",
+            SUPERPOSITION_BOOST,
+            "the Dunman High paper's parity boost while hunting: percent more for the residue of "
+            "(row + col) % n most shots went to, n the smallest afloat ship (as skew with lattice=1)",
+        ),
+        OptionSpec(
+            "samples", 1000, "exact uniform samples a shot", int, 1, 10_000_000, "a number of samples"
+        ),
+        OptionSpec(
+            "budget",
+            0,
+            "milliseconds a shot instead of samples (0: use samples; not reproducible)",
+            int,
+            0,
+            600_000,
+            "milliseconds",
+        ),
+        OptionSpec(
+            "endgame",
+            0,
+            "once at most N layouts remain, each candidate is scored by greedy's exact rest of game "
+            "(Bertsekas' rollout over every layout; 0: never)",
+            int,
+            0,
+            100_000,
+            "a number of layouts",
+        ),
+        OptionSpec(
+            "exact",
+            0,
+            "once at most N layouts remain, the rest of the game is solved exactly, fewest expected shots "
+            "(0: never)",
+            int,
+            0,
+            100_000,
+            "a number of layouts",
+        ),
+        OptionSpec(
+            "second",
+            0,
+            "once at most N layouts remain, the endgame's candidates are played on by its own rollout (a "
+            "second step of policy improvement; 0: never)",
+            int,
+            0,
+            100_000,
+            "a number of layouts",
+        ),
+        OptionSpec("model", "", "the placement model file written by battleship learn", str),
+        OptionSpec(
+            "prior",
+            "",
+            "a layout generator (contest, sequential, ...) the layouts are expected from: placements weighed "
+            "by how often it draws them",
+            str,
+        ),
+        OptionSpec(
+            "rollouts",
+            48,
+            "layouts drawn a shot, each played on from every candidate",
+            int,
+            1,
+            100_000,
+            "a number of layouts",
+        ),
+        OptionSpec("width", 6, "candidate cells a shot", int, 1, 1_000, "a number of candidate cells"),
+        OptionSpec(
+            "plies",
+            2,
+            "look-ahead before the endgame: 2 (this shot and the next) or 1 (greedy's best cell)",
+            int,
+            1,
+            2,
+            "a look-ahead depth",
+        ),
+        OptionSpec(
+            "early",
+            "",
+            "what plays before the endgame instead of plies: density or trial-sink, with the same skew and tie",
+            str,
+            choices=EARLY,
+        ),
+        OptionSpec(
+            "fast",
+            0,
+            "1: the strongest measured shooter that runs as a Numba kernel (for lab runs)",
+            int,
+            0,
+            1,
+            "0 or 1",
+        ),
+    )
+}
+
+# the whole-number keys and the values they may take (low, high, what they are)
+RANGES = {o.name: (o.low, o.high, o.what) for o in OPTION.values() if o.kind is int}
 
 
 @dataclass(frozen=True)
 class Options:
-    """How a shooter plays (see the module docstring for what each key means)."""
+    """The values a shooter plays with (see :data:`OPTION` for what each key means), and which keys
+    were given (:attr:`given`): a given key is honoured whatever its value.
+
+    ``Options(skew=20)`` gives the values only; ``Options(skew=0, given={"skew"})`` also says skew was
+    asked for. :meth:`replace` keeps track of what it sets; ``dataclasses.replace`` does not.
+    """
 
     tie: str = "first"
     colour: int = 0
@@ -109,23 +309,26 @@ class Options:
     plies: int = 2
     early: str = ""
     fast: int = 0
+    # not a field: kept out of equality, of ``dataclasses.asdict`` (the run files) and of the repr
+    given: InitVar[Iterable[str]] = frozenset()
 
-    def __post_init__(self) -> None:
-        if self.tie not in TIES:
-            raise BattleshipError(f"tie rule {self.tie!r} is not one of {', '.join(TIES)}")
-        if self.early not in EARLY:
-            raise BattleshipError(f"early is {' or '.join(e for e in EARLY if e)}, not {self.early!r}")
-        for key, (low, high, what) in RANGES.items():
-            value = getattr(self, key)
-            if value is not None and not low <= value <= high:
-                raise BattleshipError(f"{key} is {what} from {low:,} to {high:,}, not {value:,}")
-        if self.prior:
-            from battleship.generators import parse_generator
-
-            parse_generator(self.prior)  # a clear error now rather than mid-run
+    def __post_init__(self, given: Iterable[str]) -> None:
+        keys = frozenset(given)
+        unknown = sorted(keys - FIELDS)
+        if unknown:
+            raise BattleshipError(f"no option named {unknown[0]!r}; options are {', '.join(FIELDS_IN_ORDER)}")
+        object.__setattr__(self, "given", keys)
+        for option in OPTION.values():
+            value = getattr(self, option.name)
+            if value is not None:
+                if option.kind is int and not isinstance(value, numbers.Integral):
+                    raise BattleshipError(f"{option.name} must be an integer, not {value!r}")
+                option.parse(value)
 
     def vector(self, rules: Rules) -> np.ndarray:
         """The int64 parameter vector of the kernels, for ``rules``."""
+        import numpy as np
+
         out = np.zeros(9, dtype=np.int64)
         out[TIE] = TIES[self.tie]
         out[COLOUR] = self.colour
@@ -138,53 +341,133 @@ class Options:
         out[LASTSHIP] = self.lastship
         return out
 
+    @property
+    def given_keys(self) -> frozenset[str]:
+        """The keys given (typed access to :attr:`given`)."""
+        keys: frozenset[str] = self.__dict__.get("given", frozenset())
+        return keys
+
     def changed(self) -> dict[str, object]:
-        """The options that differ from the defaults."""
-        default = Options()
+        """The options whose value differs from the default (see :meth:`named` for what to write)."""
         return {
-            f.name: getattr(self, f.name)
-            for f in dataclasses.fields(self)
-            if getattr(self, f.name) != getattr(default, f.name)
+            name: getattr(self, name) for name in FIELDS_IN_ORDER if getattr(self, name) != DEFAULTS[name]
         }
 
+    def named(self) -> dict[str, object]:
+        """The options a spec must write to play these: every key given and every value changed, in the
+        fixed order of the fields."""
+        given = self.given_keys
+        return {
+            name: getattr(self, name)
+            for name in FIELDS_IN_ORDER
+            if name in given or getattr(self, name) != DEFAULTS[name]
+        }
 
-def parse_spec(spec: str, base: Options | None = None) -> tuple[str, Options]:
-    """``"density:tie=random,skew=20"`` -> ``("density", Options(tie="random", skew=20))``.
+    def replace(self, **values: object) -> Options:
+        """A copy with ``values`` set, each counted as given."""
+        return dataclasses.replace(self, **values, given=self.given_keys | set(values))  # type: ignore[arg-type]
 
-    A key given twice, a value that is not a whole number where one is read, and a value out of its
-    range (:data:`RANGES`) are refused, naming the spec.
-    """
+
+FIELDS_IN_ORDER = tuple(f.name for f in dataclasses.fields(Options))
+FIELDS = frozenset(FIELDS_IN_ORDER)
+DEFAULTS: dict[str, object] = {f.name: f.default for f in dataclasses.fields(Options)}
+
+
+def split_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"density:tie=random,skew=20"`` -> ``("density", {"tie": "random", "skew": "20"})``: the name and
+    the options as written, in order; no name, an item that is not ``key=value`` and a key given
+    twice are refused, naming the spec."""
     name, _, rest = spec.partition(":")
     name = name.strip()
     if not name:
         raise BattleshipError(f"shooter {spec!r}: no name before the options")
-    values: dict[str, object] = {}
-    fields = {f.name: f.type for f in dataclasses.fields(Options)}
+    values: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, eq, value = item.partition("=")
         key = key.strip()
-        if key not in fields or not eq:
-            raise BattleshipError(
-                f"shooter {spec!r}: {item!r} is not key=value with a key among {', '.join(fields)}"
-            )
+        if not key or not eq:
+            raise BattleshipError(f"shooter {spec!r}: {item!r} is not key=value")
         if key in values:
             raise BattleshipError(f"shooter {spec!r}: {key} is given twice")
-        if key in ("tie", "model", "prior", "early"):
-            values[key] = value.strip()
-        else:
-            try:
-                values[key] = int(value)
-            except ValueError:
-                raise BattleshipError(
-                    f"shooter {spec!r}: {key} must be an integer, not {value.strip()!r}"
-                ) from None
-    try:
-        return name, dataclasses.replace(base or Options(), **values)
-    except BattleshipError as exc:
-        raise BattleshipError(f"shooter {spec!r}: {exc}") from None
+        values[key] = value.strip()
+    return name, values
+
+
+def listing(name: str, options: Sequence[OptionSpec], aliases: Sequence[Alias] = ()) -> str:
+    """``density takes tie=first (first|random|centre), ...``: one line for error messages."""
+    if not options:
+        return f"{name} takes no options"
+    old = f"; old spellings: {', '.join(a.describe() for a in aliases)}" if aliases else ""
+    return f"{name} takes {', '.join(o.describe() for o in options)}{old}"
+
+
+def build_options(
+    shooter: str,
+    declared: Sequence[OptionSpec],
+    values: Mapping[str, object],
+    base: Options | None = None,
+    aliases: Sequence[Alias] = (),
+    shown: str | None = None,
+) -> Options:
+    """The one validation of a shooter's options: ``values`` (texts as written, or Python values) read
+    against the options ``shooter`` declares, old spellings (``aliases``) read as what they mean, on
+    top of ``base``; every key in ``values`` is counted as given.
+
+    An unknown key, a bad value, or a key set twice (directly and through an old spelling) is refused in
+    one line naming the spec (``shown``), the shooter and every option it takes.
+    """
+    by_name = {o.name: o for o in declared}
+    by_old = {a.old: a for a in aliases}
+    where = f"shooter {shown or shooter!r}: "
+    parsed: dict[str, Value] = {}
+    source: dict[str, str] = {}
+
+    def put(key: str, value: Value, via: str) -> None:
+        if key in parsed:
+            also = (
+                f" ({via} sets it)"
+                if via != key
+                else f" ({source[key]} sets it)"
+                if source[key] != key
+                else ""
+            )
+            raise BattleshipError(f"{where}{key} is given twice{also}; {listing(shooter, declared, aliases)}")
+        parsed[key], source[key] = value, via
+
+    for key, raw in values.items():
+        try:
+            if key in by_name:
+                put(key, by_name[key].parse(raw), key)
+            elif key in by_old:
+                alias = by_old[key]
+                put(alias.new, by_name[alias.new].parse(raw), key)
+                for fixed, value in alias.also:
+                    put(fixed, by_name[fixed].parse(value), key)
+            else:
+                raise BattleshipError(f"{shooter} does not read {key}")
+        except BattleshipError as exc:
+            message = str(exc)
+            if message.startswith(where):
+                raise
+            raise BattleshipError(f"{where}{message}; {listing(shooter, declared, aliases)}") from None
+    start = base or Options()
+    unread = [k for k in start.named() if k not in by_name]
+    if unread:
+        raise BattleshipError(
+            f"{where}{shooter} does not read {', '.join(unread)}; {listing(shooter, declared, aliases)}"
+        )
+    return dataclasses.replace(start, **parsed, given=start.given_keys | set(parsed))  # type: ignore[arg-type]
+
+
+def parse_spec(spec: str, base: Options | None = None) -> tuple[str, Options]:
+    """``"density:tie=random,skew=20"`` -> ``("density", Options(tie="random", skew=20))``: every key
+    and value checked, the keys written counted as given. Which keys the named shooter reads is
+    checked by :func:`battleship.shooters.registry.resolve`, which reads its old spellings too."""
+    name, values = split_spec(spec)
+    return name, build_options(name, tuple(OPTION.values()), values, base, shown=spec)
 
 
 def format_spec(name: str, options: Options) -> str:
-    """The inverse of :func:`parse_spec` (defaults left out)."""
-    changed = options.changed()
-    return name + (":" + ",".join(f"{k}={v}" for k, v in changed.items()) if changed else "")
+    """The inverse of :func:`parse_spec`: every key given or changed, in the fixed order of the fields."""
+    named = options.named()
+    return name + (":" + ",".join(f"{k}={v}" for k, v in named.items()) if named else "")

@@ -2,16 +2,21 @@
 
 A :class:`ShooterSpec` holds everything about one shooter in one place: its name, a one-line
 summary naming its source, where its class lives (loaded only when first used, so listing the
-shooters costs no import of NumPy or Numba), the Numba kernel the lab plays it with (if any) and the
-option keys it reads. Which rules it refuses, and why, is the class's own ``refusal`` function.
+shooters costs no import of NumPy or Numba), the Numba kernel the lab plays it with (if any), the
+options it takes (:class:`~battleship.shooters.options.OptionSpec`: name, type, default, values,
+help) and their old spellings, whether it is recommended, a published baseline or an experiment
+kept for comparison, and its measured strength. Which rules it refuses, and why, is the class's own
+``refusal`` function.
 
-``make("density:skew=20")`` builds a shooter from a spec text; ``register`` adds your own. A spec may
+``make("density:skew=20")`` and ``make("density", skew=20)`` build the same shooter; an unknown key or
+a bad value is refused in one line naming the shooter's options. ``register`` adds your own. A spec may
 also name a class outright, ``path/to/file.py:Class`` or ``package.module:Class`` (as the arena
 takes bots): it is built with no arguments, reads no options and is played in Python.
 
 What played is named one way everywhere (tables, JSON, files, game notation): the resolved spec,
-``name:key=value,...`` with the options that differ from the defaults in a fixed order
+``name:key=value,...`` with every option given (and every value changed) in a fixed order
 (:func:`battleship.shooters.options.format_spec`), ``best`` replaced by what it plays.
+:func:`reference_markdown` writes the registry as a reference page.
 """
 
 from __future__ import annotations
@@ -20,43 +25,71 @@ import dataclasses
 import importlib
 import importlib.util
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from battleship.errors import BattleshipError
+from battleship.shooters.options import (
+    FIELDS_IN_ORDER,
+    OPTION,
+    Alias,
+    Options,
+    OptionSpec,
+    build_options,
+    listing,
+    split_spec,
+)
 
 if TYPE_CHECKING:
     from battleship.game import Shooter
     from battleship.rules import Rules
-    from battleship.shooters.options import Options
 
 # every option key; a spec names those its shooter reads (the others are refused, not ignored)
-OPTION_KEYS = (
-    "tie",
-    "colour",
-    "weight",
-    "skew",
-    "lattice",
-    "lastship",
-    "boost",
-    "samples",
-    "budget",
-    "endgame",
-    "exact",
-    "second",
-    "model",
-    "prior",
-    "rollouts",
-    "width",
-    "plies",
-    "early",
-    "fast",
-)
+OPTION_KEYS = FIELDS_IN_ORDER
 # keys a choosing shooter (``best``) reads itself and does not hand to the shooter it chooses
 CHOOSER_KEYS = ("fast",)
 SCORING = ("tie", "skew", "lattice")  # what every scoring shooter reads
 ANSWERS = {"sinkings": "the sinking announcements", "margin": "the spacing margin"}
+ROLES = ("recommended", "baseline", "experiment")
+TIES_WITHOUT_INFORMATIVE = tuple(t for t in OPTION["tie"].choices if t != "informative")
+
+
+@dataclass(frozen=True)
+class Strength:
+    """A measured mean: ``mean`` shots over ``games`` games of ``spec`` on the preset ``rules``, with
+    layouts from ``generator``, measured by ``command`` (as recorded in ``source``)."""
+
+    rules: str
+    spec: str
+    games: int
+    mean: float
+    interval: str
+    command: str
+    generator: str = "uniform"
+    source: str = "docs/strategies.md"
+
+    def describe(self) -> str:
+        """``44.385 shots (44.262 .. 44.508) on standard, density, 20,000 games``."""
+        layouts = "" if self.generator == "uniform" else f", {self.generator} layouts"
+        return f"{self.mean:g} ({self.interval}) on {self.rules}{layouts}: {self.spec}, {self.games:,} games"
+
+
+def _declared(reads: tuple[str, ...]) -> tuple[OptionSpec, ...]:
+    """The option specs of keys named the old way (``reads``, with ``informative`` for tie's choice)."""
+    unknown = [k for k in reads if k not in (*OPTION_KEYS, "informative")]
+    if unknown:
+        raise BattleshipError(f"unknown option {unknown[0]!r}")
+    out = []
+    for key in reads:
+        if key == "informative":
+            continue
+        option = OPTION[key]
+        if key == "tie" and "informative" not in reads:
+            option = dataclasses.replace(option, choices=TIES_WITHOUT_INFORMATIVE)
+        out.append(option)
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -69,7 +102,9 @@ class ShooterSpec:
     # the name of its Numba kernel in battleship.shooters.kernels, which plays game i of a run seeded
     # s exactly as the class reset with battleship.rng.game_rng(s, i) (check_shooter demands it)
     kernel: str | None = None
-    reads: tuple[str, ...] = ()  # the option keys it reads
+    # the option keys it reads, the old way of declaring them (``informative``: tie may be informative);
+    # filled in from ``options`` when those are given
+    reads: tuple[str, ...] = ()
     # answers the rules may give that it leaves unread, as its source published it ("sinkings",
     # "margin"), and why; the CLI says so when it plays rules that give them
     ignores: tuple[str, ...] = ()
@@ -79,6 +114,51 @@ class ShooterSpec:
     # :func:`resolve`)
     chooses: str | None = None
     takes_options: bool = True  # False: the class is built with no arguments (a class named outright)
+    # the options it reads: name, type, default, values allowed, help (built from ``reads`` if empty)
+    options: tuple[OptionSpec, ...] = ()
+    aliases: tuple[Alias, ...] = ()  # old spellings of its options, still read
+    # "recommended" (a player), "baseline" (a published strategy as its source wrote it) or
+    # "experiment" (kept for comparison: it lost every measurement)
+    role: str = "recommended"
+    strength: tuple[Strength, ...] = ()  # measured means, where measured
+    # a choosing shooter: the shooters it may play, whose options it takes and hands on
+    passes_on: tuple[str, ...] = ()
+    advice: str = ""  # one line: when to use it, or why it is kept
+
+    def __post_init__(self) -> None:
+        if self.options and self.reads:
+            raise BattleshipError(f"shooter {self.name!r}: declare options or reads, not both")
+        try:
+            options = self.options or _declared(self.reads)
+        except BattleshipError as exc:
+            raise BattleshipError(f"shooter {self.name!r} reads {exc}") from None
+        names = [o.name for o in options]
+        if len(set(names)) != len(names) or any(n not in OPTION_KEYS for n in names):
+            raise BattleshipError(
+                f"shooter {self.name!r}: options must be distinct keys among {', '.join(OPTION_KEYS)}"
+            )
+        tie = next((o for o in options if o.name == "tie"), None)
+        informative = ("informative",) if tie is not None and "informative" in tie.choices else ()
+        if self.role not in ROLES:
+            raise BattleshipError(
+                f"shooter {self.name!r}: role is one of {', '.join(ROLES)}, not {self.role!r}"
+            )
+        object.__setattr__(self, "options", tuple(options))
+        object.__setattr__(self, "reads", (*names, *informative))
+        if self.passes_on and all(n in _REGISTRY for n in self.passes_on):  # else register refuses it
+            taken = self.accepted()
+            tie = next((o for o in taken if o.name == "tie"), None)
+            informative = ("informative",) if tie is not None and "informative" in tie.choices else ()
+            object.__setattr__(self, "reads", (*(o.name for o in taken), *informative))
+        for alias in self.aliases:
+            targets = [alias.new, *(k for k, _ in alias.also)]
+            if alias.old in names or any(t not in names for t in targets) or alias.old not in OPTION_KEYS:
+                raise BattleshipError(f"shooter {self.name!r}: alias {alias.old!r} must name its options")
+
+    @property
+    def recommended(self) -> bool:
+        """True for a player (not a published baseline or an experiment kept for comparison)."""
+        return self.role == "recommended"
 
     def load(self) -> type:
         """The shooter's class (imported on first use)."""
@@ -89,14 +169,34 @@ class ShooterSpec:
         plays itself)."""
         return _attribute(self.chooses)(rules, options) if self.chooses else None
 
-    def make(self, options: Options | None = None, **kwargs: Any) -> Shooter:
-        """A new shooter with these options (checked against the keys it reads)."""
-        from battleship.shooters.options import Options
+    def accepted(self) -> tuple[OptionSpec, ...]:
+        """Every option this shooter takes: its own, and for a choosing shooter those of every shooter it
+        may play (old spellings included), checked again against the one it plays."""
+        if not self.passes_on:
+            return self.options
+        out = {o.name: o for o in self.options}
+        for name in self.passes_on:
+            other = spec(name)
+            for option in (*other.options, *(OPTION[a.old] for a in other.aliases)):
+                if option.name not in out or len(option.choices) > len(out[option.name].choices):
+                    out[option.name] = option
+        return tuple(sorted(out.values(), key=lambda o: OPTION_KEYS.index(o.name)))
 
-        options = options or Options()
-        self.check_options(options)
+    def build(
+        self, values: Mapping[str, object], base: Options | None = None, shown: str | None = None
+    ) -> Options:
+        """``values`` (texts as written or Python values) checked against the options this shooter takes,
+        on top of ``base``: :func:`battleship.shooters.options.build_options`."""
+        if not self.takes_options and (values or (base is not None and base.named())):
+            raise BattleshipError(f"{self.name} is a class named outright: it takes no options")
+        return build_options(self.name, self.accepted(), values, base, self.aliases, shown)
+
+    def make(self, options: Options | None = None, **kwargs: Any) -> Shooter:
+        """A new shooter with these options (checked against those it takes); ``kwargs`` go to its
+        class (``learning`` takes a fitted ``model=`` object this way)."""
+        options = self.build({}, options)
         cls = self.load()
-        return cls(options, **kwargs) if self.takes_options else cls(**kwargs)
+        return cls(options, **kwargs) if self.takes_options else cls(**kwargs)  # type: ignore[no-any-return]
 
     def refusal(self, rules: Rules) -> str | None:
         """Why this shooter cannot play ``rules``, or None when it can."""
@@ -113,15 +213,12 @@ class ShooterSpec:
         return f"{self.name} leaves {' and '.join(unread)} of {rules.name} unread: {self.ignores_why}"
 
     def check_options(self, options: Options) -> None:
-        """Refuse options this shooter would silently ignore."""
-        ignored = [k for k in options.changed() if k not in self.reads]
-        if ignored:
-            reads = ", ".join(self.reads) or "no options"
-            raise BattleshipError(f"{self.name} does not read {', '.join(ignored)} (it reads {reads})")
-        if options.tie == "informative" and "informative" not in self.reads:
-            raise BattleshipError(
-                f"tie=informative is read by {' and '.join(informative())} only, not by {self.name}"
-            )
+        """Refuse options this shooter would silently ignore, or values it does not take."""
+        self.build({}, options)
+
+    def takes(self) -> str:
+        """Its options in one line: ``density takes tie=first (first|random|centre), ...``."""
+        return listing(self.name, self.accepted(), self.aliases)
 
 
 def _attribute(where: str) -> Any:
@@ -190,12 +287,15 @@ def class_spec(text: str) -> ShooterSpec:
 
 
 def register(spec: ShooterSpec) -> ShooterSpec:
-    """Add a shooter to the registry (its name must be new)."""
+    """Add a shooter to the registry (its name must be new; a choosing shooter's ``passes_on`` must be
+    registered already)."""
     if spec.name in _REGISTRY:
         raise BattleshipError(f"a shooter named {spec.name!r} is registered already")
-    unknown = [k for k in spec.reads if k not in (*OPTION_KEYS, "informative")]
-    if unknown:
-        raise BattleshipError(f"shooter {spec.name!r} reads unknown option {unknown[0]!r}")
+    missing = [n for n in spec.passes_on if n not in _REGISTRY]
+    if missing:
+        raise BattleshipError(
+            f"shooter {spec.name!r} passes options on to {missing[0]!r}, which is not registered"
+        )
     _REGISTRY[spec.name] = spec
     return spec
 
@@ -227,38 +327,163 @@ def spec(name: str) -> ShooterSpec:
     )
 
 
-def resolve(text: str, rules: Rules | None = None, base: Options | None = None) -> tuple[str, Options]:
-    """``"name:key=value,..."`` as a registered name and its options, checked.
+def _shown(text: str, values: Mapping[str, object]) -> str:
+    """The spec as one would write it: ``text`` with keyword options appended (for error messages)."""
+    if not values:
+        return text
+    extra = ",".join(f"{k}={v}" for k, v in values.items())
+    return f"{text}{',' if ':' in text else ':'}{extra}"
+
+
+def resolve(
+    text: str,
+    rules: Rules | None = None,
+    base: Options | None = None,
+    values: Mapping[str, object] | None = None,
+) -> tuple[str, Options]:
+    """``"name:key=value,..."`` (and keyword ``values``) as a registered name and its options, checked
+    against the options that shooter takes (:meth:`ShooterSpec.build`); ``base`` is what the text
+    amends.
 
     A shooter that chooses (``best``: the strongest measured shooter for ``rules``) becomes the one it
-    chooses, its own options then any given here on top; without rules it stays itself. A class named
-    outright resolves to itself.
+    chooses, with that shooter's options and then every option given here on top, each honoured
+    whatever its value (``best:skew=0`` turns off the skew ``best`` plays); without rules it stays
+    itself. A class named outright resolves to itself and takes no options.
     """
-    from battleship.shooters.options import Options, parse_spec
-
+    values = dict(values or {})
     if is_class_spec(text):
-        return class_spec(text).name, base or Options()
-    name, options = parse_spec(text, base)
-    chosen_text = spec(name).choose(rules, options) if rules is not None else None
-    if chosen_text is not None:
-        chosen, chosen_options = parse_spec(chosen_text)
-        given = {k: v for k, v in options.changed().items() if k not in CHOOSER_KEYS}
-        options = dataclasses.replace(chosen_options, **given)
-        name = chosen
-    spec(name).check_options(options)
-    return name, options
+        found = class_spec(text)
+        found.build(values, base)
+        return found.name, base or Options()
+    name, written = split_spec(text)
+    shown = _shown(text, values)
+    twice = sorted(set(written) & set(values))
+    if twice:
+        raise BattleshipError(f"shooter {shown!r}: {twice[0]} is given twice")
+    chooser = spec(name)
+    options = chooser.build({**written, **values}, base, shown)
+    chosen_text = chooser.choose(rules, options) if rules is not None else None
+    if chosen_text is None:
+        return name, options
+    chosen_name, chosen_written = split_spec(chosen_text)
+    chosen = spec(chosen_name)
+    given = {k: v for k, v in options.named().items() if k not in CHOOSER_KEYS}
+    played = chosen.build(given, chosen.build(chosen_written), f"{shown} (playing {chosen_text})")
+    return chosen_name, played
 
 
-def make(text: str, options: Options | None = None, **kwargs: Any) -> Shooter:
-    """A new shooter from ``name`` or ``name:key=value,...`` (``options`` are the base the text amends)."""
-    name, options = resolve(text, base=options)
-    return spec(name).make(options, **kwargs)
+def make(text: str, options: Options | None = None, **values: object) -> Shooter:
+    """A new shooter from ``name`` or ``name:key=value,...`` and keyword options:
+    ``make("density", skew=20)`` plays exactly as ``make("density:skew=20")``; an unknown key or a bad
+    value is refused, naming the shooter's options. ``options`` is a base the text amends."""
+    name, resolved = resolve(text, base=options, values=values)
+    return spec(name).make(resolved)
 
 
-def check(text: str, rules: Rules) -> tuple[str, Options]:
+def canonical(text: str) -> str:
+    """A spec as it is written today: old spellings read and written anew (``optimal:endgame=12`` ->
+    ``optimal:exact=12``), keys in the fixed order; the same play. For comparing a stored spec (a run's
+    parameters, a results file) with one resolved now."""
+    from battleship.shooters.options import format_spec
+
+    return format_spec(*resolve(text))
+
+
+def check(text: str, rules: Rules, **values: object) -> tuple[str, Options]:
     """Resolve a spec for ``rules`` and refuse it, saying why, when it cannot play them."""
-    name, options = resolve(text, rules)
+    name, options = resolve(text, rules, values=values)
     why = spec(name).refusal(rules)
     if why:
         raise BattleshipError(why)
     return name, options
+
+
+ROLE_WORDS = {
+    "recommended": "Recommended",
+    "baseline": "A published baseline",
+    "experiment": "An experiment, kept for comparison",
+}
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell (pipes escaped)."""
+    return text.replace("|", "\\|")
+
+
+def options_rows(shooter: ShooterSpec) -> list[dict[str, str]]:
+    """One row per option a shooter takes: ``name``, ``default``, ``allowed`` and ``help``."""
+    return [
+        {"name": o.name, "default": str(o.default), "allowed": o.allowed(), "help": o.help}
+        for o in shooter.accepted()
+    ]
+
+
+def reference_markdown() -> str:
+    """The shooter reference as MyST Markdown: one section per registered shooter with what it does,
+    whether it is recommended or an experiment, a table of its options (name, default, values, help),
+    its old spellings, and its measured strength with the command that measured it."""
+    lines = [
+        "# Shooters",
+        "",
+        "Every shooter is named `name:key=value,...` (on the command line, in `battleship.make`, in files);",
+        'keyword options work too: `make("density", skew=20)` plays as `make("density:skew=20")`. An',
+        "unknown key or a bad value is refused, naming the shooter's options. A key given is honoured",
+        "whatever its value: `best:skew=0` turns off the skew `best` plays. `battleship shooters` lists the",
+        "same, and `battleship shooters --rules R` says which shooters play R and what `best` plays there.",
+        "",
+    ]
+    for shooter in _REGISTRY.values():
+        lines += _reference_section(shooter)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _reference_section(shooter: ShooterSpec) -> list[str]:
+    """One shooter's section of :func:`reference_markdown`."""
+    kind = ROLE_WORDS[shooter.role]
+    summary = shooter.summary[:1].upper() + shooter.summary[1:]
+    lines = [
+        f"## `{shooter.name}`",
+        "",
+        f"{summary}.",
+        "",
+        f"**{kind}**" + (f": {shooter.advice}." if shooter.advice else "."),
+    ]
+    if shooter.kernel:
+        lines += ["", "Runs as a Numba kernel in the lab (thousands of games a second)."]
+    if shooter.ignores:
+        lines += [
+            "",
+            f"Leaves {' and '.join(ANSWERS[a] for a in shooter.ignores)} unread: {shooter.ignores_why}.",
+        ]
+    lines.append("")
+    if shooter.passes_on:
+        lines += [
+            f"Its own options are below; it also takes every option of the shooter it plays "
+            f"({', '.join(f'`{n}`' for n in shooter.passes_on)}), checked against that shooter.",
+            "",
+        ]
+    rows = (
+        options_rows(shooter)
+        if not shooter.passes_on
+        else [
+            {"name": o.name, "default": str(o.default), "allowed": o.allowed(), "help": o.help}
+            for o in shooter.options
+        ]
+    )
+    if rows:
+        lines += ["| option | default | values | what it does |", "|---|---|---|---|"]
+        lines += [
+            f"| `{r['name']}` | `{r['default'] or chr(34) * 2}` | `{_cell(r['allowed'])}` | {_cell(r['help'])} |"
+            for r in rows
+        ]
+    else:
+        lines.append("No options.")
+    if shooter.aliases:
+        lines += [
+            "",
+            "Old spellings, still read: " + "; ".join(f"`{a.describe()}`" for a in shooter.aliases) + ".",
+        ]
+    if shooter.strength:
+        lines += ["", "Measured (mean shots, 95% interval):", ""]
+        lines += [f"- {s.describe()}: `{s.command}` ({s.source})" for s in shooter.strength]
+    return [*lines, ""]

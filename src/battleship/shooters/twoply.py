@@ -28,7 +28,7 @@ second step of policy improvement, never worse than the first; far dearer: on a 
 over 1,000 layouts takes up to half a second, so for small boards).
 
 ``exact=N``: once at most ``N`` layouts remain, the rest of the game is solved exactly (the endgame
-solver of :mod:`battleship.inference.endgame`, as ``optimal:endgame=N``): optimal play from there on,
+solver of :mod:`battleship.inference.endgame`, as ``optimal:exact=N``): optimal play from there on,
 and so no worse than the rest-of-game rollout; past the solver's budget of states, the cell chosen
 as above. Not used under a ``prior``.
 
@@ -101,7 +101,7 @@ def greedy_memo(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
 def answers(
     rules: Rules,
     observation: Observation,
-    cell_layouts: object,
+    cell_layouts: int | float,
     placements: np.ndarray,
     cell: int,
     symmetric: bool = True,
@@ -132,6 +132,7 @@ def answers(
         sunk += placements[p].item()
         mask = sum(1 << x for x in cells)
         shape = rules.placements[s] if symmetric else s  # identical ships have the same placements
+        key: object
         if rules.sinks is Sinks.SUNK:
             key, shot = "sunk", Shot(cell, Outcome.SUNK)
         elif rules.sinks is Sinks.NAMED:

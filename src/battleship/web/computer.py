@@ -33,7 +33,7 @@ from battleship.inference.prior import PlacementModel
 from battleship.rules import Rules, preset
 from battleship.stop import OutOfTime, Stop
 from battleship.web import graphs, jobs
-from battleship.web.gate import ANALYSIS, Gate
+from battleship.web.gate import START, Gate
 from battleship.web.workers import Workers
 
 PROBABILITY_BUDGET_MS = (
@@ -193,8 +193,16 @@ class Computer:
             return shapes, exact, None
         return shapes, exact, f"{chosen.level} is not ready under these rules: {waiting[0].words()}"
 
-    def heat(self, rules: Rules, observation: Observation, stop: Stop, skew: bool = False) -> dict[str, Any]:
-        """Exact hit probabilities, or the estimate (``exact: false``, with ``note``) when out of time."""
+    def heat(
+        self, rules: Rules, observation: Observation, stop: Stop, skew: bool = False, busy: str | None = None
+    ) -> dict[str, Any]:
+        """Exact hit probabilities, or the estimate (``exact: false``, with ``note``) when out of time.
+
+        ``busy``: why no exact count may run now (every analysis slot taken, or this client's other
+        calculation still running): the estimate answers at once, saying so.
+        """
+        if busy is not None:
+            return self._estimate(rules, observation, skew, busy)
         shape = graphs.needed(rules, observation)
         reserve = SWEEP_RESERVE * (stop.remaining() or self.analysis_seconds)
         until = None if stop.deadline is None else stop.deadline - reserve
@@ -209,6 +217,11 @@ class Computer:
                 return self._heavy(jobs.probabilities, rules, observation, skew, stop=stop, shapes=(shape,))
             except OutOfTime:
                 pass
+        return self._estimate(rules, observation, skew, why)
+
+    @staticmethod
+    def _estimate(rules: Rules, observation: Observation, skew: bool, why: str) -> dict[str, Any]:
+        """The stand-in heat map, its note saying why it answers and what it is."""
         answer = jobs.estimate(rules, observation, skew)
         answer["note"] = (
             f"{why}: this is an estimate "
@@ -271,9 +284,7 @@ class Computer:
         limit = self.move_seconds
         shooter = jobs.named(chosen.spec, rules)
         try:
-            seconds = self.gate.run(
-                partial(self._probe, rules, chosen, model, stop), lane=ANALYSIS, stop=stop
-            )
+            seconds = self.gate.run(partial(self._probe, rules, chosen, model, stop), lane=START, stop=stop)
         except OutOfTime:
             seconds = None
         if seconds is not None and seconds <= limit:
