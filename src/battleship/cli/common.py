@@ -6,7 +6,6 @@ Kept light on purpose: importing this (and every command module) loads no NumPy 
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import signal
@@ -209,9 +208,9 @@ def shooter_options(spec: str, tie: str | None, skew: bool, r: Rules | None = No
     if tie is not None and "tie" in reads:
         if tie == "informative" and "informative" not in reads:
             raise BattleshipError(f"--tie informative: {name} does not read it")
-        options = dataclasses.replace(options, tie=tie)
+        options = options.replace(tie=tie)
     if skew and not options.skew and "skew" in reads:
-        options = dataclasses.replace(options, skew=20)
+        options = options.replace(skew=20)
     return name, options
 
 

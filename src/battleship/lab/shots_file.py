@@ -139,17 +139,27 @@ class ShotsFile:
 
 
 def _with_new_keys(saved: object) -> object:
-    """The saved parameters with option keys added since they were written read as their defaults,
-    so that a new option, unused, does not stop a run written before it from carrying on."""
+    """The saved parameters as a run today would write them: each shooter's label in today's spelling
+    (``optimal:endgame=12`` reads as ``optimal:exact=12``) and option keys added since they were
+    written read as their defaults, so that neither stops a run written before them from carrying on."""
+    import contextlib
     import dataclasses
 
+    from battleship.errors import BattleshipError
+    from battleship.shooters import registry
     from battleship.shooters.options import Options
 
     options = saved.get("options") if isinstance(saved, dict) else None
     if isinstance(options, dict):
         default = dataclasses.asdict(Options())
-        for values in options.values():
+        renewed: dict[str, object] = {}
+        for label, values in options.items():
+            # a class named outright, or a label no longer known, stays as saved
+            with contextlib.suppress(BattleshipError):
+                label, values = registry.canonical(label), dataclasses.asdict(registry.resolve(label)[1])
             if isinstance(values, dict):
                 for key, value in default.items():
                     values.setdefault(key, value)
+            renewed[label] = values
+        saved["options"] = renewed
     return saved
