@@ -5,10 +5,15 @@ engine for the rules and the board (:mod:`battleship.inference.rows` for straigh
 touch, else :mod:`battleship.inference.search`), and returns a :class:`Posterior`: the number of
 layouts and how many of them use each placement and cover each cell. The prior is uniform over
 layouts unless per-placement weights are given (:mod:`battleship.inference.prior` fits them).
+
+``posterior(observation)`` is the whole call: the observation knows its rules. The engines' own
+form, ``posterior(rules, observation)``, stays for the callers that hold rules apart from the
+board (a fitted prior's rules, the open board).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -17,7 +22,7 @@ from math import factorial, prod
 
 import numpy as np
 
-from battleship.cells import cell_name, iter_cells
+from battleship.cells import CellLike, cell_name, iter_cells, to_cell
 from battleship.errors import BattleshipError
 from battleship.game import Observation
 from battleship.inference import sweep
@@ -32,12 +37,17 @@ from battleship.tables import tables
 
 @dataclass(frozen=True, eq=False)
 class Posterior:
-    """The exact answer: how many layouts fit, and how many of them use each placement and cell."""
+    """The exact answer: how many layouts fit, and how many of them use each placement and cell.
+
+    ``posterior["E5"]`` (any cell form) is a cell's probability of holding a ship; :meth:`best` the
+    unshot cells most likely to; in a notebook it draws itself as a heat map.
+    """
 
     rules: Rules
     layouts: int | float  # a float only under a float prior
     placement_layouts: np.ndarray  # (placements,) int64 (float64 under a float prior): layouts using each
     engine: str
+    observation: Observation | None = None  # the board it answers (None: built by hand, the open board)
 
     @cached_property
     def cell_layouts(self) -> np.ndarray:
@@ -60,15 +70,44 @@ class Posterior:
         t = tables(self.rules)
         return self.placement_layouts[t.start[ship] : t.start[ship] + t.count[ship]] / float(self.layouts)
 
-    def best(self, observation: Observation) -> list[int]:
-        """The unshot cells of highest probability (all of them when tied)."""
+    def __getitem__(self, cell: CellLike) -> float:
+        """The probability that ``cell`` (``"E5"``, ``(4, 4)`` or ``44``) holds a ship."""
+        return float(self.probability.ravel()[to_cell(cell, self.rules)])
+
+    def best(self, observation: Observation | None = None) -> list[int]:
+        """The unshot cells of highest probability (all of them when tied); [] once every cell is shot.
+
+        The board is the one this posterior answers; ``observation`` only for one built by hand.
+        """
+        board = observation or self.observation
         counts = self.cell_layouts.ravel()
         shot = np.zeros(self.rules.cells, dtype=bool)
-        shot[[s.cell for s in observation.shots]] = True
+        if board is not None:
+            shot[[s.cell for s in board.shots]] = True
         if shot.all():
             return []
         top = counts[~shot].max()
-        return np.flatnonzero(~shot & (counts == top)).tolist()
+        return [int(c) for c in np.flatnonzero(~shot & (counts == top))]
+
+    def __repr__(self) -> str:
+        r = self.rules
+        shots = 0 if self.observation is None else len(self.observation.shots)
+        best = self.best()
+        top = f"; best {cell_name(best[0], r.cols)} {100 * self[best[0]]:.1f}%" if best else ""
+        ties = f" (+{len(best) - 1} tied)" if len(best) > 1 else ""
+        count = f"{self.layouts:,}" if isinstance(self.layouts, int) else f"{self.layouts:.4g} (weighted)"
+        return f"<Posterior {r.name} {r.rows}x{r.cols}, {shots} shots: {count} layouts{top}{ties}>"
+
+    def _repr_svg_(self) -> str:
+        """The heat map: each unknown cell coloured by its probability, the scale beside, the best framed."""
+        from battleship.svg import grid_svg
+
+        r = self.rules
+        grid = (self.observation or Observation(r)).grid()
+        title = f"P(ship), {0 if self.observation is None else len(self.observation.shots)} shots"
+        return grid_svg(
+            grid, r.symbols, heat=self.probability.tolist(), framed=frozenset(self.best()), title=title
+        )
 
 
 ENGINES = {"rows": count_by_rows, "search": count_by_search, "sweep": sweep.count_by_sweep}
@@ -95,13 +134,14 @@ def count(rules: Rules, observation: Observation | None = None, stop: Stop | Non
 
 
 def posterior(
-    rules: Rules,
+    rules: Rules | Observation,
     observation: Observation | None = None,
     prior: np.ndarray | None = None,
     cached: bool = True,
     stop: Stop | None = None,
 ) -> Posterior:
-    """The exact posterior over layouts given ``observation``.
+    """The exact posterior over layouts given ``observation``: ``posterior(observation)``, or
+    ``posterior(rules)`` for the open board (``posterior(rules, observation)``: the engines' form).
 
     The prior is uniform over layouts unless ``prior`` gives a weight per placement (in the order of
     :func:`battleship.tables.tables`), a layout then weighing the product of its placements' weights:
@@ -110,10 +150,29 @@ def posterior(
     last 1,024) unless ``cached`` is False. ``stop`` (default: never)
     interrupts the work: :class:`battleship.stop.Stopped` or :class:`battleship.stop.OutOfTime`.
     """
+    if isinstance(rules, Observation):
+        if observation is not None:
+            raise BattleshipError("posterior takes one observation (it knows its rules), not two")
+        rules, observation = rules.rules, rules
     observation = observation or Observation(rules)
     if cached and not observation.hit_mask and observation.rules == rules:
-        return _misses_only(rules, observation, prior, stop)  # every game of a shooter starts the same way
+        # every game of a shooter starts the same way
+        return _for(_misses_only(rules, observation, prior, stop), observation)
     return _posterior(rules, observation, prior, stop)
+
+
+def _for(result: Posterior, observation: Observation) -> Posterior:
+    """A shared answer (a board with misses only) told which observation it answers now.
+
+    The same misses in another order have the same layouts: the counts are shared, not recomputed.
+    """
+    if result.observation is None or result.observation.shots == observation.shots:
+        return result
+    out = dataclasses.replace(result, observation=observation)
+    for name in ("cell_layouts", "probability"):  # computed already: shared, as the arrays are read-only
+        if name in result.__dict__:
+            out.__dict__[name] = result.__dict__[name]
+    return out
 
 
 # Boards with misses only, by rules, missed cells and prior: a deterministic shooter fires the same opening
@@ -163,7 +222,7 @@ def _posterior(
             if ev.hits
             else "no layout fits these shots"
         )
-    return Posterior(rules, total, counts, engine)
+    return Posterior(rules, total, counts, engine, observation)
 
 
 def check_prior(rules: Rules, prior: np.ndarray) -> np.ndarray:
@@ -316,4 +375,4 @@ def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]
     if use == "sweep" and not sweep.applies(rules):
         raise BattleshipError("the sweep engine handles straight ships, the narrower side up to 16")
     total, counts = ENGINES[use](rules, ev)
-    return total, Posterior(rules, total, counts, use).cell_layouts
+    return total, Posterior(rules, total, counts, use, Observation(rules)).cell_layouts
