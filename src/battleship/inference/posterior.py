@@ -24,7 +24,7 @@ import numpy as np
 
 from battleship.cells import CellLike, cell_name, iter_cells, to_cell
 from battleship.errors import BattleshipError
-from battleship.game import Observation
+from battleship.game import Observation, Outcome, Shot
 from battleship.inference import sweep
 from battleship.inference.evidence import Contradiction, Evidence, evidence
 from battleship.inference.graph import TooLarge
@@ -47,7 +47,9 @@ class Posterior:
     layouts: int | float  # a float only under a float prior
     placement_layouts: np.ndarray  # (placements,) int64 (float64 under a float prior): layouts using each
     engine: str
-    observation: Observation | None = None  # the board it answers (None: built by hand, the open board)
+    # the board it answers (None: built by hand); a board with misses only is answered once for every
+    # order of its shots, and named with them in cell order
+    observation: Observation | None = None
 
     @cached_property
     def cell_layouts(self) -> np.ndarray:
@@ -157,22 +159,8 @@ def posterior(
     observation = observation or Observation(rules)
     if cached and not observation.hit_mask and observation.rules == rules:
         # every game of a shooter starts the same way
-        return _for(_misses_only(rules, observation, prior, stop), observation)
+        return _misses_only(rules, observation, prior, stop)
     return _posterior(rules, observation, prior, stop)
-
-
-def _for(result: Posterior, observation: Observation) -> Posterior:
-    """A shared answer (a board with misses only) told which observation it answers now.
-
-    The same misses in another order have the same layouts: the counts are shared, not recomputed.
-    """
-    if result.observation is None or result.observation.shots == observation.shots:
-        return result
-    out = dataclasses.replace(result, observation=observation)
-    for name in ("cell_layouts", "probability"):  # computed already: shared, as the arrays are read-only
-        if name in result.__dict__:
-            out.__dict__[name] = result.__dict__[name]
-    return out
 
 
 # Boards with misses only, by rules, missed cells and prior: a deterministic shooter fires the same opening
@@ -194,7 +182,9 @@ def _misses_only(
         if result is not None:
             _miss_boards.move_to_end(key)
             return result
-    result = _posterior(rules, observation, prior, stop)
+    # shared by every order of the same misses: it names them in cell order
+    board = Observation(rules, tuple(Shot(c, Outcome.MISS) for c in iter_cells(observation.miss_mask)))
+    result = dataclasses.replace(_posterior(rules, observation, prior, stop), observation=board)
     result.placement_layouts.setflags(write=False)
     with _miss_boards_lock:
         _miss_boards[key] = result
