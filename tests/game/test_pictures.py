@@ -75,7 +75,7 @@ def test_the_heat_map_colours_unknown_cells_and_draws_its_scale():
     svg = grid_svg(grid, heat=[[0.5, 0.0], [1.0, 0.25]], framed=frozenset({0}))
     root = ET.fromstring(svg)
     cells = _cells(svg)
-    assert [c.get("fill") for c in cells][0] == VIRIDIS[-1]  # the highest unknown cell: the top colour
+    assert cells[0].get("fill") == VIRIDIS[-1]  # the highest unknown cell: the top colour
     assert cells[3].get("fill") == heat_colour(0.25, 0.5)
     assert cells[3].find(f"{SVG}title").text == "B2: 25.0%"
     assert [e.get("class") for e in root.iter(f"{SVG}rect")].count("scale") == 1
@@ -114,5 +114,7 @@ def test_reprs_are_short_and_say_what_matters():
     assert "7 shots (5 hit, 1 sunk), the last J10 miss" in shown["observation"]
     assert "stopped in 7 shots" in shown["record"]
     finished = bs.play(layout, "density", seed=1)
-    assert repr(finished) == f"<Record density on standard 10x10: sank the fleet in {len(finished.shots)} shots>"
+    assert (
+        repr(finished) == f"<Record density on standard 10x10: sank the fleet in {len(finished.shots)} shots>"
+    )
     assert all(s.outcome is not Outcome.MISS for s in finished.shots if layout.ship_at(s.cell) is not None)

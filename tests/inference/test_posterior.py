@@ -300,7 +300,7 @@ def test_a_slow_answer_is_said_before_it_starts(monkeypatch):
     import battleship as bs
     from battleship.inference import cost
 
-    rules, observation = _small_board()
+    _, observation = _small_board()
     monkeypatch.setattr(cost, "exact_seconds", lambda *_a, **_k: 3600.0)
     with pytest.warns(bs.SlowWarning, match="expected to take about 60 min"):
         bs.posterior(observation)
