@@ -7,7 +7,7 @@ strategy cannot peek at the hidden ships, by design.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -142,14 +142,14 @@ class Observation:
         return [cell_name(s.cell, self.rules.cols) for s in self.shots]
 
 
-def _mask(cells) -> int:
+def _mask(cells: Iterable[int]) -> int:
     out = 0
     for cell in cells:
         out |= 1 << cell
     return out
 
 
-def _mask_of(masks) -> int:
+def _mask_of(masks: Iterable[int]) -> int:
     out = 0
     for m in masks:
         out |= m
@@ -377,9 +377,11 @@ class BoardState:
 def board_state(observation: Observation) -> BoardState:
     """The board state that an observation shows (the order of shots is dropped)."""
     rules = observation.rules
-    sunk_at, revealed = [], []
+    sunk_at: list[tuple[int, int | None]] = []
+    revealed: list[tuple[int, int]] = []
     for _, shot in observation.sinks:
         if rules.sinks is Sinks.REVEALED:
+            assert shot.ship is not None  # a revealed sinking always names its ship
             revealed.append((shot.ship, shot.cells))
         else:
             sunk_at.append((shot.cell, shot.ship))

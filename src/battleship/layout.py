@@ -153,9 +153,9 @@ def split_rows(text: str, rules: Rules, what: str) -> list[tuple[str, int, int]]
             f"{what} has {len(rows)} rows, expected {rules.rows} for a {rules.rows}x{rules.cols} board",
             rows[-1][1] if rows else 1,
         )
-    for i, (row, line, col) in enumerate(rows):
-        if len(row) != rules.cols:
+    for i, (cells, line_number, col) in enumerate(rows):
+        if len(cells) != rules.cols:
             raise NotationError(
-                f"row {i + 1} of the {what} has {len(row)} cells, expected {rules.cols}", line, col
+                f"row {i + 1} of the {what} has {len(cells)} cells, expected {rules.cols}", line_number, col
             )
     return rows

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 
-from battleship.cli.common import console, friendly, progress_bar, session
+from battleship.cli.common import friendly, progress_bar, session
+from battleship.cli.output import console
 
 
 @friendly

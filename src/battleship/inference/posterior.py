@@ -19,6 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from math import factorial, prod
+from typing import Any
 
 import numpy as np
 
@@ -115,7 +116,9 @@ class Posterior:
 ENGINES = {"rows": count_by_rows, "search": count_by_search, "sweep": sweep.count_by_sweep}
 
 
-def _engine_counts(engine: str, rules: Rules, ev: Evidence, marginals: bool, weight, stop: Stop | None):
+def _engine_counts(
+    engine: str, rules: Rules, ev: Evidence, marginals: bool, weight: np.ndarray | None, stop: Stop | None
+) -> tuple[Any, Any, str]:
     """Run ``engine`` (every engine reads the stop flag as it goes); returns (total, counts, engine)."""
     if engine == "sweep":
         try:
@@ -155,12 +158,12 @@ def posterior(
     if isinstance(rules, Observation):
         if observation is not None:
             raise BattleshipError("posterior takes one observation (it knows its rules), not two")
-        rules, observation = rules.rules, rules
-    observation = observation or Observation(rules)
-    if cached and not observation.hit_mask and observation.rules == rules:
-        # every game of a shooter starts the same way
-        return _misses_only(rules, observation, prior, stop)
-    return _posterior(rules, observation, prior, stop)
+        observation = rules
+        rules = observation.rules
+    board = observation or Observation(rules)
+    if cached and not board.hit_mask and board.rules == rules:
+        return _misses_only(rules, board, prior, stop)  # every game of a shooter starts the same way
+    return _posterior(rules, board, prior, stop)
 
 
 # Boards with misses only, by rules, missed cells and prior: a deterministic shooter fires the same opening
@@ -339,7 +342,7 @@ def check_size(
 
 def identical_factor(rules: Rules) -> int:
     """How many distinct-ship layouts make one layout when same-shaped ships are not told apart."""
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[tuple[int, int], ...], int] = {}
     for ship in rules.fleet:
         seen[ship.cells] = seen.get(ship.cells, 0) + 1
     return prod(factorial(n) for n in seen.values())

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -98,9 +99,10 @@ def notice(out: TextIO | None = None) -> Iterator[None]:
         def on_start(self, ev: event.Event) -> None:
             dispatcher = ev.data.get("dispatcher") if isinstance(ev.data, dict) else None
             function = getattr(dispatcher, "py_func", None)
-            ours = getattr(function, "__module__", "").startswith("battleship")
+            module = str(getattr(function, "__module__", ""))
             # Numba's own helpers (NumPy's functions, typed lists) compile too: name only ours
-            tally.begin(f"{function.__module__}.{function.__name__}" if ours else "")
+            ours = module.startswith("battleship")
+            tally.begin(f"{module}.{getattr(function, '__name__', '')}" if ours else "")
 
         def on_end(self, ev: event.Event) -> None:
             tally.end()
@@ -136,19 +138,18 @@ def steps() -> list[Step]:
         6, 6, (Ship.line("Cruiser", "C", 3), Ship.line("Destroyer", "D", 2)), Spacing.NO_CONTACT, Sinks.NONE
     )
     out = [
-        Step(f"layouts ({name})", lambda name=name: generators.draw(standard, name, 0, 2, threads=False))
+        Step(f"layouts ({name})", partial(generators.draw, standard, name, 0, 2, threads=False))
         for name in generators.GENERATORS
     ]
-    played = {name: _rules_for(name, (standard, apart)) for name in registry.names()}
-    kernels = [n for n, r in played.items() if r is not None and registry.spec(n).kernel is not None]
-    out += [Step(f"{n} games", lambda n=n: warm_up(played[n], n)) for n in kernels]
+    played = {n: r for n in registry.names() if (r := _rules_for(n, (standard, apart))) is not None}
+    kernels = [n for n in played if registry.spec(n).kernel is not None]
+    out += [Step(f"{n} games", partial(warm_up, played[n], n)) for n in kernels]
     out += [
-        Step("exact counts (rows, search)", lambda: _counts(standard)),
-        Step("exact counts (sweep, search)", lambda: _counts(apart)),
-        Step("exact samples", lambda: _samples(standard)),
+        Step("exact counts (rows, search)", partial(_counts, standard)),
+        Step("exact counts (sweep, search)", partial(_counts, apart)),
+        Step("exact samples", partial(_samples, standard)),
     ]
-    python = [n for n, r in played.items() if r is not None and registry.spec(n).kernel is None]
-    out += [Step(f"{n} shots", lambda n=n: _first_shots(played[n], n)) for n in python]
+    out += [Step(f"{n} shots", partial(_first_shots, played[n], n)) for n in played if n not in kernels]
     return out
 
 
