@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 
-from battleship.cli.common import friendly, progress_bar, session
+from battleship.cli.common import friendly, on_terminal, progress_bar, session
 from battleship.cli.output import console
 
 
@@ -16,13 +17,14 @@ def warm_cmd() -> None:
     silence but for a note; kernels are cached on disk, so this is needed once per install. Run
     again, it only loads them. Ctrl-C stops it between kernels; what was compiled stays cached.
     """
-    from battleship.lab.warmup import compile_all
+    from battleship.lab.warmup import compile_all, notice
 
     start = time.perf_counter()
     s = session()
     said: list[int] = [0, 0]  # steps done, steps in all
     s.keeping(lambda: f"{said[0]} of {said[1]} steps compiled; they stay cached")
-    with progress_bar() as progress:
+    # on a terminal the bar shows each step; elsewhere the compile notice says how far it got
+    with progress_bar() as progress, nullcontext() if on_terminal() else notice():
         task = progress.add_task("compiling", total=None)
 
         def step(done: int, total: int, label: str) -> None:
