@@ -19,7 +19,7 @@ from typing import Protocol, TypeAlias
 
 from battleship.errors import BattleshipError
 
-CellLike: TypeAlias = "int | str | tuple[int, int]"
+CellLike: TypeAlias = int | str | tuple[int, int]
 """A cell as the Python API takes it: ``"E5"``/``"e5"``, ``(row, col)`` from 0, or the index ``row * cols + col``."""
 
 

@@ -26,9 +26,7 @@ import numpy as np
 from battleship.cells import CellLike, cell_name, iter_cells, to_cell
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, Shot
-from battleship.inference import sweep
 from battleship.inference.evidence import Contradiction, Evidence, evidence
-from battleship.inference.graph import TooLarge
 from battleship.inference.rows import count_by_rows, fast_path
 from battleship.inference.search import count_by_search
 from battleship.rules import Rules
@@ -113,7 +111,15 @@ class Posterior:
         )
 
 
-ENGINES = {"rows": count_by_rows, "search": count_by_search, "sweep": sweep.count_by_sweep}
+def _count_by_sweep(*args: Any, **kwargs: Any) -> Any:
+    """:func:`battleship.inference.sweep.count_by_sweep`, loaded when first used: the row engine's boards
+    (the calculator's standard board) never load the sweep and its state graph."""
+    from battleship.inference import sweep
+
+    return sweep.count_by_sweep(*args, **kwargs)
+
+
+ENGINES = {"rows": count_by_rows, "search": count_by_search, "sweep": _count_by_sweep}
 
 
 def _engine_counts(
@@ -121,6 +127,9 @@ def _engine_counts(
 ) -> tuple[Any, Any, str]:
     """Run ``engine`` (every engine reads the stop flag as it goes); returns (total, counts, engine)."""
     if engine == "sweep":
+        from battleship.inference import sweep
+        from battleship.inference.graph import TooLarge
+
         try:
             return (*sweep.count_by_sweep(rules, ev, marginals=marginals, weight=weight, stop=stop), engine)
         except TooLarge:  # found out while compiling: the search answers instead
@@ -257,6 +266,8 @@ def choose_engine(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) 
     if fast_path(rules):
         unit = weight is None or (weight.dtype == np.int64 and (weight == 1).all())
         return "search" if unit and choices(rules, ev) < SEARCH_BELOW else "rows"
+    from battleship.inference import sweep
+
     if sweep.applies(rules) and sweep.estimate(rules, ev, weight).fits:
         return "sweep"
     return "search"
@@ -303,6 +314,8 @@ def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray
     The sweep's figure comes from its graph (exact once compiled; otherwise the compiler's first
     pass runs, which takes up to a few seconds on a large board and is reused by the compiler).
     """
+    from battleship.inference import sweep
+
     ev = evidence(rules, observation or Observation(rules))
     weight = None if prior is None else check_prior(rules, prior)
     engine = choose_engine(rules, ev, weight)
@@ -365,6 +378,8 @@ def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]
         check_size(rules, ev)
     if use == "rows" and not fast_path(rules):
         raise BattleshipError("the row engine handles straight ships that may touch, sides up to 16")
+    from battleship.inference import sweep
+
     if use == "sweep" and not sweep.applies(rules):
         raise BattleshipError("the sweep engine handles straight ships, the narrower side up to 16")
     total, counts = ENGINES[use](rules, ev)
