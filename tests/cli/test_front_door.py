@@ -232,3 +232,14 @@ def test_warm_is_a_command():
     assert listed.exit_code == 0 and "warm" in listed.stdout
     helped = runner.invoke(app, ["warm", "--help"])
     assert helped.exit_code == 0 and "Compile every Numba kernel" in helped.stdout
+
+
+def test_summaries_and_comparisons_have_short_reprs():
+    summary = battleship.simulate("standard", "density", games=20, seed=1)
+    text = repr(summary)
+    assert text.startswith("<Summary of 20 games: mean ") and len(text) < 160
+    assert f"{summary.mean:.2f}" in text
+    both = battleship.compare("standard", ["density", "random"], games=20, seed=1)
+    text = repr(both)
+    assert text.startswith("<Comparison on standard, 20 games (seed 1): density ") and len(text) < 160
+    assert f"({both.minus_first['random'][0]:+.2f})" in text
