@@ -118,3 +118,23 @@ def later():
 
 def test_no_module_imports_itself_through_others():
     assert cycles() == []
+
+
+def test_a_board_the_row_engine_answers_never_loads_the_sweep_or_the_samplers():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from battleship.game import Observation\n"
+        "from battleship.inference import posterior\n"
+        "from battleship.rules import preset\n"
+        "assert posterior(Observation(preset('standard'))).engine == 'rows'\n"
+        "print(sorted(m for m in sys.modules if m.startswith('battleship.inference.')))\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0, ran.stderr
+    loaded = ran.stdout
+    assert "battleship.inference.rows" in loaded
+    for heavy in ("sweep", "graph", "sampling"):
+        assert f"battleship.inference.{heavy}'" not in loaded, loaded

@@ -50,3 +50,25 @@ def test_nothing_imports_upward():
                     if layer(name) > mine:
                         upward.append(f"{'/'.join(rel)} imports {name}")
     assert upward == []
+
+
+def test_the_library_never_imports_the_command_line_or_the_web_app():
+    """The front door (battleship, battleship.api) is library too: only the two faces import each other
+    (``serve`` starts the web app), lazy imports inside functions included; ``python -m battleship``
+    (``__main__.py``) is the program, not the library."""
+    faces = ("battleship.cli", "battleship.web")
+    reaching = []
+    for path, tree in _modules():
+        rel = path.relative_to(SRC).parts
+        if rel[0] in ("cli", "web", "__main__.py"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            if any(n == face or n.startswith(face + ".") for n in names for face in faces):
+                reaching.append(f"{'/'.join(rel)}:{node.lineno} imports {names[0]}")
+    assert reaching == []

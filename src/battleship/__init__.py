@@ -9,15 +9,15 @@ A five-minute tour::
     print(layout.text())                       # rows joined by "/"; bs.Layout.from_text reads it back
 
     game = bs.Game(layout)                     # the referee holds the hidden layout
-    shot = game.fire(bs.parse_cell("E5", rules.rows, rules.cols))  # Shot(cell, Outcome..., ...)
+    shot = game.fire("E5")                     # or "e5", (4, 4), 44: Shot(cell, Outcome..., ...)
     board = game.observation                   # all a shooter may see: the rules and the shots
     print(board.text())                        # the board-state text; bs.Observation.from_text reads it
 
-    result = bs.posterior(rules, board)        # exact: every consistent layout, counted
-    result.layouts, result.probability         # how many, and P(ship) per cell
+    result = bs.posterior(board)               # exact: every consistent layout, counted
+    result.layouts, result["E6"], result.best()  # how many, P(ship) at E6, the likeliest cells
 
     shooter = bs.make("best")                  # any registered shooter: bs.shooter_names()
-    record = bs.play(shooter, layout, seed=1)  # a whole game; len(record.shots) is its length
+    record = bs.play(layout, shooter, seed=1)  # a whole game; len(record.shots) is its length
     summary = bs.simulate(rules, "density:skew=20", games=10_000, seed=1)   # the lab, in Numba
     paired = bs.compare(rules, ["density", "density:skew=20"], games=10_000)  # the same games each
     bs.count("pirates").distinct                # 3,851,502,784 layouts, counted exactly
@@ -30,7 +30,14 @@ The layers, each importing only those before it: the game (:mod:`~battleship.rul
 (docs/architecture.md draws them). Beside the lab, :mod:`battleship.envs` registers a Gymnasium
 environment (``battleship/Battleship-v0``) and holds a two-player PettingZoo one
 (:mod:`battleship.envs.match`). Squares are plain ints (``row * cols + col``) and sets of squares
-plain int bitboards, as in python-chess.
+plain int bitboards, as in python-chess; wherever a cell is taken it may be named any usual way
+(``"E5"``, ``(4, 4)`` or ``44``: :func:`~battleship.cells.to_cell`).
+
+The calls take the board first (the rules, a layout or an observation, never rules beside an
+observation that knows them), then the shooters, then the rest by keyword (:mod:`battleship.api`).
+In a notebook, layouts, observations, records and posteriors draw themselves (SVG), and every value
+has a short ``repr``. The first call after an install compiles the Numba kernels and says so
+(``battleship warm`` compiles them ahead).
 
 Names are loaded when first used, so ``import battleship`` is quick and loads no NumPy or Numba.
 """
@@ -66,7 +73,8 @@ _EXPORTS = {
     "Record": "battleship.game",
     "cell_name": "battleship.cells",
     "parse_cell": "battleship.cells",
-    "posterior": "battleship.inference",
+    "to_cell": "battleship.cells",
+    "CellLike": "battleship.cells",
     "Posterior": "battleship.inference",
     "Contradiction": "battleship.inference",
     "make": "battleship.shooters",
@@ -83,12 +91,14 @@ _API = (
     "compare",
     "match",
     "count",
+    "posterior",
     "limit",
     "generate",
     "shooter_names",
     "check_shooter",
     "LayoutCount",
     "ShooterReport",
+    "SlowWarning",
 )
 
 __all__ = ["__version__", *_EXPORTS, *_API]
@@ -113,6 +123,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from battleship.api import (
         LayoutCount,
         ShooterReport,
+        SlowWarning,
         check_shooter,
         compare,
         count,
@@ -120,13 +131,14 @@ if TYPE_CHECKING:  # what type checkers and editors see
         limit,
         match,
         play,
+        posterior,
         shooter_names,
         simulate,
     )
-    from battleship.cells import cell_name, parse_cell
+    from battleship.cells import CellLike, cell_name, parse_cell, to_cell
     from battleship.errors import BattleshipError, IllegalShot, LayoutError, NotationError, RulesError
     from battleship.game import Game, Observation, Outcome, Record, Shooter, Shot
-    from battleship.inference import Contradiction, Posterior, posterior
+    from battleship.inference import Contradiction, Posterior
     from battleship.lab import Comparison, Summary
     from battleship.layout import Layout
     from battleship.rules import PRESETS, Rules, Ship, Sinks, Spacing, load, preset, square

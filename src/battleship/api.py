@@ -2,35 +2,73 @@
 
 These wrap the layers below with the forgiving arguments a newcomer reaches for: a shooter by its
 spec text (``"density:skew=20"``, ``"best"``, ``"path/to/file.py:Class"``), rules by preset name,
-a seed instead of a generator object. What they return is what the command of the same name prints:
+a seed instead of a generator object, a cell as ``"E5"``, ``(4, 4)`` or ``44``. What they return
+is what the command of the same name prints:
 
 - :func:`play` -> :class:`~battleship.game.Record` (``battleship play``)
 - :func:`simulate` -> :class:`~battleship.lab.Summary` (``battleship simulate``)
 - :func:`compare` -> :class:`~battleship.lab.Comparison` (``battleship compare``)
 - :func:`match` -> :class:`~battleship.lab.match.MatchResult` (``battleship match``)
 - :func:`count` -> :class:`LayoutCount` (``battleship count``)
+- :func:`posterior` -> :class:`~battleship.inference.Posterior` (``battleship calc``)
 - :func:`limit` -> :class:`~battleship.lab.limit.Limit` (``battleship limit``)
 - :func:`generate` -> :class:`~battleship.layout.Layout` (``battleship layout``)
 - :func:`check_shooter` -> :class:`ShooterReport` (what was checked; raises on the first fault)
 
+**One argument order.** First comes what the call is about: the board. That is the rules (a
+preset name or :class:`~battleship.rules.Rules`) for a run of many games or a count, a
+:class:`~battleship.layout.Layout` for one game, an :class:`~battleship.game.Observation` for one
+position (it knows its rules: nothing takes both). Then who plays: one shooter or several, as
+specs. Then the rest (games, seed, generator, jobs), best given by keyword. So
+``posterior(observation)``, ``count(rules)`` or ``count(observation)``, ``play(layout, shooter)``,
+``simulate(rules, shooter)``, ``compare(rules, shooters)``, ``match(rules, a, b)``,
+``limit(rules, shooters)``, ``generate(rules)``; :func:`check_shooter`, about a shooter, takes it
+first. The older forms ``posterior(rules, observation)``, ``count(rules, observation)`` and
+``play(shooter, layout)`` still work and warn (:class:`DeprecationWarning`).
+
 Every shooter is named as the commands name it: its resolved spec (``best`` becomes what it plays).
+The first call after an install compiles the Numba kernels (a minute or more): it says so on
+stderr, with progress (:func:`battleship.lab.warmup.notice`; ``battleship warm`` compiles them
+ahead). A :func:`posterior` expected to take more than a couple of seconds says so first, as a
+:class:`SlowWarning`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from battleship import generators, lab
+from battleship.errors import BattleshipError
 from battleship.game import Observation, Record, Shooter, Shot
 from battleship.game import play as play_game
+from battleship.lab.warmup import notice
 from battleship.layout import Layout
 from battleship.rng import game_rng
 from battleship.rules import Rules, load
 from battleship.shooters import names, registry
 from battleship.shooters.options import Options, format_spec
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from battleship.inference.posterior import Posterior
+    from battleship.lab.limit import Limit
+    from battleship.lab.match import MatchResult
+    from battleship.stop import Stop
+
+
+class SlowWarning(UserWarning):
+    """Said before an answer expected to take long starts (how long, and what is quicker)."""
+
+
+def _deprecated(old: str, new: str, depth: int = 1) -> None:
+    """Warn that a form is deprecated, pointing at the caller ``depth`` calls above the public function."""
+    warnings.warn(f"{old} is deprecated: {new}", DeprecationWarning, stacklevel=2 + depth)
 
 
 def _rules(rules: Rules | str) -> Rules:
@@ -43,20 +81,29 @@ def _resolved(shooter: str, rules: Rules) -> tuple[str, Options]:
 
 
 def play(
-    shooter: Shooter | str,
     layout: Layout,
+    shooter: Shooter | str,
     seed: int = 0,
     on_shot: Callable[[Observation, Shot], None] | None = None,
 ) -> Record:
-    """Play one game to the end: ``shooter`` (a Shooter, or a spec like ``"density:skew=20"``) against ``layout``.
+    """Play one game to the end on ``layout``: ``shooter`` is a Shooter, or a spec like ``"density:skew=20"``.
 
     A spec is resolved for the layout's rules, and the record names the shooter by it, as the commands
-    do (``best`` on standard rules is recorded as ``density:skew=20``).
+    do (``best`` on standard rules is recorded as ``density:skew=20``). ``play(shooter, layout)``,
+    the older order, still works and warns.
     """
-    if not isinstance(shooter, str):
-        return play_game(shooter, layout, game_rng(seed, 0), on_shot)
-    name, options = _resolved(shooter, layout.rules)
-    record = play_game(registry.spec(name).make(options), layout, game_rng(seed, 0), on_shot)
+    if isinstance(shooter, Layout) and not isinstance(layout, Layout):
+        _deprecated("play(shooter, layout)", "the layout comes first: play(layout, shooter)")
+        layout, shooter = shooter, layout
+    if not isinstance(layout, Layout):
+        raise BattleshipError(
+            f"play takes a Layout to play on, not {type(layout).__name__}: bs.generate(rules, seed=7) draws one"
+        )
+    with notice():
+        if not isinstance(shooter, str):
+            return play_game(shooter, layout, game_rng(seed, 0), on_shot)
+        name, options = _resolved(shooter, layout.rules)
+        record = play_game(registry.spec(name).make(options), layout, game_rng(seed, 0), on_shot)
     return dataclasses.replace(record, shooter=format_spec(name, options))
 
 
@@ -73,10 +120,11 @@ def simulate(
     r = _rules(rules)
     name, options = _resolved(shooter, r)
     rows = None if layouts is None else generators.to_indices(r, layouts)
-    start = time.perf_counter()
-    shots = lab.simulate(
-        r, name, games, seed=seed, generator=generator, jobs=jobs, options=options, layouts=rows
-    )
+    with notice():
+        start = time.perf_counter()
+        shots = lab.simulate(
+            r, name, games, seed=seed, generator=generator, jobs=jobs, options=options, layouts=rows
+        )
     return lab.summarise(shots, r.ship_cells, time.perf_counter() - start)
 
 
@@ -93,7 +141,8 @@ def compare(
     r = _rules(rules)
     specs = [_resolved(text, r) for text in shooters]
     rows = None if layouts is None else generators.to_indices(r, layouts)
-    return lab.compare(r, specs, games, seed, generator, rows, jobs)
+    with notice():
+        return lab.compare(r, specs, games, seed, generator, rows, jobs)
 
 
 def match(
@@ -105,7 +154,7 @@ def match(
     first: str = "alternate",
     generator: str = "uniform",
     jobs: int = 1,
-):
+) -> MatchResult:
     """The Dunman High paper's two-player game: win rates with Wilson intervals, first-mover advantage, moves.
 
     Returns a :class:`battleship.lab.match.MatchResult`.
@@ -119,7 +168,8 @@ def match(
         sides.append(Side(name, options, generator, format_spec(name, options)))
     if sides[0].label == sides[1].label:
         sides[1] = dataclasses.replace(sides[1], label=sides[1].label + " (B)")
-    return play_match(r, sides[0], sides[1], games, seed=seed, jobs=jobs, first=first)
+    with notice():
+        return play_match(r, sides[0], sides[1], games, seed=seed, jobs=jobs, first=first)
 
 
 @dataclass(frozen=True)
@@ -131,30 +181,87 @@ class LayoutCount:
     engine: str
 
 
-def count(rules: Rules | str, board: Observation | None = None) -> LayoutCount:
-    """The number of layouts of the rules (or consistent with a board), exactly."""
+def _board(what: Rules | str | Observation, observation: Observation | None, call: str) -> Observation:
+    """The one board a call is about: an observation, or the rules' open board; the older
+    ``call(rules, observation)`` form warns, and refuses an observation of other rules."""
+    if isinstance(what, Observation):
+        if observation is not None:
+            raise BattleshipError(f"{call} takes one observation (it knows its rules), not two")
+        return what
+    r = _rules(what)
+    if observation is None:
+        return Observation(r)
+    if not isinstance(observation, Observation):
+        raise BattleshipError(f"{call}: the board is an Observation, not {type(observation).__name__}")
+    _deprecated(f"{call}(rules, observation)", f"the observation knows its rules: {call}(observation)", 2)
+    if observation.rules != r:
+        raise BattleshipError(
+            f"{call}: the observation is of rules {observation.rules.name!r}, not {r.name!r}: "
+            f"call {call}(observation)"
+        )
+    return observation
+
+
+def count(board: Rules | str | Observation, observation: Observation | None = None) -> LayoutCount:
+    """The number of layouts of the rules (``count(rules)``) or consistent with a board (``count(observation)``), exactly."""
     from battleship import inference
 
-    r = _rules(rules)
-    distinct, engine = inference.count(r, board)
-    return LayoutCount(distinct, distinct // inference.identical_factor(r), engine)
+    seen = _board(board, observation, "count")
+    with notice():
+        distinct, engine = inference.count(seen.rules, seen)
+    return LayoutCount(distinct, distinct // inference.identical_factor(seen.rules), engine)
 
 
-def limit(rules: Rules | str, shooters: list[str] | None = None, seed: int = 0, budget: int | None = None):
+def posterior(
+    board: Observation | Rules | str,
+    observation: Observation | None = None,
+    *,
+    prior: np.ndarray | None = None,
+    stop: Stop | None = None,
+) -> Posterior:
+    """The exact posterior given what was seen: ``posterior(observation)``; ``posterior(rules)``: the open board.
+
+    Every consistent layout counted (``battleship calc``); ``prior``: a weight per placement (see
+    :func:`battleship.inference.posterior.posterior`); ``stop``: a :class:`battleship.stop.Stop` to
+    interrupt it. Said first, as a :class:`SlowWarning`, when it is expected to take more than
+    :data:`battleship.inference.cost.SAY_ABOVE` seconds (Monte Carlo on exact samples,
+    :func:`battleship.inference.sampling.monte_carlo`, answers within a time instead).
+    """
+    from battleship.inference.cost import SAY_ABOVE, duration, exact_seconds
+    from battleship.inference.posterior import posterior as exact
+
+    seen = _board(board, observation, "posterior")
+    with notice():
+        expected = exact_seconds(seen.rules, seen)
+        if expected > SAY_ABOVE:
+            warnings.warn(
+                f"counting every layout of this {seen.rules.name} board is expected to take about "
+                f"{duration(expected)}; battleship.inference.sampling.monte_carlo(rules, observation, "
+                "seconds=10) estimates it from exact samples within ten seconds",
+                SlowWarning,
+                stacklevel=2,
+            )
+        return exact(seen, prior=prior, stop=stop)
+
+
+def limit(
+    rules: Rules | str, shooters: list[str] | None = None, seed: int = 0, budget: int | None = None
+) -> Limit:
     """The exact optimum of a small board and each shooter's mean over every layout (``battleship limit``).
 
     Returns a :class:`battleship.lab.limit.Limit`.
     """
-    from battleship.cli.limit import DEFAULT_SHOOTERS
-    from battleship.lab.limit import DEFAULT_STATES
+    from battleship.lab.limit import DEFAULT_SHOOTERS, DEFAULT_STATES
     from battleship.lab.limit import limit as solve
 
-    return solve(_rules(rules), shooters or DEFAULT_SHOOTERS, seed=seed, budget=budget or DEFAULT_STATES)
+    with notice():
+        return solve(_rules(rules), shooters or DEFAULT_SHOOTERS, seed=seed, budget=budget or DEFAULT_STATES)
 
 
 def generate(rules: Rules | str, generator: str = "uniform", seed: int = 0) -> Layout:
     """One seeded layout (``uniform``: every valid layout equally likely)."""
-    return generators.generate(_rules(rules), generator, seed, 1)[0]
+    with notice():
+        return generators.generate(_rules(rules), generator, seed, 1)[0]
 
 
 def shooter_names() -> list[str]:
@@ -195,7 +302,8 @@ def check_shooter(
     s = registry.spec(name) if isinstance(name, str) else name
     outcomes = {}
     for r in rules or [preset("standard"), preset("pirates")]:
-        run_checks(s, [r], options, games, seed)
+        with notice():
+            run_checks(s, [r], options, games, seed)
         why = s.refusal(r)
         outcomes[r.name] = "passed" if why is None else f"refuses: {why}"
     return ShooterReport(s.name, "exactly" if s.kernel is not None else None, games, outcomes)

@@ -4,14 +4,34 @@ A cell is an index ``row * cols + col`` with row 0 at the top and column 0 at th
 order). A bitboard is a Python int whose bit ``i`` stands for cell ``i``. Names follow the
 Milton Bradley board: a row letter from the top and a column number from the left (``B7``).
 The Dunman High paper uses ``(x, y)`` with ``(1, 1)`` at the bottom-left.
+
+Wherever the Python API takes a cell it takes it any usual way (:data:`CellLike`): a name
+(``"E5"`` or ``"e5"``), a ``(row, col)`` pair from 0, or the index (``44``); :func:`to_cell` reads
+all three, and refuses ``True``/``False``, which Python would otherwise take for 1 and 0.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterator
+from typing import Protocol, TypeAlias
 
 from battleship.errors import BattleshipError
+
+CellLike: TypeAlias = int | str | tuple[int, int]
+"""A cell as the Python API takes it: ``"E5"``/``"e5"``, ``(row, col)`` from 0, or the index ``row * cols + col``."""
+
+
+class Board(Protocol):
+    """Anything with a board size (:class:`battleship.rules.Rules`)."""
+
+    @property
+    def rows(self) -> int: ...
+
+    @property
+    def cols(self) -> int: ...
+
 
 ROW_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # strict: ASCII letters and digits only, no spaces, no leading zero (A1, not " A1", "A01" or "A١")
@@ -43,15 +63,91 @@ def row_name(row: int) -> str:
     return ROW_LETTERS[row // 26 - 1] + ROW_LETTERS[row % 26]
 
 
-def cell_name(cell: int, cols: int) -> str:
-    """Milton Bradley name of a cell, like ``B7``."""
-    row, col = divmod(cell, cols)
+def cell_name(cell: CellLike, board: Board | int) -> str:
+    """Milton Bradley name of a cell, like ``B7``: ``cell_name(16, rules)``, or ``cell_name(16, cols)``.
+
+    Given the rules, any :data:`CellLike` is taken and checked against the board; given a column
+    count (the form the engines use), ``cell`` is an index.
+    """
+    if isinstance(board, int):
+        row, col = divmod(cell, board) if isinstance(cell, int) else divmod(_index_of(cell), board)
+    else:
+        row, col = divmod(to_cell(cell, board), board.cols)
     return f"{row_name(row)}{col + 1}"
 
 
-def parse_cell(text: str, rows: int, cols: int) -> int:
-    """Read a cell name like ``B7`` (or ``b7``) on a board of the given size."""
-    match = _NAME.fullmatch(text)
+def _index_of(value: object, allowed: str = "give a name like 'E5', (row, col) or an index") -> int:
+    """An int-like value as an int (NumPy integers too), refusing bools (which Python counts as 0 and 1)."""
+    if isinstance(value, bool):
+        raise BattleshipError(f"cell {value!r} is a bool, not a cell: {allowed}")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise BattleshipError(f"cell {value!r} is not a cell: {allowed}") from None
+
+
+def _shape(board: Board | int, cols: int | None) -> tuple[int, int]:
+    """``(rows, cols)`` from rules (anything with ``rows`` and ``cols``) or from the two counts."""
+    if isinstance(board, int):
+        if cols is None:
+            raise BattleshipError("give the rules, or the numbers of rows and columns")
+        return board, cols
+    return board.rows, board.cols
+
+
+def allowed(rows: int, cols: int) -> str:
+    """What a cell on a ``rows`` x ``cols`` board may be, for messages."""
+    return (
+        f"use A1..{row_name(rows - 1)}{cols}, (row, col) with 0 <= row < {rows} and 0 <= col < {cols}, "
+        f"or 0..{rows * cols - 1}"
+    )
+
+
+def to_cell(value: CellLike, board: Board | int, cols: int | None = None) -> int:
+    """The index of a cell given any usual way, checked to be on the board: the one reader of cells.
+
+    ``value``: a name (``"E5"``, ``"e5"``), a ``(row, col)`` pair from 0, or the index (NumPy
+    integers too); ``board``: the rules, or the number of rows (then ``cols`` too). Anything else,
+    a bool included, or a cell off the board, raises :class:`~battleship.errors.BattleshipError`
+    in one line naming the value and what is allowed.
+    """
+    rows, cols = _shape(board, cols)
+    if type(value) is int and 0 <= value < rows * cols:  # the engines' hot path
+        return value
+    if isinstance(value, str):
+        return _parse(value, rows, cols, strict=False)
+    if isinstance(value, tuple):
+        if len(value) != 2 or any(isinstance(v, bool) for v in value):
+            raise BattleshipError(f"cell {value!r} is not a cell: {allowed(rows, cols)}")
+        try:
+            row, col = (operator.index(v) for v in value)
+        except TypeError:
+            raise BattleshipError(f"cell {value!r} is not a cell: {allowed(rows, cols)}") from None
+        if not (0 <= row < rows and 0 <= col < cols):
+            raise BattleshipError(f"cell {value!r} is off the {rows}x{cols} board: {allowed(rows, cols)}")
+        return row * cols + col
+    index = _index_of(value, allowed(rows, cols))
+    if not 0 <= index < rows * cols:
+        raise BattleshipError(f"cell {value!r} is off the {rows}x{cols} board: {allowed(rows, cols)}")
+    return index
+
+
+def parse_cell(text: str, board: Board | int, cols: int | None = None) -> int:
+    """Read a cell name like ``B7`` (or ``b7``): ``parse_cell("B7", rules)`` or ``parse_cell("B7", rows, cols)``.
+
+    Strict, for names read from files and bots: a name only (:func:`to_cell` takes any form).
+    """
+    rows, cols = _shape(board, cols)
+    if not isinstance(text, str):
+        raise BattleshipError(f"{text!r} is not a cell name: expected text like B7")
+    return _parse(text, rows, cols, strict=True)
+
+
+def _parse(text: str, rows: int, cols: int, strict: bool) -> int:
+    """A cell name on a ``rows`` x ``cols`` board; ``strict``: the messages the file readers give."""
+    match = _NAME.fullmatch(text if strict else text.strip())
+    if not match and not strict:
+        raise BattleshipError(f"cell {text!r} is not a cell name: {allowed(rows, cols)}")
     if not match:
         raise BattleshipError(
             f"{text!r} is not a cell name: expected a row letter and a column number from 1, like B7"
@@ -63,6 +159,8 @@ def parse_cell(text: str, rows: int, cols: int) -> int:
         else ((ROW_LETTERS.index(letters[0]) + 1) * 26 + ROW_LETTERS.index(letters[1]))
     )
     if not (0 <= row < rows) or not (1 <= number <= cols):
+        if not strict:
+            raise BattleshipError(f"cell {text!r} is off the {rows}x{cols} board: {allowed(rows, cols)}")
         raise BattleshipError(
             f"cell {text.strip()} is off the {rows}x{cols} board "
             f"(rows A..{row_name(rows - 1)}, columns 1..{cols})"

@@ -7,15 +7,14 @@ strategy cannot peek at the hidden ships, by design.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from numbers import Integral
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from battleship.cells import cell_name, iter_cells
-from battleship.errors import IllegalShot, NotationError
+from battleship.cells import CellLike, cell_name, iter_cells, to_cell
+from battleship.errors import BattleshipError, IllegalShot, NotationError
 from battleship.layout import Layout, split_rows
 from battleship.rules import Rules, Sinks
 
@@ -66,6 +65,21 @@ class Observation:
     def __str__(self) -> str:
         return self.text()
 
+    def __repr__(self) -> str:
+        rules = self.rules
+        said = f"{len(self.shots)} shot{'s' * (len(self.shots) != 1)}"
+        if self.shots:
+            hits, sunk = self.hit_mask.bit_count(), len(self.sinks)
+            last = self.shots[-1]
+            said += f" ({hits} hit, {sunk} sunk), the last {cell_name(last.cell, rules.cols)} {last.outcome.value}"
+        return f"<Observation {rules.name} {rules.rows}x{rules.cols}: {said}>"
+
+    def _repr_svg_(self) -> str:
+        """The board as the shooter sees it, for notebooks."""
+        from battleship.svg import grid_svg
+
+        return grid_svg(self.grid(), self.rules.symbols)
+
     def grid(self) -> list[list[str]]:
         """Rows of one-character cells in the board-state alphabet."""
         return board_state(self).grid()
@@ -114,23 +128,28 @@ class Observation:
         """Cells of sunk ships shown by the referee (``revealed`` rules only)."""
         return _mask_of(s.cells for _, s in self.sinks)
 
-    def is_shot(self, cell: int) -> bool:
-        """True if ``cell`` has been fired at."""
-        return bool(self.shot_mask >> cell & 1)
+    def is_shot(self, cell: CellLike) -> bool:
+        """True if ``cell`` (``"E5"``, ``(4, 4)`` or ``44``) has been fired at."""
+        return bool(self.shot_mask >> to_cell(cell, self.rules) & 1)
+
+    def answer(self, cell: CellLike) -> Shot | None:
+        """The shot at ``cell`` and its answer, or None if it has not been fired at."""
+        index = to_cell(cell, self.rules)
+        return next((s for s in self.shots if s.cell == index), None)
 
     def moves(self) -> list[str]:
         """The shots as cell names, in order."""
         return [cell_name(s.cell, self.rules.cols) for s in self.shots]
 
 
-def _mask(cells) -> int:
+def _mask(cells: Iterable[int]) -> int:
     out = 0
     for cell in cells:
         out |= 1 << cell
     return out
 
 
-def _mask_of(masks) -> int:
+def _mask_of(masks: Iterable[int]) -> int:
     out = 0
     for m in masks:
         out |= m
@@ -138,9 +157,22 @@ def _mask_of(masks) -> int:
 
 
 class Game:
-    """A referee for one hidden layout. ``fire`` answers; ``observation`` is all a shooter sees."""
+    """A referee for one hidden layout. ``fire`` answers; ``observation`` is all a shooter sees.
+
+    It takes the layout it hides, not rules: ``Game(bs.generate(rules, seed=7))`` hides a uniformly
+    random one (a random layout needs a seed, so that the game can be played again).
+    """
 
     def __init__(self, layout: Layout):
+        if not isinstance(layout, Layout):
+            hint = (
+                "Game(bs.generate(rules, seed=7)) hides a random layout of these rules"
+                if isinstance(layout, Rules)
+                else "bs.generate(rules, seed=7) draws one; bs.Layout.from_text(text, rules) reads one"
+            )
+            raise BattleshipError(
+                f"Game takes the layout it hides (a Layout), not {type(layout).__name__}: {hint}"
+            )
         self._layout = layout
         self._hit = 0
         self._observation = Observation(layout.rules)
@@ -160,12 +192,21 @@ class Game:
         """True once every ship cell has been hit."""
         return self._hit == self._layout.occupied
 
-    def fire(self, cell: int) -> Shot:
-        """Answer a shot; refuses cells off the board, repeats, and shots after the game is over."""
+    def __repr__(self) -> str:
+        return f"<Game {'over' if self.over else 'under way'}: {self._observation!r}>"
+
+    def _repr_svg_(self) -> str:
+        """The board as the shooter sees it (the hidden ships stay hidden), for notebooks."""
+        return self._observation._repr_svg_()
+
+    def fire(self, target: CellLike) -> Shot:
+        """Answer a shot at ``target`` (``"E5"``, ``"e5"``, ``(4, 4)`` or ``44``); refuses cells off the
+        board, repeats, and shots after the game is over."""
         rules = self.rules
-        if not isinstance(cell, Integral) or not 0 <= cell < rules.cells:
-            raise IllegalShot(f"cell {cell!r} is off the {rules.rows}x{rules.cols} board")
-        cell = int(cell)
+        try:
+            cell = to_cell(target, rules)
+        except BattleshipError as exc:
+            raise IllegalShot(str(exc)) from None
         if self.over:
             raise IllegalShot("the game is over: every ship is sunk")
         if self._observation.is_shot(cell):
@@ -218,6 +259,33 @@ class Record:
     def observation(self) -> Observation:
         """The shooter's view at the end."""
         return Observation(self.layout.rules, self.shots)
+
+    def __repr__(self) -> str:
+        rules = self.layout.rules
+        done = "sank the fleet" if _sank_all(self) else "stopped"
+        return f"<Record {self.shooter} on {rules.name} {rules.rows}x{rules.cols}: {done} in {len(self.shots)} shots>"
+
+    def _repr_svg_(self) -> str:
+        """The final board: the hidden ships, the misses around them and the cells hit, for notebooks."""
+        from battleship.svg import grid_svg
+
+        grid = self.layout.grid()
+        cols = self.layout.rules.cols
+        for shot in self.shots:
+            if shot.outcome is Outcome.MISS:
+                grid[shot.cell // cols][shot.cell % cols] = "o"
+        struck = frozenset(s.cell for s in self.shots if s.outcome is not Outcome.MISS)
+        title = f"{self.shooter}: {len(self.shots)} shots"
+        return grid_svg(grid, self.layout.rules.symbols, ships_shown=True, struck=struck, title=title)
+
+
+def _sank_all(record: Record) -> bool:
+    """True when the record's shots hit every ship cell of its layout."""
+    hit = 0
+    for shot in record.shots:
+        if shot.outcome is not Outcome.MISS:
+            hit |= 1 << shot.cell
+    return hit == record.layout.occupied
 
 
 def play(
@@ -309,9 +377,11 @@ class BoardState:
 def board_state(observation: Observation) -> BoardState:
     """The board state that an observation shows (the order of shots is dropped)."""
     rules = observation.rules
-    sunk_at, revealed = [], []
+    sunk_at: list[tuple[int, int | None]] = []
+    revealed: list[tuple[int, int]] = []
     for _, shot in observation.sinks:
         if rules.sinks is Sinks.REVEALED:
+            assert shot.ship is not None  # a revealed sinking always names its ship
             revealed.append((shot.ship, shot.cells))
         else:
             sunk_at.append((shot.cell, shot.ship))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from battleship.cells import cell_name, iter_cells
+from battleship.cells import CellLike, cell_name, iter_cells, to_cell
 from battleship.errors import LayoutError, NotationError
 from battleship.rules import Rules, Spacing
 
@@ -39,8 +39,9 @@ class Layout:
             out |= mask
         return out
 
-    def ship_at(self, cell: int) -> int | None:
-        """Fleet index of the ship on ``cell``, or None for water."""
+    def ship_at(self, cell: CellLike) -> int | None:
+        """Fleet index of the ship on ``cell`` (``"E5"``, ``(4, 4)`` or ``44``), or None for water."""
+        cell = to_cell(cell, self.rules)
         for i, mask in enumerate(self.masks):
             if mask >> cell & 1:
                 return i
@@ -72,6 +73,21 @@ class Layout:
 
     def __str__(self) -> str:
         return self.text()
+
+    def __repr__(self) -> str:
+        cols = self.rules.cols
+        ships = ", ".join(
+            f"{ship.symbol} {cell_name(low.bit_length() - 1, cols)}-{cell_name(mask.bit_length() - 1, cols)}"
+            for ship, mask in zip(self.rules.fleet, self.masks, strict=True)
+            for low in (mask & -mask,)
+        )
+        return f"<Layout {self.rules.name} {self.rules.rows}x{cols}: {ships}>"
+
+    def _repr_svg_(self) -> str:
+        """The layout drawn, for notebooks."""
+        from battleship.svg import grid_svg
+
+        return grid_svg(self.grid(), self.rules.symbols, ships_shown=True)
 
     def grid(self) -> list[list[str]]:
         """Rows of one-character strings: ``.`` water or the ship's symbol."""
@@ -137,9 +153,9 @@ def split_rows(text: str, rules: Rules, what: str) -> list[tuple[str, int, int]]
             f"{what} has {len(rows)} rows, expected {rules.rows} for a {rules.rows}x{rules.cols} board",
             rows[-1][1] if rows else 1,
         )
-    for i, (row, line, col) in enumerate(rows):
-        if len(row) != rules.cols:
+    for i, (cells, line_number, col) in enumerate(rows):
+        if len(cells) != rules.cols:
             raise NotationError(
-                f"row {i + 1} of the {what} has {len(row)} cells, expected {rules.cols}", line, col
+                f"row {i + 1} of the {what} has {len(cells)} cells, expected {rules.cols}", line_number, col
             )
     return rows

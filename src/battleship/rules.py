@@ -95,6 +95,13 @@ class Rules:
         object.__setattr__(self, "sinks", Sinks(self.sinks))
         _check(self)
 
+    def __repr__(self) -> str:
+        fleet = " ".join(f"{s.symbol}{s.size}" for s in self.fleet)
+        return (
+            f"<Rules {self.name}: {self.rows}x{self.cols}, fleet {fleet}, spacing {self.spacing.value}, "
+            f"sinks {self.sinks.value}{', reflections' if self.reflections else ''}>"
+        )
+
     # --- derived facts -------------------------------------------------------------------
     @property
     def cells(self) -> int:

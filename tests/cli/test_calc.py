@@ -136,3 +136,36 @@ def test_calc_within_a_time_budget_never_compiles_a_graph_it_has_no_time_for(mon
     out = _calc(board, "--rules", "seabattle", "--time", "3", "--json")
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["samples"] > 48  # more than the first two batches (16 + 32)
+
+
+def _finished_board() -> str:
+    import battleship as bs
+
+    layout = bs.generate("standard", seed=3)
+    return bs.play(layout, "hunt-target", seed=3).observation.text()
+
+
+def test_calc_on_a_finished_game_says_it_is_over_and_names_no_cell():
+    printed = _calc(_finished_board(), "--percent")
+    assert printed.exit_code == 0, printed.stderr
+    assert "the game is over: every ship is sunk" in printed.stdout
+    assert "best cell" not in printed.stdout
+    data = json.loads(_calc(_finished_board(), "--json").stdout)
+    assert data["over"] is True and data["best"] == [] and data["layouts"] == 1
+    assert json.loads(_calc(BOARD, "--json").stdout)["over"] is False
+
+
+def test_calc_best_cells_are_the_density_shooters_without_skew():
+    import numpy as np
+
+    from battleship.cli.calc import _best
+    from battleship.notation import parse_board
+    from battleship.rules import preset
+    from battleship.shooters.density import best_cells
+
+    rules = preset("standard")
+    observation = parse_board(BOARD, rules)
+    rng = np.random.default_rng(4)
+    for probability in (rng.random((10, 10)), np.full((10, 10), 0.25), np.zeros((10, 10))):
+        assert _best(rules, observation, probability, False) == best_cells(rules, observation, probability)
+        assert _best(rules, observation, probability, True) == best_cells(rules, observation, probability, 20)

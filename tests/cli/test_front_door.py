@@ -142,3 +142,104 @@ def test_the_package_front_door():
         check=True,
     )
     assert quick.stdout.split() == ["False", "False"]  # importing the package loads neither
+
+
+def test_the_board_comes_first_and_the_old_play_order_warns():
+    layout = battleship.generate("standard", seed=1)
+    record = battleship.play(layout, "density", seed=1)
+    with pytest.warns(DeprecationWarning, match=r"play\(layout, shooter\)"):
+        assert battleship.play("density", layout, seed=1) == record
+    with pytest.raises(battleship.BattleshipError, match="play takes a Layout"):
+        battleship.play(battleship.preset("standard"), "density")
+    assert battleship.count(record.observation).distinct == 1  # every ship found: one layout left
+
+
+def test_the_front_door_documents_one_argument_order():
+    import inspect
+
+    from battleship import api
+
+    assert "One argument order" in api.__doc__
+    first = {
+        name: next(iter(inspect.signature(getattr(api, name)).parameters))
+        for name in ("play", "simulate", "compare", "match", "count", "posterior", "limit", "generate")
+    }
+    assert first == {
+        "play": "layout",
+        "simulate": "rules",
+        "compare": "rules",
+        "match": "rules",
+        "count": "board",
+        "posterior": "board",
+        "limit": "rules",
+        "generate": "rules",
+    }
+
+
+def test_compiling_is_said_in_one_line_with_progress_and_cached_kernels_say_nothing():
+    import io
+
+    from numba import njit
+
+    from battleship.lab.warmup import notice
+
+    @njit(cache=False)
+    def triple(x):
+        return 3 * x
+
+    said = io.StringIO()
+    with notice(said):
+        assert triple(2) == 6  # compiled here
+    lines = said.getvalue().splitlines()
+    assert lines[0].startswith("compiling the Numba kernels (the first run after an install")
+    assert "battleship warm" in lines[0]
+    assert lines[-1].startswith("compiled ") and " functions in " in lines[-1]
+    again = io.StringIO()
+    with notice(again):
+        assert triple(3) == 9  # compiled already
+    assert again.getvalue() == ""
+
+
+def test_compile_all_reports_each_step_and_stops_between_steps(monkeypatch):
+    from battleship.lab import warmup
+    from battleship.stop import Stop
+
+    ran = []
+    fake = [warmup.Step(f"step {i}", lambda i=i: ran.append(i)) for i in range(3)]
+    monkeypatch.setattr(warmup, "steps", lambda: fake)
+    seen = []
+    assert warmup.compile_all(lambda done, total, label: seen.append((done, total, label))) == 3
+    assert ran == [0, 1, 2]
+    assert seen == [(0, 3, "step 0"), (1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "done")]
+    stop = Stop()
+    stop.request()
+    assert warmup.compile_all(stop=stop) == 0
+
+
+def test_warm_steps_cover_every_shooter_and_generator():
+    from battleship import generators
+    from battleship.lab import warmup
+
+    labels = {step.label for step in warmup.steps()}
+    for name in names():
+        assert f"{name} games" in labels or f"{name} shots" in labels, name
+    for name in generators.GENERATORS:
+        assert f"layouts ({name})" in labels
+
+
+def test_warm_is_a_command():
+    listed = runner.invoke(app, ["--help"])
+    assert listed.exit_code == 0 and "warm" in listed.stdout
+    helped = runner.invoke(app, ["warm", "--help"])
+    assert helped.exit_code == 0 and "Compile every Numba kernel" in helped.stdout
+
+
+def test_summaries_and_comparisons_have_short_reprs():
+    summary = battleship.simulate("standard", "density", games=20, seed=1)
+    text = repr(summary)
+    assert text.startswith("<Summary of 20 games: mean ") and len(text) < 160
+    assert f"{summary.mean:.2f}" in text
+    both = battleship.compare("standard", ["density", "random"], games=20, seed=1)
+    text = repr(both)
+    assert text.startswith("<Comparison on standard, 20 games (seed 1): density ") and len(text) < 160
+    assert f"({both.minus_first['random'][0]:+.2f})" in text

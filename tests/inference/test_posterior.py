@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from battleship import generators
+from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Game, Observation, Outcome, Shot
 from battleship.inference import Contradiction, posterior
@@ -251,3 +252,99 @@ def test_boards_with_misses_only_are_kept_and_answer_as_if_computed_afresh(name)
         assert not kept.placement_layouts.flags.writeable  # shared, so nobody may change it
     uniform, weighted = posterior(rules, observation), posterior(rules, observation, prior=prior)
     assert uniform.layouts != weighted.layouts  # a prior is a different answer, kept apart
+
+
+# --- the front door: posterior(observation), the answer knows its board ---------------------------
+
+
+def _small_board():
+    rules = Rules(4, 4, (Ship.line("Cruiser", "C", 3), Ship.line("Destroyer", "D", 2)))
+    game = Game(Layout(rules, (rules.placements[0][0], rules.placements[1][-1])))
+    for target in ("A1", "d4", (2, 2)):
+        game.fire(target)
+    return rules, game.observation
+
+
+def test_the_observation_is_enough_and_the_answer_knows_it():
+    import battleship as bs
+
+    rules, observation = _small_board()
+    answer = bs.posterior(observation)
+    total, _ = brute_posterior(rules, observation)
+    assert answer.layouts == total == posterior(rules, observation).layouts
+    assert answer.observation is observation
+    unshot = [c for c in range(rules.cells) if not observation.is_shot(c)]
+    top = max(answer.probability.ravel()[c] for c in unshot)
+    assert answer.best() == [c for c in unshot if answer.probability.ravel()[c] == top]
+    assert answer.best() == answer.best(observation)
+    assert answer["B2"] == answer[(1, 1)] == answer[5] == pytest.approx(answer.probability[1, 1])
+    assert bs.posterior(rules).layouts == posterior(rules).layouts  # the rules alone: the open board
+    with pytest.raises(BattleshipError, match="one observation"):
+        bs.posterior(observation, observation)
+
+
+def test_the_old_rules_and_observation_form_warns_and_still_answers():
+    import battleship as bs
+
+    rules, observation = _small_board()
+    with pytest.warns(DeprecationWarning, match=r"call|posterior\(observation\)"):
+        old = bs.posterior(rules, observation)
+    assert old.layouts == bs.posterior(observation).layouts
+    with pytest.warns(DeprecationWarning), pytest.raises(BattleshipError, match="not 'standard'"):
+        bs.posterior(preset("standard"), observation)
+    with pytest.warns(DeprecationWarning, match=r"count\(observation\)"):
+        assert bs.count(rules, observation).distinct == bs.count(observation).distinct == old.layouts
+
+
+def test_a_slow_answer_is_said_before_it_starts(monkeypatch):
+    import battleship as bs
+    from battleship.inference import cost
+
+    _, observation = _small_board()
+    monkeypatch.setattr(cost, "exact_seconds", lambda *_a, **_k: 3600.0)
+    with pytest.warns(bs.SlowWarning, match="expected to take about 60 min"):
+        bs.posterior(observation)
+    monkeypatch.setattr(cost, "exact_seconds", lambda *_a, **_k: 0.01)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bs.posterior(observation)  # quick: nothing said
+
+
+def test_a_board_with_misses_only_names_them_in_cell_order_whatever_their_order():
+    rules = preset("standard")
+    shots = tuple(Shot(c, Outcome.MISS) for c in (57, 3, 31))
+    answer = posterior(Observation(rules, shots))
+    assert [s.cell for s in answer.observation.shots] == [3, 31, 57]
+    assert posterior(Observation(rules, shots[::-1])) is answer
+    assert answer.best() == answer.best(Observation(rules, shots))
+
+
+def test_the_repr_is_short_and_the_heat_map_is_svg():
+    import xml.etree.ElementTree as ET
+
+    rules, observation = _small_board()
+    answer = posterior(observation)
+    text = repr(answer)
+    assert len(text) < 160 and f"{answer.layouts:,} layouts" in text and "3 shots" in text
+    best = answer.best()
+    assert f"best {cell_name(best[0], rules)}" in text
+    root = ET.fromstring(answer._repr_svg_())
+    rects = [e.get("class") for e in root.iter("{http://www.w3.org/2000/svg}rect")]
+    assert rects.count("cell") == rules.cells and rects.count("scale") == 1
+    assert rects.count("frame") == len(best)
+
+
+def test_once_every_cell_is_shot_there_is_no_best_cell():
+    rules = Rules(2, 2, (Ship.line("Destroyer", "D", 2),))
+    game = Game(Layout(rules, (rules.placements[0][0],)))
+    board = Observation(rules, tuple(Shot(c, Outcome.MISS) for c in (2, 3)))
+    answer = posterior(board)
+    assert answer.best() == [0, 1]
+    game.fire(0)
+    game.fire(1)
+    assert posterior(game.observation).best() == [2, 3]
+    assert "best" not in repr(
+        posterior(Observation(rules, (Shot(2, Outcome.MISS), Shot(3, Outcome.MISS), *game.observation.shots)))
+    )

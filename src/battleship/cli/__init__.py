@@ -32,7 +32,7 @@ if AS_PROGRAM:
 
 import typer  # noqa: E402 -- after the handlers: loading it takes a moment
 
-from battleship.cli import arena, calc, defence, games, limit, matches, rules, serve  # noqa: E402
+from battleship.cli import arena, calc, defence, games, limit, matches, rules, serve, warm  # noqa: E402
 
 app = typer.Typer(
     help="Battleship: a rules engine, the classic shooting strategies and exact inference, a probability "
@@ -61,6 +61,7 @@ COMMANDS = (
     ("defend", defence.defend_cmd),
     ("learn", defence.learn_cmd),
     ("serve", serve.serve_cmd),
+    ("warm", warm.warm_cmd),
 )
 for _name, _command in COMMANDS:
     app.command(_name)(_command)

@@ -132,7 +132,6 @@ def calc_cmd(
 ) -> None:
     """Hit probabilities of every cell given what has been seen: exact counts, or Monte Carlo with --time."""
     from battleship.cells import cell_name
-    from battleship.shooters.density import best_cells
 
     start = time.perf_counter()
     if seconds is not None and not 0 < seconds <= MAX_SECONDS:
@@ -159,8 +158,9 @@ def calc_cmd(
         probability = result.probability
         data.update(layouts=result.layouts, engine=result.engine)
     data["seconds"] = time.perf_counter() - start
-    best = best_cells(r, observation, probability, 20 if skew else 0)
-    data.update(probability=probability.tolist(), best=[cell_name(c, r.cols) for c in best])
+    over = observation.hit_mask.bit_count() == r.ship_cells  # every ship cell hit: nothing left to find
+    best = [] if over else _best(r, observation, probability, skew)
+    data.update(probability=probability.tolist(), best=[cell_name(c, r.cols) for c in best], over=over)
     if png is not None:
         from battleship.lab import figures
 
@@ -170,6 +170,19 @@ def calc_cmd(
         emit_json({k: data[k] for k in _CALC_KEYS if k in data})
         return
     _print_calc(observation, probability, best, data, percent, skew, png)
+
+
+def _best(r: Rules, observation: Observation, probability: Any, skew: bool) -> list[int]:
+    """The unshot cells of highest probability (with C. Liam Brown's skew: the density shooter's choice)."""
+    if skew:  # the skew lives with the density shooter: loaded only when asked for
+        from battleship.shooters.density import best_cells
+
+        return best_cells(r, observation, probability, 20)
+    value = probability.ravel()
+    open_cells = [c for c in range(r.cells) if not observation.shot_mask >> c & 1]
+    top = max((float(value[c]) for c in open_cells), default=0.0)
+    # the same tolerance as the density shooter's best_cells, so that ties read the same
+    return [c for c in open_cells if value[c] >= top * (1 - 1e-12)]
 
 
 MAX_SECONDS = 86_400.0
@@ -265,6 +278,7 @@ _CALC_KEYS = (
     "seconds",
     "samples",
     "standard_error",
+    "over",
 )
 
 
@@ -285,7 +299,12 @@ def _print_calc(observation, probability, best, data, percent, skew, png) -> Non
             f"points (95% interval; largest standard error {100 * worst:.2f})",
             highlight=False,
         )
-    if best:
+    if data["over"]:
+        console.print(
+            f"the game is over: every ship is sunk, in {len(observation.shots)} shots; no cell is left to find",
+            highlight=False,
+        )
+    elif best:
         what = "best cell" if len(best) == 1 else "best cells (tied)"
         shown = float(probability.ravel()[best[0]])
         names = ", ".join(data["best"])

@@ -27,8 +27,6 @@ from battleship.errors import BattleshipError
 
 if TYPE_CHECKING:
     from battleship.inference.endgame import Solver
-
-DEFAULT_SHOOTERS = ["optimal", "density", "trial-sink", "rollout", "best"]
 MAX_SECONDS = 7 * 24 * 3600  # --time at most a week
 
 
@@ -80,7 +78,7 @@ def limit_cmd(
     from rich.table import Table
 
     from battleship.cells import cell_name
-    from battleship.lab.limit import limit
+    from battleship.lab.limit import DEFAULT_SHOOTERS, limit
 
     r = load_rules(rules)
     positive(budget, "--budget", 10**9)

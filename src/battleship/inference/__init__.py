@@ -9,8 +9,17 @@
 - :mod:`~battleship.inference.sampling`: exact uniform samples and Monte Carlo estimates;
 - :mod:`~battleship.inference.endgame`: the rest of a game solved exactly (fewest expected shots);
 - :mod:`~battleship.inference.prior`: placement priors fitted to recorded layouts.
+
+Names are loaded when first used: a board the row engine answers never loads the sweep's state
+graph or the samplers.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# the functions named like their modules (posterior, evidence) are bound here, after their modules
 from battleship.inference.evidence import Contradiction, Evidence, evidence, why_nowhere
 from battleship.inference.posterior import (
     Posterior,
@@ -25,9 +34,16 @@ from battleship.inference.posterior import (
     work,
 )
 from battleship.inference.rows import count_by_rows, fast_path
-from battleship.inference.sampling import sample
 from battleship.inference.search import count_by_search, select_by_search
-from battleship.inference.sweep import Estimate, count_by_sweep, estimate, sample_by_sweep
+
+# public names loaded when first used -> the module that defines them
+_LAZY = {
+    "sample": "sampling",
+    "Estimate": "sweep",
+    "count_by_sweep": "sweep",
+    "estimate": "sweep",
+    "sample_by_sweep": "sweep",
+}
 
 __all__ = [
     "Contradiction",
@@ -54,3 +70,20 @@ __all__ = [
     "why_nowhere",
     "work",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    else:
+        try:  # a submodule (``inference.sweep``) not imported yet
+            value = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+if TYPE_CHECKING:  # what type checkers and editors see
+    from battleship.inference.sampling import sample
+    from battleship.inference.sweep import Estimate, count_by_sweep, estimate, sample_by_sweep

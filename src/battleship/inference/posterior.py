@@ -5,24 +5,28 @@ engine for the rules and the board (:mod:`battleship.inference.rows` for straigh
 touch, else :mod:`battleship.inference.search`), and returns a :class:`Posterior`: the number of
 layouts and how many of them use each placement and cover each cell. The prior is uniform over
 layouts unless per-placement weights are given (:mod:`battleship.inference.prior` fits them).
+
+``posterior(observation)`` is the whole call: the observation knows its rules. The engines' own
+form, ``posterior(rules, observation)``, stays for the callers that hold rules apart from the
+board (a fitted prior's rules, the open board).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from math import factorial, prod
+from typing import Any
 
 import numpy as np
 
-from battleship.cells import cell_name, iter_cells
+from battleship.cells import CellLike, cell_name, iter_cells, to_cell
 from battleship.errors import BattleshipError
-from battleship.game import Observation
-from battleship.inference import frontier, sweep
+from battleship.game import Observation, Outcome, Shot
 from battleship.inference.evidence import Contradiction, Evidence, evidence
-from battleship.inference.graph import TooLarge
 from battleship.inference.rows import count_by_rows, fast_path
 from battleship.inference.search import count_by_search
 from battleship.rules import Rules
@@ -32,12 +36,19 @@ from battleship.tables import tables
 
 @dataclass(frozen=True, eq=False)
 class Posterior:
-    """The exact answer: how many layouts fit, and how many of them use each placement and cell."""
+    """The exact answer: how many layouts fit, and how many of them use each placement and cell.
+
+    ``posterior["E5"]`` (any cell form) is a cell's probability of holding a ship; :meth:`best` the
+    unshot cells most likely to; in a notebook it draws itself as a heat map.
+    """
 
     rules: Rules
     layouts: int | float  # a float only under a float prior
     placement_layouts: np.ndarray  # (placements,) int64 (float64 under a float prior): layouts using each
     engine: str
+    # the board it answers (None: built by hand); a board with misses only is answered once for every
+    # order of its shots, and named with them in cell order
+    observation: Observation | None = None
 
     @cached_property
     def cell_layouts(self) -> np.ndarray:
@@ -60,28 +71,76 @@ class Posterior:
         t = tables(self.rules)
         return self.placement_layouts[t.start[ship] : t.start[ship] + t.count[ship]] / float(self.layouts)
 
-    def best(self, observation: Observation) -> list[int]:
-        """The unshot cells of highest probability (all of them when tied)."""
+    def __getitem__(self, cell: CellLike) -> float:
+        """The probability that ``cell`` (``"E5"``, ``(4, 4)`` or ``44``) holds a ship."""
+        return float(self.probability.ravel()[to_cell(cell, self.rules)])
+
+    def best(self, observation: Observation | None = None) -> list[int]:
+        """The unshot cells of highest probability (all of them when tied); [] once every cell is shot.
+
+        The board is the one this posterior answers; ``observation`` only for one built by hand.
+        """
+        board = observation or self.observation
         counts = self.cell_layouts.ravel()
         shot = np.zeros(self.rules.cells, dtype=bool)
-        shot[[s.cell for s in observation.shots]] = True
+        if board is not None:
+            shot[[s.cell for s in board.shots]] = True
         if shot.all():
             return []
         top = counts[~shot].max()
-        return np.flatnonzero(~shot & (counts == top)).tolist()
+        return [int(c) for c in np.flatnonzero(~shot & (counts == top))]
+
+    def __repr__(self) -> str:
+        r = self.rules
+        shots = 0 if self.observation is None else len(self.observation.shots)
+        best = self.best()
+        top = f"; best {cell_name(best[0], r.cols)} {100 * self[best[0]]:.1f}%" if best else ""
+        ties = f" (+{len(best) - 1} tied)" if len(best) > 1 else ""
+        count = f"{self.layouts:,}" if isinstance(self.layouts, int) else f"{self.layouts:.4g} (weighted)"
+        return f"<Posterior {r.name} {r.rows}x{r.cols}, {shots} shots: {count} layouts{top}{ties}>"
+
+    def _repr_svg_(self) -> str:
+        """The heat map: each unknown cell coloured by its probability, the scale beside, the best framed."""
+        from battleship.svg import grid_svg
+
+        r = self.rules
+        grid = (self.observation or Observation(r)).grid()
+        title = f"P(ship), {0 if self.observation is None else len(self.observation.shots)} shots"
+        return grid_svg(
+            grid, r.symbols, heat=self.probability.tolist(), framed=frozenset(self.best()), title=title
+        )
+
+
+def _count_by_sweep(*args: Any, **kwargs: Any) -> Any:
+    """:func:`battleship.inference.sweep.count_by_sweep`, loaded when first used: the row engine's boards
+    (the calculator's standard board) never load the sweep and its state graph."""
+    from battleship.inference import sweep
+
+    return sweep.count_by_sweep(*args, **kwargs)
+
+
+def _count_by_frontier(*args: Any, **kwargs: Any) -> Any:
+    """:func:`battleship.inference.frontier.count_by_frontier`, loaded when first used."""
+    from battleship.inference import frontier
+
+    return frontier.count_by_frontier(*args, **kwargs)
 
 
 ENGINES = {
     "rows": count_by_rows,
     "search": count_by_search,
-    "sweep": sweep.count_by_sweep,
-    "frontier": frontier.count_by_frontier,
+    "sweep": _count_by_sweep,
+    "frontier": _count_by_frontier,
 }
 
 
-def _engine_counts(engine: str, rules: Rules, ev: Evidence, marginals: bool, weight, stop: Stop | None):
+def _engine_counts(
+    engine: str, rules: Rules, ev: Evidence, marginals: bool, weight: np.ndarray | None, stop: Stop | None
+) -> tuple[Any, Any, str]:
     """Run ``engine`` (every engine reads the stop flag as it goes); returns (total, counts, engine)."""
     if engine in ("sweep", "frontier"):
+        from battleship.inference.graph import TooLarge
+
         try:
             return (*ENGINES[engine](rules, ev, marginals=marginals, weight=weight, stop=stop), engine)
         except TooLarge:  # found out while compiling: the search answers instead
@@ -100,13 +159,14 @@ def count(rules: Rules, observation: Observation | None = None, stop: Stop | Non
 
 
 def posterior(
-    rules: Rules,
+    rules: Rules | Observation,
     observation: Observation | None = None,
     prior: np.ndarray | None = None,
     cached: bool = True,
     stop: Stop | None = None,
 ) -> Posterior:
-    """The exact posterior over layouts given ``observation``.
+    """The exact posterior over layouts given ``observation``: ``posterior(observation)``, or
+    ``posterior(rules)`` for the open board (``posterior(rules, observation)``: the engines' form).
 
     The prior is uniform over layouts unless ``prior`` gives a weight per placement (in the order of
     :func:`battleship.tables.tables`), a layout then weighing the product of its placements' weights:
@@ -115,10 +175,15 @@ def posterior(
     last 1,024) unless ``cached`` is False. ``stop`` (default: never)
     interrupts the work: :class:`battleship.stop.Stopped` or :class:`battleship.stop.OutOfTime`.
     """
-    observation = observation or Observation(rules)
-    if cached and not observation.hit_mask and observation.rules == rules:
-        return _misses_only(rules, observation, prior, stop)  # every game of a shooter starts the same way
-    return _posterior(rules, observation, prior, stop)
+    if isinstance(rules, Observation):
+        if observation is not None:
+            raise BattleshipError("posterior takes one observation (it knows its rules), not two")
+        observation = rules
+        rules = observation.rules
+    board = observation or Observation(rules)
+    if cached and not board.hit_mask and board.rules == rules:
+        return _misses_only(rules, board, prior, stop)  # every game of a shooter starts the same way
+    return _posterior(rules, board, prior, stop)
 
 
 # Boards with misses only, by rules, missed cells and prior: a deterministic shooter fires the same opening
@@ -140,7 +205,9 @@ def _misses_only(
         if result is not None:
             _miss_boards.move_to_end(key)
             return result
-    result = _posterior(rules, observation, prior, stop)
+    # shared by every order of the same misses: it names them in cell order
+    board = Observation(rules, tuple(Shot(c, Outcome.MISS) for c in iter_cells(observation.miss_mask)))
+    result = dataclasses.replace(_posterior(rules, observation, prior, stop), observation=board)
     result.placement_layouts.setflags(write=False)
     with _miss_boards_lock:
         _miss_boards[key] = result
@@ -168,7 +235,7 @@ def _posterior(
             if ev.hits
             else "no layout fits these shots"
         )
-    return Posterior(rules, total, counts, engine)
+    return Posterior(rules, total, counts, engine, observation)
 
 
 def check_prior(rules: Rules, prior: np.ndarray) -> np.ndarray:
@@ -211,6 +278,8 @@ def choose_engine(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) 
     if fast_path(rules):
         unit = weight is None or (weight.dtype == np.int64 and (weight == 1).all())
         return "search" if unit and choices(rules, ev) < SEARCH_BELOW else "rows"
+    from battleship.inference import frontier, sweep
+
     if sweep.applies(rules) and sweep.estimate(rules, ev, weight).fits:
         return "sweep"
     if (
@@ -264,6 +333,8 @@ def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray
     The sweep's figure comes from its graph (exact once compiled; otherwise the compiler's first
     pass runs, which takes up to a few seconds on a large board and is reused by the compiler).
     """
+    from battleship.inference import frontier, sweep
+
     ev = evidence(rules, observation or Observation(rules))
     weight = None if prior is None else check_prior(rules, prior)
     engine = choose_engine(rules, ev, weight)
@@ -310,7 +381,7 @@ def check_size(
 
 def identical_factor(rules: Rules) -> int:
     """How many distinct-ship layouts make one layout when same-shaped ships are not told apart."""
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[tuple[int, int], ...], int] = {}
     for ship in rules.fleet:
         seen[ship.cells] = seen.get(ship.cells, 0) + 1
     return prod(factorial(n) for n in seen.values())
@@ -333,9 +404,11 @@ def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]
         check_size(rules, ev)
     if use == "rows" and not fast_path(rules):
         raise BattleshipError("the row engine handles straight ships that may touch, sides up to 16")
+    from battleship.inference import frontier, sweep
+
     if use == "sweep" and not sweep.applies(rules):
         raise BattleshipError("the sweep engine handles straight ships, the narrower side up to 16")
     if use == "frontier" and not frontier.applies(rules):
         raise BattleshipError("the frontier engine handles ships up to 62 cells of reading order long")
     total, counts = ENGINES[use](rules, ev)
-    return total, Posterior(rules, total, counts, use).cell_layouts
+    return total, Posterior(rules, total, counts, use, Observation(rules)).cell_layouts

@@ -28,6 +28,8 @@ from battleship.shooters import registry
 from battleship.stop import OutOfTime, Stop
 from battleship.tables import tables
 
+# what `limit` measures unless told (its help names them)
+DEFAULT_SHOOTERS = ["optimal", "density", "trial-sink", "rollout", "best"]
 MAX_LAYOUTS = 5_000  # past this the exact solver does not finish in reasonable time
 DEFAULT_STATES = (
     50_000_000  # the solver's budget of solved states (5x5 with ships 3 and 2 touching: 22.6 million)

@@ -50,6 +50,13 @@ class Summary:
     perfect: int
     games_per_second: float
 
+    def __repr__(self) -> str:
+        low, high = self.ci95
+        return (
+            f"<Summary of {self.games:,} games: mean {self.mean:.2f} shots (95% {low:.2f}..{high:.2f}), "
+            f"sd {self.sd:.2f}, median {self.median:g}, {self.min}..{self.max}>"
+        )
+
     def as_dict(self) -> dict:
         """Plain data for JSON."""
         data = asdict(self)
@@ -127,6 +134,14 @@ class Comparison:
     seed: int
     summaries: dict[str, Summary]  # by the shooter's name as printed everywhere (its resolved spec)
     minus_first: dict[str, tuple[float, tuple[float, float]]]  # mean difference and its 95% interval
+
+    def __repr__(self) -> str:
+        first = next(iter(self.summaries), None)
+        each = ", ".join(
+            f"{name} {s.mean:.2f}" + ("" if name == first else f" ({self.minus_first[name][0]:+.2f})")
+            for name, s in self.summaries.items()
+        )
+        return f"<Comparison on {self.rules}, {self.games:,} games (seed {self.seed}): {each}>"
 
     def as_dict(self) -> dict:
         """Plain data for JSON (the ``compare --json`` document, less its figures)."""
