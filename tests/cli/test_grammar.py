@@ -73,7 +73,7 @@ def test_one_name_for_what_played_in_every_output(tmp_path):
     assert list(either["shooters"]) == ["density:tie=centre,skew=20"]
     import battleship as bs
 
-    assert bs.play("best", bs.generate("standard", seed=1), seed=1).shooter == shown
+    assert bs.play(bs.generate("standard", seed=1), "best", seed=1).shooter == shown
 
 
 def test_shooters_says_what_best_plays():
