@@ -1,4 +1,4 @@
-"""The codebase keeps the shape docs/architecture.md describes: short functions, no upward imports."""
+"""The codebase keeps the shape docs/design/architecture.md describes: short functions, no upward imports."""
 
 import ast
 from pathlib import Path

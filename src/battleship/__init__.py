@@ -27,7 +27,7 @@ The layers, each importing only those before it: the game (:mod:`~battleship.rul
 :mod:`~battleship.layout`, :mod:`~battleship.game`, :mod:`~battleship.notation`,
 :mod:`~battleship.generators`), then :mod:`battleship.inference`, :mod:`battleship.shooters`,
 :mod:`battleship.lab`, and on top :mod:`battleship.cli` and :mod:`battleship.web`
-(docs/architecture.md draws them). Beside the lab, :mod:`battleship.envs` registers a Gymnasium
+(docs/design/architecture.md draws them). Beside the lab, :mod:`battleship.envs` registers a Gymnasium
 environment (``battleship/Battleship-v0``) and holds a two-player PettingZoo one
 (:mod:`battleship.envs.match`). Squares are plain ints (``row * cols + col``) and sets of squares
 plain int bitboards, as in python-chess; wherever a cell is taken it may be named any usual way

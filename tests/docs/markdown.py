@@ -1,4 +1,4 @@
-"""What the docs ask a reader to run, read out of the Markdown (the rule is in docs/architecture.md,
+"""What the docs ask a reader to run, read out of the Markdown (the rule is in docs/design/architecture.md,
 "Docs that run"):
 
 - a fenced block tagged ``sh`` is run line by line (``#`` comments skipped, ``\\`` continues a line);

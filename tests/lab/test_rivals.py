@@ -17,7 +17,7 @@ from battleship.rules import preset
 def test_no_registered_shooter_beats_best(name):
     rules = custom_rules()[name] if name in custom_rules() else preset(name)
     # square-6: its kernels are quick, and 400 games put the skew's lattice 0.05 ahead of best there,
-    # level over 4,000 (and +0.002 over 200,000, docs/strategies.md): one chance fluke among many rivals
+    # level over 4,000 (and +0.002 over 200,000, docs/research): one chance fluke among many rivals
     games = 4_000 if name == "square-6" else 400
     best, played, left_out = rivals(rules, games=games, slow_games=2, seed=61)
     assert played, left_out

@@ -1,4 +1,4 @@
-"""The gains docs/strategies.md keeps still hold: each kept choice against what it beat, on a small paired
+"""The gains docs/research keeps still hold: each kept choice against what it beat, on a small paired
 run (the same layouts for both) with a seed of its own, never the seed the document reports.
 
 Runs are reproducible, so a test fails only when the code changes what the shooters do; a gain the

@@ -72,7 +72,7 @@ def limit_cmd(
 
     Prints the fewest expected shots any strategy can average over uniform layouts, and each
     shooter's mean and gap to it. Small boards only (a few thousand layouts): the 4x4 board with
-    ships of 3 and 2 takes seconds; see docs/strategies.md for larger boards. Ctrl-C stops within
+    ships of 3 and 2 takes seconds; see docs/research/limit.md for larger boards. Ctrl-C stops within
     two seconds.
     """
     from rich.table import Table

@@ -9,7 +9,7 @@ where ``S_a`` are the layouts that answer ``a`` to a shot at ``c`` (miss, hit, o
 rules announce). The search is a Numba kernel (``_solve``, on an explicit stack of frames); what
 lets it solve boards of 4x5 to 5x5 and 4x6 with two ships from the first shot, and 5x5 with three
 ships apart without announcements (hundreds of thousands to millions of states;
-docs/strategies.md has the figures):
+docs/research/limit.md has the figures):
 
 - **A state is what is left to hit**, not the shots fired. A layout's future answers depend only on
   its ship cells not yet hit (per ship where the rules announce sinkings, as one set where they do

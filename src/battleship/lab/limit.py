@@ -7,7 +7,7 @@ layout and reports their means and their gaps to that optimum. Only small boards
 solver's states grow fast with the number of layouts, most with the sinkings announced (the 4x4
 board with ships 3 and 2, 264 layouts: about 7,000 states without announcements, 40,000 to 46,000
 with them; 5x5 with the ships apart, 524 layouts: 250,000 states without, 2.3 million with them;
-docs/strategies.md has the table).
+docs/research/limit.md has the table).
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ _AS_DATAGENETICS = (
     "DataGenetics' hunt/target reads hits and misses only (its walkthrough walks round a cruiser it has sunk)"
 )
 _AS_THE_R_STUDY = "the R study's search reads hits and misses only"
-_REPRODUCTION = "docs/reproduction.md"
+_REPRODUCTION = "docs/research/reproduction.md"
 _TIE_HELP = "how equal cells are split: first (reading order), random, or centre (nearest the middle)"
 _BASELINE = "kept as its source wrote it"
 # the old spellings of the exact shooters' options: ``endgame`` was their exact solve (now ``exact``,
@@ -375,7 +375,7 @@ register(
         "Look-ahead: the density shooter played on from each candidate cell over exact posterior samples",
         options=_options(*SCORING, "weight", "rollouts", "width"),
         role="experiment",
-        advice="level with density:skew=20 at best on standard rules (docs/strategies.md); not played by best",
+        advice="level with density:skew=20 at best on standard rules (docs/research/rules.md); not played by best",
     )
 )
 register(
@@ -414,7 +414,7 @@ register(
     ShooterSpec(
         "best",
         f"{_HERE}.best:BestShooter",
-        "the strongest measured shooter for the rules (docs/strategies.md); options apply to it",
+        "the strongest measured shooter for the rules (docs/research/rules.md); options apply to it",
         options=_options("fast"),
         chooses=f"{_HERE}.best:best_for",
         passes_on=("density", "trial-sink", "optimal", "twoply"),

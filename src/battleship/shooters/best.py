@@ -1,4 +1,4 @@
-"""``best``: the strongest measured shooter for the rules, from the record in docs/strategies.md.
+"""``best``: the strongest measured shooter for the rules, from the record in docs/research/rules.md.
 
 ``make("best")`` builds a :class:`BestShooter`, which picks its shooter when it learns the rules;
 the lab and the command line resolve ``best`` to that shooter up front
@@ -20,7 +20,7 @@ REST_OF_GAME = "twoply:endgame=5000,plies=1"
 # on small problems, the rest of game played on by itself once at most 500 layouts remain (a second
 # step of policy improvement: a shot over 1,000 layouts can take half a second)
 SMALL_LOOKAHEAD = "twoply:endgame=5000,plies=1,second=500"
-# the strongest measured shooter per preset (docs/strategies.md has the measurements)
+# the strongest measured shooter per preset (docs/research/rules.md has the measurements)
 BEST = {
     "standard": "density:skew=20,lattice=1,lastship=8",
     "datagenetics": "density:skew=20,lattice=1,lastship=8",
@@ -47,7 +47,7 @@ def best_for(rules: Rules, options: Options | None = None) -> str:
       layouts remain, played on by itself once at most 500 remain (``SMALL_LOOKAHEAD``); never
       worse than exact greedy play (policy improvement, twice), and far closer to the optimum on
       the limit table, where exact greedy play gives up to 0.27 shots and density and trial-sink up
-      to 1.9 (``battleship limit``, docs/strategies.md); exact greedy play itself with ``fast=1``
+      to 1.9 (``battleship limit``, docs/research/limit.md); exact greedy play itself with ``fast=1``
       or a ``prior``, which the rest of game does not read;
     - ships that are not straight: exact greedy play (``optimal``), which reads any shape and every
       answer; measured ahead of density on 8x8 with a T-shaped ship;
@@ -60,7 +60,7 @@ def best_for(rules: Rules, options: Options | None = None) -> str:
     - any other spacing margin without sinking announcements (the C# Pirates contest's rules), where
       exact play is quick: exact greedy play with greedy's exact rest of game once at most 5,000
       layouts remain (``twoply:endgame=5000,plies=1``), ahead of exact greedy play over 5,000 paired
-      `pirates` games of each generator (docs/strategies.md);
+      `pirates` games of each generator (docs/research/rules.md);
     - any other spacing margin: trial-sink with C. Liam Brown's skew, which reads a finished ship off
       a run of hits and every sinking announced: level with exact greedy play over 10,000 paired
       uniform `pirates` games, 0.42 shots ahead of it over 2,000 sequentially drawn ones, and far

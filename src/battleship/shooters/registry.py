@@ -68,7 +68,7 @@ class Strength:
     interval: str
     command: str
     generator: str = "uniform"
-    source: str = "docs/strategies.md"
+    source: str = "docs/research/rules.md"
 
     def describe(self) -> str:
         """``44.385 shots (44.262 .. 44.508) on standard, density, 20,000 games``."""

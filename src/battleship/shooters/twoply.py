@@ -20,7 +20,7 @@ posterior per candidate and distinct hit-type answer (``width`` of them while hu
 shots greedy play takes after the candidate (:class:`GreedyTree`: Bertsekas' rollout over exact
 greedy, computed over every layout, not sampled). Greedy's own cell is always a candidate, so this
 never plays worse than greedy (policy improvement); on the small boards of ``battleship limit`` it
-comes within 0.05 shots of the optimum (docs/strategies.md). Not used under a ``prior``.
+comes within 0.05 shots of the optimum (docs/research/lookahead.md). Not used under a ``prior``.
 
 ``second=M``: once at most ``M`` layouts remain, the endgame's candidates are played on by that
 rollout itself instead of by greedy (:class:`~battleship.inference.rollouttree.RolloutTree`: a
