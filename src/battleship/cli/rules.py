@@ -140,7 +140,8 @@ def shooters_cmd(
     if r is not None:
         console.print(f"best on {r.name} plays {best}", highlight=False)
     console.print(
-        "Measured figures and their commands: docs/research/rules.md, docs/research/reproduction.md.", highlight=False
+        "Measured figures and their commands: docs/research/rules.md, docs/research/reproduction.md.",
+        highlight=False,
     )
 
 
