@@ -19,12 +19,15 @@ from battleship.cli.common import (
     forewarn,
     friendly,
     load_rules,
+    output_file,
+    output_folder,
     progress_bar,
     read_text_file,
     session,
     source_name,
 )
 from battleship.errors import BattleshipError
+from battleship.extras import require
 
 if TYPE_CHECKING:
     from battleship.game import Observation, Record
@@ -141,6 +144,9 @@ def calc_cmd(
     session().deadline(seconds)
     if (board is None) == (game is None):
         raise BattleshipError("give a board state or --game FILE (one of the two)")
+    if png is not None:
+        require("plot", "--png")
+        output_file(png, "--png")
     if game is not None:
         r, _, record = read_game_record(game, rules, player, index)
         observation = record.observation
@@ -333,9 +339,13 @@ def replay_cmd(
     """
     from battleship.cli.estimate import exact_seconds
 
+    if frames is not None or gif is not None:
+        require("plot", "--frames and --gif")
+    if gif is not None and gif.suffix.lower() != ".gif":
+        raise BattleshipError(f"--gif {gif}: give a file name ending in .gif")
+    output_file(gif, "--gif")
     r, name, record = read_game_record(game, rules, player, index)
-    if frames is not None:
-        frames.mkdir(parents=True, exist_ok=True)
+    output_folder(frames, "--frames")
     forewarn(
         exact_seconds(r) + exact_seconds(r, repeated=True) * max(0, len(record.shots) - 1),
         f"counting every layout before each of the {len(record.shots)} turns",
@@ -409,7 +419,6 @@ def _replay_turns(
         )
         advance()
     if gif is not None and images:
-        gif.parent.mkdir(parents=True, exist_ok=True)
         images[0].save(gif, save_all=True, append_images=images[1:], duration=900, loop=0)
     return turns
 
