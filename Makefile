@@ -33,9 +33,11 @@ compare: $(STAMP)
 	$(BIN)/battleship demo
 	$(BIN)/battleship compare random hunt-target hunt-target-parity density best:fast=1 --games 1000000 --seed 1 --jobs $$(nproc) --figures out/compare
 
+# ruff, then mypy: the public API checked strictly, the rest with mypy's defaults (pyproject.toml)
 lint: $(TSTAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy src/battleship
 
 system:
 	@if ! command -v chromium >/dev/null || ! command -v node >/dev/null || ! command -v bwrap >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
