@@ -7,6 +7,7 @@ constant memory; paired differences compare two shooters on the same layouts.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,7 @@ class Summary:
     perfect: int
     games_per_second: float
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON."""
         data = asdict(self)
         data["ci95"] = list(self.ci95)
@@ -128,7 +129,7 @@ class Comparison:
     summaries: dict[str, Summary]  # by the shooter's name as printed everywhere (its resolved spec)
     minus_first: dict[str, tuple[float, tuple[float, float]]]  # mean difference and its 95% interval
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON (the ``compare --json`` document, less its figures)."""
         return {
             "rules": self.rules,
