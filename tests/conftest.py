@@ -17,8 +17,17 @@ import pytest
 os.environ.pop("COLUMNS", None)
 
 ROOT = Path(__file__).resolve().parents[1]
-# the longest files go to the workers first, so that none of them is what the others wait for at the end
-LONGEST_FIRST = ["tests/test_bounds.py"]
+# the longest files (by --durations) go to the workers first, one each, then the rest as workers
+# free up: none of them is then what the other workers wait for at the end
+LONGEST_FIRST = [
+    "tests/test_bounds.py",
+    "tests/inference/test_endgame_bounds.py",
+    "tests/lab/test_rivals.py",
+    "tests/shooters/test_shooters.py",
+    "tests/docs/test_docs.py",
+    "tests/inference/test_endgame.py",
+    "tests/web/test_web_graphs.py",
+]
 
 
 @pytest.hookimpl(tryfirst=True)
