@@ -44,9 +44,11 @@ $(DSTAMP): pyproject.toml | $(BIN)/python
 docs: $(TSTAMP) $(DSTAMP)
 	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 
+# ruff, then mypy: the public API checked strictly, the rest with mypy's defaults (pyproject.toml)
 lint: $(TSTAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy src/battleship
 
 system:
 	@if ! command -v chromium >/dev/null || ! command -v node >/dev/null || ! command -v bwrap >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \

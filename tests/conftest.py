@@ -8,5 +8,54 @@ columns as they never do in a pipe; the tests see the program as a pipe does.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 os.environ.pop("COLUMNS", None)
+
+ROOT = Path(__file__).resolve().parents[1]
+# the longest files (by --durations) go to the workers first, one each, then the rest as workers
+# free up: none of them is then what the other workers wait for at the end
+LONGEST_FIRST = [
+    "tests/test_bounds.py",
+    "tests/inference/test_endgame_bounds.py",
+    "tests/lab/test_rivals.py",
+    "tests/shooters/test_shooters.py",
+    "tests/docs/test_docs.py",
+    "tests/inference/test_endgame.py",
+    "tests/web/test_web_graphs.py",
+]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In xdist's controller, before the workers start: compile the kernels once, in as many processes
+    as there are workers (tests/warm_kernels.py); the workers then load them from the disk cache
+    instead of each compiling the same ones. A warm cache makes this a few seconds."""
+    config = session.config
+    workers = getattr(config.option, "numprocesses", None)
+    if hasattr(config, "workerinput") or not workers or config.option.collectonly:
+        return
+    parts = min(int(workers), os.cpu_count() or 1) if str(workers).isdigit() else os.cpu_count() or 1
+    script = str(ROOT / "tests" / "warm_kernels.py")
+    runs = [
+        subprocess.Popen(
+            [sys.executable, script, "--part", f"{i}/{parts}"], cwd=ROOT, stdout=subprocess.DEVNULL
+        )
+        for i in range(parts)
+    ]
+    for run in runs:
+        run.wait(timeout=1800)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Same order in every worker (xdist checks): the files of LONGEST_FIRST first, the rest as collected."""
+
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::")[0]
+        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)

@@ -3,14 +3,21 @@
 Numba compiles without bounds checks; a read past an array's end gives a wrong number or a
 segmentation fault. This runs the property tests of the kernels (the engines and the sampler in
 tests/inference, the endgame solver and ``limit``, the shooters' kernels, the commands against brute
-force) once more in a subprocess with ``NUMBA_BOUNDSCHECK=1`` and a fresh ``NUMBA_CACHE_DIR``: the
-kernels cached without checks would otherwise be loaded again. Small boards of every kind are
-drawn there, one-ship fleets included; an access out of bounds raises IndexError and fails them.
+force) once more in a subprocess with ``NUMBA_BOUNDSCHECK=1`` and a ``NUMBA_CACHE_DIR`` of its own:
+the kernels cached without checks would otherwise be loaded again. That cache holds only kernels
+compiled with the checks and is kept between runs (in pytest's cache folder), under a name made
+of the package's source: any change to the source starts a new one (Numba notices a change to a
+kernel's own file, not to a kernel it calls in another), so only a run after a change compiles
+every kernel again. Small boards of
+every kind are drawn there, one-ship fleets included; an access out of bounds raises IndexError and
+fails them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,9 +34,26 @@ CHECKED = [
 ]
 
 
+def checked_cache(config: pytest.Config, tmp_path: Path) -> Path:
+    """The bounds-checked kernels' cache for this version of the source (older versions' removed)."""
+    cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider: a fresh folder then
+    if cache is None:
+        return tmp_path / "numba"
+    digest = hashlib.sha256()
+    for source in sorted((ROOT / "src" / "battleship").rglob("*.py")):
+        digest.update(source.relative_to(ROOT).as_posix().encode() + b"\0" + source.read_bytes())
+    name = f"numba-boundscheck-{digest.hexdigest()[:16]}"
+    folder = cache.mkdir(name)
+    for old in folder.parent.glob("numba-boundscheck-*"):
+        if old != folder:
+            shutil.rmtree(old, ignore_errors=True)
+    return folder
+
+
 @pytest.mark.slow
-def test_the_kernels_property_tests_pass_with_bounds_checked(tmp_path):
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+def test_the_kernels_property_tests_pass_with_bounds_checked(request, tmp_path):
+    folder = checked_cache(request.config, tmp_path)
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(folder)}
     # small boards are the point: the statistical 10x10 check, and the endgame solver's fixed
     # figures (pure Python, minutes), stay with the ordinary run
     select = ["-m", "not slow", "-k", "not 10x10 and not independent_solver and not gives_up"]

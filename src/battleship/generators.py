@@ -26,6 +26,12 @@ from battleship.rng import below, seed_words, stream, uniform
 from battleship.rules import Rules, Spacing
 from battleship.tables import Tables, tables
 
+# what draw_rows reads: the tables and a generator's plan (cells, halos, ship_groups, group_start,
+# group_count, members, restart), and a human-like generator's (kind, strength, cell_list, size,
+# rows, cols)
+Drawing = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
+Human = tuple[int, float, np.ndarray, np.ndarray, int, int]
+
 GENERATORS = {
     "uniform": "every valid layout equally likely (whole-layout rejection)",
     "sequential": "ship by ship: random orientation, random position, retry the ship on a clash (biased)",
@@ -57,7 +63,10 @@ class Plan:
 
 
 def _plan(groups_per_ship: list[list[list[int]]], restart: bool) -> Plan:
-    ship_groups, group_start, group_count, members = [0], [], [], []
+    ship_groups: list[int] = [0]
+    group_start: list[int] = []
+    group_count: list[int] = []
+    members: list[int] = []
     for groups in groups_per_ship:
         for group in groups:
             group_start.append(len(members))
@@ -193,7 +202,16 @@ def _clashes(cells: np.ndarray, p: int, blocked: np.ndarray) -> bool:
 
 @njit(cache=True, nogil=True)
 def draw_into(
-    state, cells, halos, ship_groups, group_start, group_count, members, restart, out_row, blocked
+    state: np.ndarray,
+    cells: np.ndarray,
+    halos: np.ndarray,
+    ship_groups: np.ndarray,
+    group_start: np.ndarray,
+    group_count: np.ndarray,
+    members: np.ndarray,
+    restart: bool,
+    out_row: np.ndarray,
+    blocked: np.ndarray,
 ) -> int:
     """Draw one layout into ``out_row`` (placement indices); returns tries used, or -1."""
     nships = ship_groups.shape[0] - 1
@@ -228,20 +246,22 @@ def draw_into(
 
 
 @njit(cache=True, nogil=True)
-def feature(kind, row, cell_list, size, rows, cols):
+def feature(
+    kind: int, row: np.ndarray, cell_list: np.ndarray, size: np.ndarray, rows: int, cols: int
+) -> float:
     """A human-like generator's feature of a layout, in [0, 1] (1: as edge-hugging, clustered or spread as can be)."""
-    nships = row.shape[0]
+    nships: int = row.shape[0]
     if kind == 1:  # edge: the share of ship cells on the board's rim
         rim = 0
-        total = 0
+        ship_cells = 0
         for s in range(nships):
             for k in range(size[s]):
                 cell = cell_list[row[s], k]
                 r, c = cell // cols, cell % cols
-                total += 1
+                ship_cells += 1
                 if r == 0 or c == 0 or r == rows - 1 or c == cols - 1:
                     rim += 1
-        return rim / total
+        return rim / ship_cells
     if kind == 2:  # clustered: one less the mean distance between ship centres over the diagonal
         cr = np.zeros(nships)
         cc = np.zeros(nships)
@@ -258,7 +278,7 @@ def feature(kind, row, cell_list, size, rows, cols):
             for b in range(a + 1, nships):
                 total += np.sqrt((cr[a] - cr[b]) ** 2 + (cc[a] - cc[b]) ** 2)
                 pairs += 1
-        diagonal = np.sqrt((rows - 1) ** 2 + (cols - 1) ** 2)
+        diagonal: float = np.sqrt((rows - 1) ** 2 + (cols - 1) ** 2)
         return 1.0 - total / max(pairs, 1) / diagonal
     # spread: each ship's gap to its nearest neighbour (free cells between, king moves), averaged,
     # over a quarter of the board's side
@@ -279,7 +299,9 @@ def feature(kind, row, cell_list, size, rows, cols):
 
 
 @njit(cache=True, nogil=True)
-def draw_rows(out, seed, first, nwords, drawing, human):
+def draw_rows(
+    out: np.ndarray, seed: np.uint64, first: np.uint64, nwords: int, drawing: Drawing, human: Human
+) -> None:
     """Fill ``out`` (rows of placement indices) with layouts ``first ..``; a failed row gets -1.
 
     ``drawing``: (cells, halos, ship_groups, group_start, group_count, members, restart), the tables
@@ -303,7 +325,9 @@ def draw_rows(out, seed, first, nwords, drawing, human):
 
 
 @njit(cache=True, parallel=True)
-def _draw_batch(out, seed, first, nwords, drawing, human):
+def _draw_batch(
+    out: np.ndarray, seed: np.uint64, first: np.uint64, nwords: int, drawing: Drawing, human: Human
+) -> None:
     block = 4096
     for b in prange((out.shape[0] + block - 1) // block):
         lo = b * block
@@ -355,7 +379,15 @@ def generate(rules: Rules, generator: str = "uniform", seed: int = 0, count: int
 
 
 @njit(cache=True, nogil=True)
-def _format(indices, cell_list, size, ship_of, symbols, rows, cols):
+def _format(
+    indices: np.ndarray,
+    cell_list: np.ndarray,
+    size: np.ndarray,
+    ship_of: np.ndarray,
+    symbols: np.ndarray,
+    rows: int,
+    cols: int,
+) -> np.ndarray:
     width = rows * cols + rows  # cells, a '/' between rows, and the newline
     out = np.empty(indices.shape[0] * width, dtype=np.uint8)
     for i in range(indices.shape[0]):
@@ -377,4 +409,5 @@ def _format(indices, cell_list, size, ship_of, symbols, rows, cols):
 def format_lines(rules: Rules, indices: np.ndarray) -> bytes:
     """Layouts (rows of placement indices) in the one-line layout format, one per line."""
     t: Tables = tables(rules)
-    return _format(indices, t.cell_list, t.size, t.ship_of, t.symbols, rules.rows, rules.cols).tobytes()
+    text: np.ndarray = _format(indices, t.cell_list, t.size, t.ship_of, t.symbols, rules.rows, rules.cols)
+    return text.tobytes()

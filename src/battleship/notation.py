@@ -102,9 +102,9 @@ def read_grid(text: str, rules: Rules, first_line: int = 1) -> Layout:
             pos, c = match.end(), c + 1
         if c != rules.cols:
             raise NotationError(f"row has {c} cells, expected {rules.cols}", n, 1)
-    for i, (ship, mask) in enumerate(zip(rules.fleet, masks, strict=True)):
+    for i, (fleet_ship, mask) in enumerate(zip(rules.fleet, masks, strict=True)):
         if not mask:
-            raise NotationError(f"the grid has no ship {i} ({ship.name})", lines[0][0])
+            raise NotationError(f"the grid has no ship {i} ({fleet_ship.name})", lines[0][0])
     return Layout(rules, tuple(masks))
 
 
@@ -146,10 +146,13 @@ class PaperGame:
     def records(self) -> dict[str, Record]:
         """Replay the moves: for each player who shot, the record of their shots at the other."""
         names = [p for p, _ in self.players]
-        games = {}
+        games: dict[str, Game | None] = {}
+        targets: dict[str, Layout] = {}  # the grid each player shoots at
         for me, _ in self.players:
             other = self.players[1 - names.index(me)][1]
             games[me] = Game(other) if other is not None else None
+            if other is not None:
+                targets[me] = other
         for number, (player, cell) in enumerate(self.moves, 1):
             game = games[player]
             if game is None:
@@ -161,7 +164,7 @@ class PaperGame:
                     f"move {number} ({write_move(player, cell, self.rules)}): {exc}"
                 ) from None
         return {
-            name: Record(self.players[1 - names.index(name)][1], name, game.observation.shots)
+            name: Record(targets[name], name, game.observation.shots)
             for name, game in games.items()
             if game is not None and game.observation.shots
         }

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 from battleship import shapes
 from battleship.cells import grow
@@ -58,7 +59,7 @@ class Ship:
             )
         if not self.cells:
             raise RulesError(f"ship {self.name!r} has no cells")
-        object.__setattr__(self, "cells", shapes.normalise(tuple(tuple(c) for c in self.cells)))
+        object.__setattr__(self, "cells", shapes.normalise(tuple((r, c) for r, c in self.cells)))
         if len(set(self.cells)) != len(self.cells):
             raise RulesError(f"ship {self.name!r} lists a cell twice")
         if not shapes.is_connected(self.cells):
@@ -266,7 +267,7 @@ def _from(source: str, exc: Exception) -> str:
     return text if text.startswith(f"{source}:") else f"{source}: {text}"
 
 
-def _copies(entry: dict, name: str, symbol: str, where: str) -> list[tuple[str, str]]:
+def _copies(entry: dict[str, object], name: str, symbol: str, where: str) -> list[tuple[str, str]]:
     """The (name, symbol) of each ship a ``[[ship]]`` table stands for: ``count`` copies, one letter each.
 
     ``count = 4`` with ``symbol = "HIJK"`` gives four ships named "Name 1" .. "Name 4" (fleets such as
@@ -285,7 +286,10 @@ def _copies(entry: dict, name: str, symbol: str, where: str) -> list[tuple[str, 
     return [(f"{name} {i}", letter) for i, letter in enumerate(symbol, 1)]
 
 
-def _enum(kind: type[Enum], value: object, source: str):
+_E = TypeVar("_E", bound=Enum)
+
+
+def _enum(kind: type[_E], value: object, source: str) -> _E:
     try:
         return kind(value)
     except ValueError:

@@ -23,7 +23,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import gymnasium
 import numpy as np
@@ -38,10 +38,19 @@ from battleship.rules import Rules
 UNKNOWN, MISS, HIT, SUNK = 0, 1, 2, 3
 
 
+class View(TypedDict):
+    """What a shooter sees, as arrays (see :func:`view`)."""
+
+    board: np.ndarray  # (rows, cols) int8: UNKNOWN, MISS, HIT or SUNK
+    afloat: np.ndarray  # (ships,) int8: 1 for a ship still afloat
+    sunk: int  # ships sunk
+
+
 class BattleshipEnv(gymnasium.Env):
     """Hunt one hidden fleet under ``rules`` (a preset name, a TOML file, or :class:`Rules`)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    # gymnasium declares metadata an instance attribute; it is the class's, the same for every env
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}  # type: ignore[misc]
 
     def __init__(
         self,
@@ -62,7 +71,7 @@ class BattleshipEnv(gymnasium.Env):
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    ) -> tuple[View, dict[str, Any]]:
         """A new hidden layout; the empty board."""
         if seed is None and self._game is None:
             seed = self._first_seed
@@ -73,7 +82,7 @@ class BattleshipEnv(gymnasium.Env):
         self._steps = 0
         return self._observe(), self._info(repeated=False)
 
-    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[View, float, bool, bool, dict[str, Any]]:
         """Fire at cell ``action``."""
         if self._game is None:
             raise RuntimeError("call reset() before step()")
@@ -104,7 +113,7 @@ class BattleshipEnv(gymnasium.Env):
             raise RuntimeError("call reset() first")
         return self._game.observation
 
-    def _observe(self) -> dict[str, np.ndarray]:
+    def _observe(self) -> View:
         return view(self.observation)
 
     def _info(self, repeated: bool) -> dict[str, Any]:
@@ -122,7 +131,7 @@ def view_spaces(rules: Rules) -> dict[str, spaces.Space]:
     }
 
 
-def view(seen: Observation) -> dict[str, np.ndarray]:
+def view(seen: Observation) -> View:
     """A shooter's observation as arrays: ``board``, ``afloat`` and ``sunk`` (the module's docstring)."""
     rules = seen.rules
     board = np.zeros(rules.cells, dtype=np.int8)

@@ -37,7 +37,7 @@ the AEC form adds is the race: a side that is behind may rather gamble than play
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 from gymnasium import spaces
@@ -58,6 +58,15 @@ AGENTS = ("player_0", "player_1")
 def env(**kwargs: Any) -> AECEnv:
     """The match wrapped as PettingZoo's own environments are (order of calls enforced, actions checked)."""
     return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(MatchEnv(**kwargs)))
+
+
+class AgentView(TypedDict):
+    """What an agent observes (see :meth:`MatchEnv.observe`)."""
+
+    observation: np.ndarray  # (2, rows, cols) int8: its view of the other fleet, the other's of its own
+    action_mask: np.ndarray  # (cells,) int8: 1 for each cell not yet fired at, all 0 off its turn
+    afloat: np.ndarray  # (ships,) int8: the other side's ships still afloat
+    sunk: int  # the other side's ships sunk
 
 
 class MatchEnv(AECEnv):
@@ -132,9 +141,12 @@ class MatchEnv(AECEnv):
         unknown = set(chosen) - set(AGENTS)
         if unknown:
             raise ValueError(f"layouts are for {AGENTS}, not {sorted(unknown)}")
+        rng = self._np_random
+        if rng is None:
+            raise RuntimeError("call reset() first: it seeds the fleets")
         fleets = {}
         for agent in AGENTS:
-            seed = int(self._np_random.integers(2**63 - 1))  # drawn even when unused: same seeds either way
+            seed = int(rng.integers(2**63 - 1))  # drawn even when unused: same seeds either way
             given = chosen.get(agent)
             if isinstance(given, str):
                 given = Layout.from_text(given, self.rules)
@@ -143,7 +155,7 @@ class MatchEnv(AECEnv):
             fleets[agent] = given or generators.generate(self.rules, self.generator, seed, 1)[0]
         return fleets
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> AgentView:
         found, incoming = view(self.observation(agent)), view(self.observation(self._other(agent)))
         to_move = agent == self.agent_selection and not self._done(agent)
         mask = open_cells(self.observation(agent)) if to_move else np.zeros(self.rules.cells, dtype=np.int8)
@@ -161,6 +173,8 @@ class MatchEnv(AECEnv):
             self._was_dead_step(action)
             return
         game = self._games[agent]
+        if action is None:
+            raise ValueError(f"{agent} is to move: give a cell, not None")
         cell = int(action)
         repeated = game.observation.is_shot(cell)
         if not repeated:

@@ -55,7 +55,7 @@ still in play, so a caller can fall back; it reads a :class:`~battleship.stop.St
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 from numba import njit
@@ -606,10 +606,19 @@ def _answer(rules: Rules, ships: tuple[int, ...], shots: int, cell: int) -> obje
 
 def board_symmetries(rows: int, cols: int) -> list[tuple[int, ...]]:
     """The board's rotations and reflections as cell permutations (8 on a square board, else 4)."""
-    maps = [lambda r, c: (r, c), lambda r, c: (rows - 1 - r, c), lambda r, c: (r, cols - 1 - c)]
+    Map = Callable[[int, int], tuple[int, int]]
+
+    def transposed(f: Map) -> Map:
+        return lambda r, c: f(c, r)
+
+    maps: list[Map] = [
+        lambda r, c: (r, c),
+        lambda r, c: (rows - 1 - r, c),
+        lambda r, c: (r, cols - 1 - c),
+    ]
     maps.append(lambda r, c: (rows - 1 - r, cols - 1 - c))
     if rows == cols:
-        maps += [lambda r, c, f=f: f(c, r) for f in list(maps)]
+        maps += [transposed(f) for f in list(maps)]
     perms = []
     for f in maps:
         perm = [0] * (rows * cols)

@@ -87,7 +87,7 @@ def evidence(rules: Rules, observation: Observation) -> Evidence:
         raise Contradiction(f"{bin(hits).count('1')} hits, but the fleet has only {rules.ship_cells} cells")
 
     cells = np.where(t.cell_list >= 0, t.cell_list, n)
-    admissible = ~miss[cells].any(axis=1)
+    admissible = np.logical_not(miss[cells].any(axis=1))
     if rules.sinks is not Sinks.NONE:
         _sinkings(rules, cells, hit_time, sink_time, announced, admissible)
     for s, ship in enumerate(rules.fleet):

@@ -242,7 +242,7 @@ class GreedyTree:
         for s in range(ships):
             cells = t.cell_list[rows[:, s], : t.size[s]]
             ship_cells[np.arange(layouts)[:, None], s, cells] = True
-        occupied = ship_cells.any(axis=1)
+        occupied = np.logical_or.reduce(ship_cells, axis=1)  # per layout and cell: a ship there
         ship_at = np.where(occupied, ship_cells.argmax(axis=1), -1).astype(np.int64)
         each_cell = np.arange(rules.cells, dtype=np.int64)[:, None]  # a cell's key as a one-ship layout's
         self.tree = (

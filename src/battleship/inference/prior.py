@@ -56,9 +56,11 @@ class PlacementModel:
 
     def prior(self) -> np.ndarray:
         """Prior weight per placement for :func:`battleship.inference.posterior` (computed once)."""
-        if self._prior is None:
-            object.__setattr__(self, "_prior", _fit(self))
-        return self._prior
+        prior = self._prior
+        if prior is None:
+            prior = _fit(self)
+            object.__setattr__(self, "_prior", prior)
+        return prior
 
     def to_json(self) -> str:
         """The model as a JSON document (:func:`from_json` reads it back)."""

@@ -188,7 +188,7 @@ def _exact_rest(
     budget = stop if deadline is None else _until(deadline, stop)
     try:
         total, _ = count_by_search(rules, ev, marginals=False, stop=budget)
-        if deadline is not None:
+        if deadline is not None and budget is not None:
             budget.check()
     except OutOfTime:
         if stop is not None:
@@ -211,7 +211,7 @@ def _until(deadline: float, stop: Stop | None) -> Stop:
     if stop is not None:
         stop.check()
     budget = Stop(max(0.0, deadline - time.perf_counter()))
-    if stop is not None and stop.deadline is not None:
+    if stop is not None and stop.deadline is not None and budget.deadline is not None:
         budget.deadline = min(budget.deadline, stop.deadline)
     return budget
 
@@ -223,7 +223,9 @@ def hit_counts(rules: Rules, rows: np.ndarray) -> np.ndarray:
     return np.bincount(cells[cells >= 0], minlength=rules.cells)
 
 
-def _rejection_tables(rules: Rules, ev: Evidence, stop: Stop | None) -> tuple:
+def _rejection_tables(
+    rules: Rules, ev: Evidence, stop: Stop | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """What rejection draws from: every ship's admissible placements, the hits, the stop flag."""
     t = tables(rules)
     admissible = [
@@ -323,7 +325,7 @@ def monte_carlo(
         hits += hit_counts(rules, rows)
         n += len(rows)
         k += 1
-        if samples is not None or time.perf_counter() - start >= seconds:
+        if seconds is None or time.perf_counter() - start >= seconds:  # a count of samples, or time up
             break
         size = min(2 * size, batch)
     p = hits / n

@@ -401,7 +401,8 @@ def graph_for(shape: Shape, stop: Stop | None = None) -> Graph:
     """The compiled graph of ``shape`` (compiled now if need be); :class:`Stopped` if asked to stop."""
     graph = cached(shape) or watched(compiled, shape, flag_of(stop), stop=stop)
     if graph is None:  # stopped while compiling
-        stop.check()
+        if stop is not None:
+            stop.check()
         raise RuntimeError("the graph's compilation stopped without a stop request")
     return graph
 
@@ -438,7 +439,8 @@ def _run(graph: Graph, weight: np.ndarray, hit: np.ndarray, want: bool, stop: St
         _sweep, _arrays(graph), weight, hit, want, values, scratch, flag_of(stop), stop=stop
     )
     if not ok:  # stopped midway: the buffers are not all zero again, let them go
-        stop.check()
+        if stop is not None:
+            stop.check()
         raise RuntimeError("a sweep stopped without a stop request")
     _give_back(graph, weight.dtype, (values, scratch))
     return total, marginal
@@ -542,7 +544,10 @@ def estimate(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) -> Es
     why = known_too_large(shape)
     if why is None:
         try:
-            likely = likely_states(shape, geometry(shape))
+            geo = geometry(shape)
+            if geo is None:  # only a stop flag cuts pass 1 short, and none was given
+                raise RuntimeError("the graph's geometry stopped without a stop flag")
+            likely = likely_states(shape, geo)
             if likely > 2 * MAX_STATES:
                 why = f"about {likely:,} states"
         except TooLarge as error:
@@ -725,8 +730,10 @@ def sample_by_sweep(
         flag_of(stop),
         stop=stop,
     )
-    if not ok:
-        stop.check()
+    if not ok:  # stopped midway
+        if stop is not None:
+            stop.check()
+        raise RuntimeError("a draw stopped without a stop request")
     _give_back(board.graph, weight.dtype, (values, scratch))
     if not found:
         return np.zeros((0, len(rules.fleet)), dtype=np.int64)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +26,7 @@ from battleship.game import Observation, Outcome, Shot
 from battleship.inference import evidence, posterior, select_by_search
 from battleship.lab import runner
 from battleship.lab.pool import Pool, Threads
+from battleship.lab.runner import ChunkResult
 from battleship.layout import Layout
 from battleship.rules import Rules, Sinks
 from battleship.shooters import make
@@ -230,25 +231,41 @@ def measure(
     """
     row = generators.to_indices(rules, [layout])[0]
     rows = np.repeat(row[None, :], games, axis=0)
-    run = {"seed": CHECK_SEED, "jobs": jobs, "options": options, "pool": pool, "stop": stop}
-    a = _histogram(lab.stream(rules, shooter, games, layouts=rows, keep_shots=False, **run), on_games, stop)
-    b = _histogram(
-        lab.stream(rules, shooter, uniform_games, generator=generator, keep_shots=False, **run),
-        on_games,
-        stop,
-    )
+
+    def played(count: int, layouts: np.ndarray | None) -> np.ndarray:
+        chunks = lab.stream(
+            rules,
+            shooter,
+            count,
+            CHECK_SEED,
+            generator,
+            layouts,
+            jobs,
+            options,
+            pool=pool,
+            keep_shots=False,
+            stop=stop,
+        )
+        return _histogram(chunks, on_games, stop)
+
+    a = played(games, rows)
+    b = played(uniform_games, None)
     on_layout = lab.summarise_histogram(a, rules.ship_cells, 1.0)
     uniform = lab.summarise_histogram(b, rules.ship_cells, 1.0)
     return Check(on_layout.mean, on_layout.ci95, games, uniform.mean, uniform.ci95, uniform_games)
 
 
-def _histogram(chunks, on_games: Callable[[int], None] | None, stop: Stop | None) -> np.ndarray:
+def _histogram(
+    chunks: Iterable[ChunkResult], on_games: Callable[[int], None] | None, stop: Stop | None
+) -> np.ndarray:
     """The histogram of a stream of chunks (raising :class:`~battleship.stop.Stopped` when it was cut short)."""
-    total = None
+    total: np.ndarray | None = None
     for chunk in chunks:
         total = chunk.histogram if total is None else total + chunk.histogram
         if on_games is not None:
             on_games(chunk.games)
     if stop is not None:
         stop.check()
+    if total is None:
+        raise ValueError("no games were played: a check plays at least one game")
     return total

@@ -215,9 +215,10 @@ def play_match_chunk(
         n = min(n, b.games)
     a_first = first_movers(n, first, start)
     tallies = [
-        tally(a.shots[:n], b.shots[:n], a_first, rules.cells, a.seconds + b.seconds) for b in played[1:]
+        tally(a.kept_shots()[:n], b.kept_shots()[:n], a_first, rules.cells, a.seconds + b.seconds)
+        for b in played[1:]
     ]
-    shots = np.array([p.shots[:n] for p in played], dtype=np.int64).T.copy() if keep_shots else None
+    shots = np.array([p.kept_shots()[:n] for p in played], dtype=np.int64).T.copy() if keep_shots else None
     return MatchChunk(start, tallies, shots, n == count)
 
 
@@ -291,7 +292,7 @@ def play_pairings(
         if on_chunk is not None:
             on_chunk(chunk.games)
         totals = add_tallies(totals, chunk.tallies)
-    return totals
+    return totals if totals is not None else []  # no chunk: no games asked for
 
 
 def play_match(

@@ -104,7 +104,8 @@ def rivals(
     played: list[Rival] = []
     for count, group in by_count.items():  # best and every rival of a game count, on the same games
         shooters = [(best_name, best_options), *((name, options) for _, name, options in group)]
-        histograms, sums = 0, 0
+        histograms = np.zeros((len(shooters), rules.cells + 1), dtype=np.int64)  # games by shots
+        sums = np.zeros((len(shooters), 2), dtype=np.int64)  # each one's differences and their squares
         for chunk in stream_paired(rules, shooters, count, seed, pool=pool, jobs=jobs):
             histograms, sums = histograms + chunk.histograms, sums + chunk.minus_first
         means = (histograms * np.arange(histograms.shape[1])).sum(axis=1) / count

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -39,7 +39,14 @@ SLICE_SECONDS = 0.1  # a stoppable chunk plays its kernel games in slices of abo
 FIRST_SLICE = 64  # games in a stoppable chunk's first slice; doubled while slices stay short
 
 
-T = TypeVar("T")
+class _Chunk(Protocol):
+    """A chunk of games that knows whether a stop request cut it short."""
+
+    @property
+    def complete(self) -> bool: ...
+
+
+T = TypeVar("T", bound=_Chunk)
 
 
 class _GameStopped(Exception):
@@ -81,15 +88,17 @@ def play_python(
     from battleship.rng import game_rng
 
     def between_shots(_observation: object, _shot: object) -> None:
-        if stop.requested:
+        if stop is not None and stop.requested:
             raise _GameStopped
+
+    on_shot = between_shots if stop is not None else None
 
     spec = registry.spec(shooter)
     out = np.empty(len(rows), dtype=np.int64)
     for i, row in enumerate(rows):
         rng = game_rng(seed, first + i)
         try:
-            record = play(spec.make(options), generators.to_layout(rules, row), rng, stop and between_shots)
+            record = play(spec.make(options), generators.to_layout(rules, row), rng, on_shot)
         except _GameStopped:
             return out[:i]
         out[i] = len(record.shots)
@@ -110,6 +119,12 @@ class ChunkResult:
     def __post_init__(self) -> None:
         if self.games < 0:
             object.__setattr__(self, "games", int(self.histogram.sum()))
+
+    def kept_shots(self) -> np.ndarray:
+        """The shots per game of a chunk played with ``keep_shots``."""
+        if self.shots is None:
+            raise BattleshipError("this chunk was played without keep_shots: it holds its histogram only")
+        return self.shots
 
 
 def play_chunk(
@@ -135,7 +150,7 @@ def play_chunk(
             rows = generators.draw(rules, generator, seed, count, first=first, threads=False)
         start = time.perf_counter()
         if is_kernel(shooter):
-            shots = play_rows(rules, kernels.KINDS[registry.spec(shooter).kernel], seed, rows, options, first)
+            shots = play_rows(rules, _kernel_kind(shooter), seed, rows, options, first)
         else:
             shots = play_python(rules, shooter, seed, rows, options, first, stop)
         seconds = time.perf_counter() - start
@@ -147,9 +162,17 @@ def play_chunk(
     )
 
 
+def _kernel_kind(shooter: str) -> int:
+    """The kernel a kernel shooter plays (see :func:`is_kernel`)."""
+    kernel = registry.spec(shooter).kernel
+    if kernel is None:
+        raise BattleshipError(f"{shooter} is played in Python, not by a kernel")
+    return kernels.KINDS[kernel]
+
+
 def _play_in_slices(rules, shooter, seed, first, count, generator, rows, options, stop: Stop):
     """A kernel shooter's games in slices short enough to stop between: (shots finished, seconds playing)."""
-    kind = kernels.KINDS[registry.spec(shooter).kernel]
+    kind = _kernel_kind(shooter)
     shots = np.empty(count, dtype=np.int64)
     done, step, seconds = 0, FIRST_SLICE, 0.0
     while done < count and not stop.requested:
@@ -273,12 +296,13 @@ def play_paired_chunk(
     """
     if rows is None:
         rows = generators.draw(rules, generator, seed, count, first=first, threads=False)
-    n, played = count, []
+    n, played, kept = count, [], []
     for name, options in shooters:
         result = play_chunk(rules, name, seed, first, n, generator, rows[:n], options, True, stop)
         played.append(result)
+        kept.append(result.kept_shots())
         n = min(n, result.games)
-    shots = np.array([r.shots[:n] for r in played], dtype=np.int64).reshape(len(shooters), n)
+    shots = np.array([s[:n] for s in kept], dtype=np.int64).reshape(len(shooters), n)
     diffs = shots - shots[0]
     return PairedChunk(
         first,
@@ -353,7 +377,8 @@ def simulate(
     """Shots per game for ``games`` games (options as :func:`stream`), held in memory."""
     shots = np.empty(games, dtype=np.int64)
     for result in stream(rules, shooter, games, **options):
-        shots[result.first : result.first + len(result.shots)] = result.shots
+        kept = result.kept_shots()
+        shots[result.first : result.first + len(kept)] = kept
         if on_chunk is not None:
-            on_chunk(result.first, result.shots)
+            on_chunk(result.first, kept)
     return shots

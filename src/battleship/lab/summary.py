@@ -7,6 +7,7 @@ constant memory; paired differences compare two shooters on the same layouts.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -57,7 +58,7 @@ class Summary:
             f"sd {self.sd:.2f}, median {self.median:g}, {self.min}..{self.max}>"
         )
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON."""
         data = asdict(self)
         data["ci95"] = list(self.ci95)
@@ -143,7 +144,7 @@ class Comparison:
         )
         return f"<Comparison on {self.rules}, {self.games:,} games (seed {self.seed}): {each}>"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON (the ``compare --json`` document, less its figures)."""
         return {
             "rules": self.rules,
