@@ -55,7 +55,8 @@ log = logging.getLogger("battleship.web")
 class Settings:
     """How much the server takes on: heavy-work processes, queue and deadlines, per-client rate, expiry, proxies."""
 
-    heavy_workers: int = (os.cpu_count() or 1) + 1  # one more than the cores: a move always finds a process
+    # two more than the cores: with two calculations running, a start and a move still find a process
+    heavy_workers: int = (os.cpu_count() or 1) + 2
     heavy_queue: int = 16  # requests waiting for a worker before the rest hear 503 (a move falls back)
     heavy_wait: float = 5.0  # seconds a request may wait for a worker
     move_seconds: float = 2.0  # the computer's move, "play for me": past it the density shooter answers
@@ -103,6 +104,7 @@ def create_app(
     state.friends = Friends(engine, hub)
     state.arena = ArenaRuns(settings.arena)
     state.stops, state.stopping = set(), threading.Event()
+    state.heavy_clients, state.heavy_lock = set(), threading.Lock()  # clients with a calculation running
     guard.install(app, limits, _page_html("missing", "page not found"), settings.forwarded_allow_ips)
     routes.install(app)
     friend_routes.install(app)

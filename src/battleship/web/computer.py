@@ -33,7 +33,7 @@ from battleship.inference.prior import PlacementModel
 from battleship.rules import Rules, preset
 from battleship.stop import OutOfTime, Stop
 from battleship.web import graphs, jobs
-from battleship.web.gate import ANALYSIS, Gate
+from battleship.web.gate import ANALYSIS, MOVE, START, Gate
 from battleship.web.workers import Workers
 
 PROBABILITY_BUDGET_MS = (
@@ -45,6 +45,7 @@ SAMPLED = (
     "the state graph that tells this prior's ships apart would not fit in memory: Adaptive weighed "
     "exact uniform samples by the prior (importance sampling) instead of counting exactly"
 )  # levels whose exact odds sweep a state graph under a margin
+UNFINISHED = " (its timing was cut off)"  # the end of a refusal the wall clock decided
 SWEEP_RESERVE = 0.3  # share of a heat map's deadline kept for the sweep after waiting for its graph
 
 
@@ -193,8 +194,16 @@ class Computer:
             return shapes, exact, None
         return shapes, exact, f"{chosen.level} is not ready under these rules: {waiting[0].words()}"
 
-    def heat(self, rules: Rules, observation: Observation, stop: Stop, skew: bool = False) -> dict[str, Any]:
-        """Exact hit probabilities, or the estimate (``exact: false``, with ``note``) when out of time."""
+    def heat(
+        self, rules: Rules, observation: Observation, stop: Stop, skew: bool = False, busy: str | None = None
+    ) -> dict[str, Any]:
+        """Exact hit probabilities, or the estimate (``exact: false``, with ``note``) when out of time.
+
+        ``busy``: why no exact count may run now (every analysis slot taken, or this client's other
+        calculation still running): the estimate answers at once, saying so.
+        """
+        if busy is not None:
+            return self._estimate(rules, observation, skew, busy)
         shape = graphs.needed(rules, observation)
         reserve = SWEEP_RESERVE * (stop.remaining() or self.analysis_seconds)
         until = None if stop.deadline is None else stop.deadline - reserve
@@ -209,6 +218,11 @@ class Computer:
                 return self._heavy(jobs.probabilities, rules, observation, skew, stop=stop, shapes=(shape,))
             except OutOfTime:
                 pass
+        return self._estimate(rules, observation, skew, why)
+
+    @staticmethod
+    def _estimate(rules: Rules, observation: Observation, skew: bool, why: str) -> dict[str, Any]:
+        """The stand-in heat map, its note saying why it answers and what it is."""
         answer = jobs.estimate(rules, observation, skew)
         answer["note"] = (
             f"{why}: this is an estimate "
@@ -231,7 +245,13 @@ class Computer:
         key = (rules.name if rules.name != "custom" else rules.to_toml(), name)
         why, when = self._verdicts.get(key, (None, -1.0))
         if when < 0 or (why is not None and time.monotonic() - when > REFUSED_FOR):
+            busy = self.gate.busy(ANALYSIS) + self.gate.busy(MOVE)  # heavy work beside the timing
             why = self._time(rules, chosen, stop, model)
+            if why is not None and why.endswith(UNFINISHED) and busy:
+                # cut off by the wall clock while other work shared the cores: no verdict either way;
+                # the game starts, its moves fall back if they must (saying so), and the next game
+                # under these rules is timed again
+                return
             self._verdicts[key] = (why, time.monotonic())
         if why:
             raise BattleshipError(why)
@@ -271,18 +291,17 @@ class Computer:
         limit = self.move_seconds
         shooter = jobs.named(chosen.spec, rules)
         try:
-            seconds = self.gate.run(
-                partial(self._probe, rules, chosen, model, stop), lane=ANALYSIS, stop=stop
-            )
+            seconds = self.gate.run(partial(self._probe, rules, chosen, model, stop), lane=START, stop=stop)
         except OutOfTime:
             seconds = None
         if seconds is not None and seconds <= limit:
             return None
         took = "did not finish" if seconds is None else f"took {seconds:.1f} s"
+        advice = UNFINISHED if seconds is None else ""
         return (
             f"{chosen.level} ({shooter}) is too slow under these rules: one of its moves {took} where a "
             f"move may take {limit:g} s. Choose an easier level, or rules with fewer or straighter ships "
-            "that may touch"
+            f"that may touch{advice}"
         )
 
 

@@ -17,11 +17,13 @@ from typing import Annotated, Any
 from fastapi import Body, FastAPI, Path, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
 from battleship.web.friends import MAX_CLOCK, MIN_CLOCK
+from battleship.web.hub import Subscription
 from battleship.web.records import NotFound
-from battleship.web.routes import HEX, LAYOUT, ONE_RULES, Cell, RuleName, RulesToml, responses
+from battleship.web.routes import HEX, LAYOUT, ONE_RULES, FriendCell, RuleName, RulesToml, responses
 
 SeatToken = Annotated[
     str, Path(pattern=HEX, description="A seat's token (32 hex digits): the player's link.")
@@ -63,7 +65,7 @@ class FriendFire(BaseModel):
     """A shot: a cell index or name such as ``B7``."""
 
     model_config = ConfigDict(extra="forbid")
-    cell: Cell
+    cell: FriendCell
 
 
 SEAT_LINKS = {
@@ -127,15 +129,23 @@ def install(app: FastAPI) -> None:
     async def events(seat: SeatToken, request: Request) -> StreamingResponse:
         """Server-sent events: ``state`` with the seat's whole view whenever the game changes."""
         first = await run_in_threadpool(friends.view, seat)  # 404 before the stream starts
-        stream = _stream(app, request, seat, first)
+        client = request.client.host if request.client else "-"
+        subscription = friends.hub.subscribe(first["id"], seat, client)  # 429 past the seat's share
+        stream = _stream(app, request, seat, first, subscription)
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-        return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
+        return StreamingResponse(
+            stream,
+            media_type="text/event-stream",
+            headers=headers,
+            background=BackgroundTask(subscription.close),  # also when the stream never started
+        )
 
 
-async def _stream(app: FastAPI, request: Request, seat: str, view: dict[str, Any]) -> AsyncIterator[str]:
+async def _stream(
+    app: FastAPI, request: Request, seat: str, view: dict[str, Any], subscription: Subscription
+) -> AsyncIterator[str]:
     """The seat's view now, then again after every change (and every second while a clock runs)."""
     friends, stopping = app.state.friends, app.state.stopping
-    subscription = friends.hub.subscribe(view["id"], seat)
     try:
         yield "retry: 1500\n\n"  # reconnect soon after a dropped connection
         sent, number, quiet = None, 0, 0.0

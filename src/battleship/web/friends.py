@@ -25,17 +25,20 @@ from battleship.web.hub import Hub
 from battleship.web.records import (
     FRIEND,
     FRIEND_SIDES,
+    TURNS,
     Conflict,
     NotFound,
+    clock_left,
     layout_json,
     pick_rules,
     replay,
     rules_json,
     rules_of,
+    ships_afloat,
     shots_json,
     write_record,
 )
-from battleship.web.service import TURNS, Games, new_row, random_layout, read_cell, ships_left
+from battleship.web.service import Games, new_row, random_layout, read_cell
 
 PLACING = "placing"  # the status while a fleet is still to be placed
 MIN_CLOCK, MAX_CLOCK = 30, 3600  # seconds a side, when the game has a clock
@@ -116,11 +119,14 @@ class Friends(Games):
         if self._used(row)[side] < row["clock"]:
             return False
         with self._lock(row["id"]):
+            used = self._used(row)
+            used[side] = float(row["clock"])  # all of it: the loser's clock reads 0:00 from now on
             changes = {
                 "status": "over",
                 "winner": f"player{2 - side}",
                 "finished": store.now(),
                 "ended_by": "time",
+                "clock_used": json.dumps([round(u, 3) for u in used]),
             }
             done = store.save(
                 self.engine,
@@ -170,7 +176,11 @@ class Friends(Games):
             game = replay(row)
             view["your_shots"] = shots_json(game.target(side).observation.shots, rules)
             view["their_shots"] = shots_json(game.at[side].observation.shots, rules)
-            view["their_ships_left"] = ships_left(game.target(side).observation, rules)
+            over = status == "over"
+            view["their_ships_left"] = ships_afloat(
+                game.layouts[1 - side], game.target(side).observation, over
+            )
+            view["your_ships_left"] = ships_afloat(game.layouts[side], game.at[side].observation, True)
         if status == "over" and layouts[1 - side]:
             view["their_layout"] = layout_json(notation.parse_layout(layouts[1 - side], rules))
         return view
@@ -178,7 +188,7 @@ class Friends(Games):
     def _clock(self, row: dict[str, Any], side: int) -> dict[str, Any] | None:
         if not row["clock"]:
             return None
-        left = [max(0.0, row["clock"] - u) for u in self._used(row)]
+        left = clock_left(row["clock"], self._used(row), row["ended_by"], row["winner"])
         running = (
             None if row["status"] not in TURNS else ("you" if TURNS.index(row["status"]) == side else "them")
         )

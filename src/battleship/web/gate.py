@@ -1,10 +1,12 @@
 """The gate in front of heavy work: a few slots think, a bounded queue waits, the rest hear "come back".
 
-Heavy work is anything that runs a shooter or the inference engines. It comes in two lanes: moves
-(the computer's shot, "play for me"), which are short and have a fallback, and analysis (the
-calculator, the replay's heat maps, the check of new custom rules), which may run up to its own
-deadline. Analysis may hold at most ``analysis`` of the ``workers`` slots at once, so two slow
-calculations never leave a game without a slot for its next move.
+Heavy work is anything that runs a shooter or the inference engines. It comes in three lanes: moves
+(the computer's shot, "play for me"), which are short and have a fallback; starts (timing a level
+under rules a game is being created with), bounded by a few moves' time; and analysis (the
+calculator, the replay's heat maps), which may run up to its own deadline. Analysis may hold at
+most ``analysis`` of the ``workers`` slots at once and starts at most ``starts``, so that however
+many slow calculations are posted, a new game and every move keep slots of their own: with four
+slots, two calculations, one start and at least one move run at once.
 
 A request holds its slot for all its work (reading the game, thinking, storing the move), so the
 slots also bound how much the server's own process works on at once. At most ``queue`` requests wait
@@ -25,7 +27,7 @@ from typing import TypeVar
 from battleship.stop import DEADLINE, SLICE, Stop
 
 T = TypeVar("T")
-MOVE, ANALYSIS = "move", "analysis"
+MOVE, START, ANALYSIS = "move", "start", "analysis"
 
 
 class Saturated(Exception):
@@ -37,15 +39,33 @@ class Saturated(Exception):
 
 
 class Gate:
-    """``workers`` slots for heavy work (at most ``analysis`` of them for analysis), a bounded queue."""
+    """``workers`` slots for heavy work (at most ``analysis`` of them for analysis, ``starts`` for
+    starting games; moves may take any), a bounded queue.
 
-    def __init__(self, workers: int, queue: int, wait_seconds: float, analysis: int | None = None):
+    By default analysis leaves two slots (one for a start, one for a move) and starts leave one for
+    a move, so each kind of play keeps capacity of its own; on one or two slots the lanes share.
+    """
+
+    def __init__(
+        self,
+        workers: int,
+        queue: int,
+        wait_seconds: float,
+        analysis: int | None = None,
+        starts: int | None = None,
+    ):
         if workers < 1 or queue < 0 or wait_seconds <= 0:
             raise ValueError("a gate needs at least one worker, a queue of 0 or more and a positive wait")
         self.workers, self.queue, self.wait_seconds = workers, queue, wait_seconds
-        self.analysis = max(1, workers - 1) if analysis is None else max(1, min(analysis, workers))
+        self.analysis = max(1, workers - 2) if analysis is None else max(1, min(analysis, workers))
+        free = workers - self.analysis - 1  # what analysis leaves, less a slot for moves
+        self.starts = max(1, min(free, 2)) if starts is None else max(1, min(starts, workers))
         self._slots = threading.BoundedSemaphore(workers)
-        self._lanes = {ANALYSIS: threading.BoundedSemaphore(self.analysis)}
+        self._lanes = {
+            ANALYSIS: threading.BoundedSemaphore(self.analysis),
+            START: threading.BoundedSemaphore(self.starts),
+        }
+        self._held: dict[str, int] = {ANALYSIS: 0, START: 0, MOVE: 0}
         self._lock = threading.Lock()
         self._waiting = 0
         self._seconds = 0.25  # running mean of a heavy job's time, for Retry-After
@@ -60,11 +80,14 @@ class Gate:
                     self._acquire(semaphore, stop)
                     held.append(semaphore)
             start = time.perf_counter()
+            with self._lock:
+                self._held[lane] = self._held.get(lane, 0) + 1
             try:
                 return work(*args)
             finally:
                 with self._lock:  # an exponential mean: recent load matters most
                     self._seconds = 0.9 * self._seconds + 0.1 * (time.perf_counter() - start)
+                    self._held[lane] -= 1
         finally:
             for semaphore in reversed(held):
                 semaphore.release()
@@ -98,6 +121,11 @@ class Gate:
         """Whole seconds until the queue now waiting has likely drained (1 to 30)."""
         drain = (self._waiting + self.workers) * self._seconds / self.workers
         return max(1, min(30, math.ceil(drain)))
+
+    def busy(self, lane: str) -> int:
+        """Slots ``lane`` holds now."""
+        with self._lock:
+            return self._held.get(lane, 0)
 
     @property
     def waiting(self) -> int:

@@ -32,6 +32,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from battleship.errors import BattleshipError
 from battleship.stop import Stopped
 from battleship.web.gate import Saturated
+from battleship.web.hub import TooManyStreams
 from battleship.web.records import Conflict, NotFound
 from battleship.web.workers import Closed, WorkerDied
 
@@ -192,6 +193,7 @@ def _handlers(app: FastAPI, missing_page: str) -> None:
     for kind, status in ((NotFound, 404), (Conflict, 409), (BattleshipError, 400)):
         app.add_exception_handler(kind, lambda _r, exc, status=status: problem(status, str(exc)))
     app.add_exception_handler(Saturated, lambda _r, exc: problem(503, str(exc), exc.retry_after))
+    app.add_exception_handler(TooManyStreams, lambda _r, exc: problem(429, str(exc), 5))
     app.add_exception_handler(Stopped, _stopped)
     app.add_exception_handler(Closed, lambda _r, exc: problem(503, str(exc), 5))
     app.add_exception_handler(WorkerDied, lambda _r, exc: problem(500, f"{exc}; please try again"))
@@ -226,5 +228,7 @@ def _say(error: dict) -> str:
     loc = [str(p) for p in error.get("loc", ())]
     if error.get("type") == "json_invalid":
         return f"body: not valid JSON (at character {loc[-1]})" if len(loc) > 1 else "body: not valid JSON"
+    if error.get("type") == "contradiction":  # names its fields itself
+        return str(error.get("msg"))
     where = ".".join(p for p in loc if p != "body") or "body"
     return f"{where}: {error.get('msg')}"

@@ -16,14 +16,15 @@ from typing import Any
 from battleship import notation
 from battleship import rules as rules_mod
 from battleship.errors import BattleshipError
-from battleship.game import Game, Outcome, Shot
+from battleship.game import Game, Observation, Outcome, Shot
 from battleship.layout import Layout
-from battleship.rules import PRESETS, Rules, preset
+from battleship.rules import PRESETS, Rules, Sinks, preset
 
 RULES = tuple(PRESETS)  # every preset is on offer (square-N included)
 FRIEND = "friend"  # the mode of a game between two people
 COMPUTER_SIDES = ("Player", "Computer")
 FRIEND_SIDES = ("Player 1", "Player 2")
+TURNS = ("player-turn", "computer-turn")  # the stored status while side 0 or side 1 is to move
 
 # custom rules (the CLI's TOML) within these bounds; whether a level answers in time under them is
 # measured when a game is created (battleship.web.computer)
@@ -214,3 +215,51 @@ def rules_json(rules: Rules) -> dict[str, Any]:
     if rules.name == "custom":
         out["toml"] = rules.to_toml()
     return out
+
+
+# ---- what every page shows of a game, one function each -------------------------------------------
+
+
+def ships_afloat(layout: Layout, observation: Observation, revealed: bool) -> int | None:
+    """Ships of ``layout`` still afloat as a player may know it.
+
+    ``revealed`` (the fleet is the player's own, or the game is over and both are shown): the true
+    count, every ship not hit on all its cells. Otherwise only what the referee announced: the fleet
+    less the ships announced sunk, or None under rules that never say (the page shows "?").
+    """
+    rules = layout.rules
+    if revealed:
+        hit = observation.hit_mask
+        return sum(1 for mask in layout.masks if mask & ~hit)
+    if rules.sinks is Sinks.NONE:
+        return None
+    return len(rules.fleet) - sum(1 for s in observation.shots if s.outcome is Outcome.SUNK)
+
+
+def history_status(row: dict[str, Any]) -> str:
+    """A stored game's status in words a history list shows: whose turn it is, by the game's own sides.
+
+    A game against the computer: ``player-turn``, ``computer-turn`` or ``over``. A game between
+    friends: ``placing`` (a fleet is still to be placed, the second player's included while they
+    have not come), ``player1-turn``, ``player2-turn`` or ``over``.
+    """
+    status = row["status"]
+    if row["mode"] != FRIEND or status not in TURNS:
+        return status
+    return f"player{TURNS.index(status) + 1}-turn"
+
+
+def clock_left(
+    clock: float | None, used: list[float], ended_by: str | None, winner: str | None
+) -> list[float]:
+    """Seconds each side has left on a game's clock; a side that lost on time has none (0:00) left.
+
+    ``used``: seconds each side has used, the side to move counted up to now; ``winner``:
+    ``player1`` or ``player2``.
+    """
+    if not clock:
+        return [0.0, 0.0]
+    left = [max(0.0, clock - u) for u in used]
+    if ended_by == "time" and winner in ("player1", "player2"):
+        left[2 - int(winner[-1])] = 0.0  # the loser's flag fell: the clock says so, whenever it was read
+    return left

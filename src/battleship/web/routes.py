@@ -9,18 +9,28 @@ stopped when the client goes away or the server shuts down. The rest runs on the
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Path, Query, Request
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 from starlette.concurrency import run_in_threadpool
 
 from battleship.rules import preset
 from battleship.stop import CANCELLED, INTERRUPT, Stop
 from battleship.web import stats
 from battleship.web.computer import MODES
-from battleship.web.gate import ANALYSIS, MOVE
+from battleship.web.gate import ANALYSIS, MOVE, Saturated
 from battleship.web.guard import MAX_BODY, Problem
 from battleship.web.records import MAX_RULES_TOML, MAX_SIDE, RULES, custom_rules, rules_json
 from battleship.web.service import MAX_LOOKUP, calculate, random_layout
@@ -79,29 +89,55 @@ class NewGame(BaseModel):
     ] = None
 
 
-Cell = (
-    Annotated[StrictInt, Field(ge=0, le=MAX_CELL, description="A cell's index, row by row from 0")]
-    | Annotated[StrictStr, Field(pattern=CELL_NAME, description='A cell\'s name such as "B7", or "auto"')]
-)
+def cell_schema(auto: bool) -> dict[str, Any]:
+    """A cell as JSON Schema: an index, or a name (A1 .. O15; with ``auto``, also ``"auto"``).
+
+    Whether the cell is on the game's board (cell 129 on a 10x10 board) is beyond the schema: the
+    server answers 400 saying what the board allows. Anything else is read by the engine's own
+    reader, so a bad cell is refused in its words, naming the field and the value.
+    """
+    name = CELL_NAME if auto else CELL_NAME.replace("auto|", "")
+    words = 'A cell\'s name such as "B7"' + (', or "auto"' if auto else "")
+    return {
+        "oneOf": [
+            {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_CELL,
+                "description": "A cell's index, row by row from 0",
+            },
+            {"type": "string", "pattern": name, "description": words},
+        ]
+    }
+
+
+Cell = Annotated[Any, WithJsonSchema(cell_schema(True))]
+FriendCell = Annotated[Any, WithJsonSchema(cell_schema(False))]
+NOT_AUTO = {"not": {"required": ["auto"], "properties": {"auto": {"const": True}}}}
 
 
 class Fire(BaseModel):
     """The player's shot: a cell index or name such as ``B7``; ``"auto"`` (or ``auto: true``) for "play for me".
 
+    One or the other: ``{"cell": "B2", "auto": true}`` says two things at once and is refused.
     Strict types: ``true`` is not the cell 1, and ``"7"`` is not the cell 7.
     """
 
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
-            "anyOf": [
-                {"required": ["cell"]},
-                {"required": ["auto"], "properties": {"auto": {"const": True}}},
+            "oneOf": [
+                {"required": ["cell"], **NOT_AUTO},
+                {
+                    "required": ["auto"],
+                    "properties": {"auto": {"const": True}},
+                    "not": {"required": ["cell"]},
+                },
             ],
             "examples": [{"cell": "E5"}, {"auto": True}],
         },
     )
-    cell: Cell = None  # type: ignore[assignment]  # absent is allowed with auto: true; null is not a cell
+    cell: Cell = None  # absent is allowed with auto: true; anything else is read as a cell
     auto: StrictBool = False
 
     @field_validator("cell", mode="before")
@@ -111,6 +147,17 @@ class Fire(BaseModel):
         if isinstance(value, float) and value.is_integer():
             return int(value)
         return value
+
+    @model_validator(mode="after")
+    def one_thing_at_once(self) -> Fire:
+        """A cell and ``auto: true`` together are a contradiction, refused naming both."""
+        if self.auto and "cell" in self.model_fields_set:
+            raise PydanticCustomError(
+                "contradiction",
+                f"cell and auto: give a cell ({json.dumps(self.cell)[:40]}) or auto: true "
+                '("play for me"), not both',
+            )
+        return self
 
 
 class Calc(BaseModel):
@@ -179,6 +226,38 @@ GAME_LINKS = {
 def gated(app: FastAPI, lane: str, work: Callable[..., Any]) -> Callable[..., Any]:
     """``work(*args, stop)`` once a slot of ``lane`` is free, the slot held for all its work."""
     return lambda *args: app.state.gate.run(work, *args, lane=lane, stop=args[-1])
+
+
+ONE_AT_A_TIME = "your other calculation is still running (one at a time for each client)"
+SLOTS_TAKEN = "every slot for calculations is taken by other players' calculations"
+
+
+def analysed(app: FastAPI, request: Request, work: Callable[..., Any]) -> Callable[..., Any]:
+    """``work(*args, stop)`` in an analysis slot; at most one at a time for each client.
+
+    Where the client's other calculation still runs, or no analysis slot comes free in time, the
+    work answers at once with ``busy=`` saying why (an estimate, saying so), never a 503: a
+    calculation answers within the page's time budget, and play keeps its own slots.
+    """
+    client = request.client.host if request.client else "-"
+    state = app.state
+
+    def run(*args: Any) -> Any:
+        stop = args[-1]
+        with state.heavy_lock:
+            mine = client not in state.heavy_clients
+            state.heavy_clients.add(client)
+        if not mine:
+            return work(*args, busy=ONE_AT_A_TIME)
+        try:
+            return state.gate.run(work, *args, lane=ANALYSIS, stop=stop)
+        except Saturated:
+            return work(*args, busy=SLOTS_TAKEN)
+        finally:
+            with state.heavy_lock:
+                state.heavy_clients.discard(client)
+
+    return run
 
 
 async def stoppable(request: Request, seconds: float | None, work: Callable[..., Any], *args: Any) -> Any:
@@ -293,7 +372,7 @@ def _game_routes(app: FastAPI) -> None:
     ) -> dict[str, Any]:
         """Hit probabilities as one side saw them after ``move`` moves of a finished game (exact, or an estimate in time)."""
         seconds = settings.analysis_seconds
-        return await stoppable(request, seconds, gated(app, ANALYSIS, service.heat), game_id, move, side)
+        return await stoppable(request, seconds, analysed(app, request, service.heat), game_id, move, side)
 
 
 def _other_routes(app: FastAPI) -> None:
@@ -341,7 +420,7 @@ def _other_routes(app: FastAPI) -> None:
         false and a ``note`` saying so.
         """
         args = (computer, body.rules, body.board, body.skew, body.rules_toml)
-        return await stoppable(request, settings.analysis_seconds, gated(app, ANALYSIS, calculate), *args)
+        return await stoppable(request, settings.analysis_seconds, analysed(app, request, calculate), *args)
 
     @app.get("/api/stats", operation_id="getStats", responses=responses())
     async def statistics() -> dict[str, Any]:

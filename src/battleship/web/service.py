@@ -8,6 +8,7 @@ committed only if nothing changed since it was read.
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 from typing import Any
@@ -17,7 +18,7 @@ from sqlalchemy.engine import Engine
 from battleship import generators, notation
 from battleship.cells import cell_name, parse_cell
 from battleship.errors import BattleshipError
-from battleship.game import Game, Observation, Outcome
+from battleship.game import Game, Observation
 from battleship.layout import Layout
 from battleship.rules import Rules, Sinks
 from battleship.shooters.learning import refusal as learning_refusal
@@ -27,21 +28,24 @@ from battleship.web.computer import MODES, Computer, Move, mode
 from battleship.web.models import Models
 from battleship.web.records import (
     FRIEND,
+    TURNS,
     Conflict,
     NotFound,
     Replay,
+    history_status,
     layout_json,
     pick_rules,
     replay,
     rules_json,
+    ships_afloat,
     shots_json,
     write_record,
 )
 
 PLAYER, COMPUTER = 0, 1  # the sides of a game against the computer: the player moves first
-TURNS = ("player-turn", "computer-turn")  # the status while side 0 or side 1 is to move
 HEAT_CACHE = 2048  # replay heat maps kept (a finished game's never change)
 MAX_LOOKUP = 200  # games one history request may ask about
+MAX_CELL_TEXT = 12  # characters of a cell name an error quotes back
 
 __all__ = ["Conflict", "Games", "NotFound", "Service", "calculate", "random_layout"]
 
@@ -52,15 +56,24 @@ def random_layout(rules: Rules) -> Layout:
     return generators.to_layout(rules, row)
 
 
-def read_cell(cell: int | str | None, rules: Rules) -> int:
-    """A cell index or name (``B7``) on this board; a clear error otherwise."""
-    if isinstance(cell, bool) or cell is None:
-        raise BattleshipError("give the cell to fire at: an index or a name such as B7")
-    if isinstance(cell, int):
+def read_cell(cell: object, rules: Rules) -> int:
+    """A cell index or name (``B7``) on this board; otherwise an error naming the field, the value and
+    what this board allows (a name in the engine's words, :func:`battleship.cells.parse_cell`)."""
+    allowed = f"an index 0..{rules.cells - 1} or a name {cell_name(0, rules.cols)}..{cell_name(rules.cells - 1, rules.cols)}"
+    if cell is None:
+        raise BattleshipError(f"cell: give the cell to fire at, {allowed}")
+    if isinstance(cell, int) and not isinstance(cell, bool):
         if not 0 <= cell < rules.cells:
-            raise BattleshipError(f"cell {cell} is off the {rules.rows}x{rules.cols} board")
+            raise BattleshipError(f"cell: {cell} is off the {rules.rows}x{rules.cols} board ({allowed})")
         return cell
-    return parse_cell(str(cell), rules.rows, rules.cols)
+    if not isinstance(cell, str):
+        raise BattleshipError(f"cell: {json.dumps(cell)[:40]} is not a cell ({allowed})")
+    if len(cell) > MAX_CELL_TEXT:
+        raise BattleshipError(f"cell: {cell[:MAX_CELL_TEXT]!r}... is not a cell name ({allowed})")
+    try:
+        return parse_cell(cell, rules.rows, rules.cols)
+    except BattleshipError as error:
+        raise BattleshipError(f"cell: {error}; this board takes {allowed}") from None
 
 
 def new_row(rules: Rules, mode_name: str, **fields: Any) -> dict[str, Any]:
@@ -140,7 +153,7 @@ def _summary(row: dict[str, Any]) -> dict[str, Any]:
         "id": row["id"],
         "rules": rules,
         "mode": row["mode"],
-        "status": row["status"],
+        "status": history_status(row),
         "winner": row["winner"],
         "ended_by": row["ended_by"] or ("resigned" if row["resigned"] else "sunk" if row["winner"] else None),
         "moves": row["moves"],
@@ -216,7 +229,8 @@ class Service(Games):
             "player_layout": layout_json(game.layouts[PLAYER]),
             "player_shots": shots_json(game.at[COMPUTER].observation.shots, rules),
             "computer_shots": shots_json(game.at[PLAYER].observation.shots, rules),
-            "computer_ships_left": ships_left(game.at[COMPUTER].observation, rules) if not over else 0,
+            "computer_ships_left": ships_afloat(game.layouts[COMPUTER], game.at[COMPUTER].observation, over),
+            "player_ships_left": ships_afloat(game.layouts[PLAYER], game.at[PLAYER].observation, True),
         }
         if over:
             view["computer_layout"] = layout_json(game.layouts[COMPUTER])
@@ -329,7 +343,12 @@ class Service(Games):
         }
 
     def heat(
-        self, game_id: str, move: int, side: str = "computer", stop: Stop | None = None
+        self,
+        game_id: str,
+        move: int,
+        side: str = "computer",
+        stop: Stop | None = None,
+        busy: str | None = None,
     ) -> dict[str, Any]:
         """The hit probabilities a side saw after ``move`` moves of a finished game (exact, or an estimate in time).
 
@@ -350,7 +369,7 @@ class Service(Games):
             if game.side(who) == shooter:
                 target.fire(cell)
         result = self.computer.heat(
-            game.rules, target.observation, stop or Stop(self.computer.analysis_seconds)
+            game.rules, target.observation, stop or Stop(self.computer.analysis_seconds), busy=busy
         )
         answer = {
             "move": move,
@@ -367,13 +386,6 @@ class Service(Games):
         return answer
 
 
-def ships_left(observation: Observation, rules: Rules) -> int | None:
-    """Ships of a fleet not yet announced sunk (None when the rules never say)."""
-    if rules.sinks is Sinks.NONE:
-        return None
-    return len(rules.fleet) - sum(1 for s in observation.shots if s.outcome is Outcome.SUNK)
-
-
 def calculate(
     computer: Computer,
     rules_name: str | None,
@@ -381,6 +393,7 @@ def calculate(
     skew: bool = False,
     rules_toml: str | None = None,
     stop: Stop | None = None,
+    busy: str | None = None,
 ) -> dict[str, Any]:
     """The calculator: hit probabilities, layouts left and the best cells of a board state (exact, or an estimate in time).
 
@@ -392,7 +405,7 @@ def calculate(
     observation = Observation.from_text(text, rules)
     answer = {
         "rules": rules_json(rules),
-        **computer.heat(rules, observation, stop or Stop(computer.analysis_seconds), skew),
+        **computer.heat(rules, observation, stop or Stop(computer.analysis_seconds), skew, busy),
     }
     if note:
         answer["note"] = " ".join(filter(None, (answer.get("note"), note)))
