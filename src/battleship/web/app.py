@@ -237,4 +237,11 @@ def _docs(app: FastAPI) -> None:
         swagger_css_url=f"{swagger}/swagger-ui.css",
         swagger_favicon_url=f"{swagger}/favicon-32x32.png",
     )
-    app.add_api_route("/docs", lambda: html, include_in_schema=False, response_class=HTMLResponse)
+    back = (
+        '<body><nav style="font: 16px system-ui, sans-serif; padding: .5rem 1rem; background: #e8eef3">'
+        '<a href="/">&larr; Back to the game</a></nav>'
+    )
+    page = bytes(html.body).decode().replace("<body>", back, 1)
+    app.add_api_route(
+        "/docs", lambda: HTMLResponse(page), include_in_schema=False, response_class=HTMLResponse
+    )

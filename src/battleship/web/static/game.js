@@ -99,18 +99,19 @@ function render() {
   $("resign").classList.toggle("hidden", over);
   for (const id of ["again", "rematch", "replaylink"]) $(id).classList.toggle("hidden", !over);
   if (over) $("replaylink").href = `/replay?game=${game.id}`;
-  if ($("heat").checked && !over) heatMap();
+  if ($("heat").checked && !over) heatMap(); else $("heat-scale").classList.add("hidden");
 }
 
 function showCounts(over) {
-  const left = game.computer_ships_left;
+  const left = game.computer_ships_left;  // the server's count: true once the fleet is shown
   $("my-shots").textContent = game.player_shots.length;
-  $("afloat").textContent = over ? 0 : left === null ? "?" : left;
+  $("afloat").textContent = left === null ? "?" : left;
   $("afloat").title = left === null ? "these rules never say when a ship sinks" : "";
   $("their-shots").textContent = game.computer_shots.length;
-  $("their-label").textContent = `shots by the computer (${game.level.level}: ${game.level.shooter})`;
-  const hit = new Set(game.computer_shots.map((s) => s.cell));
-  $("mine-afloat").textContent = game.player_layout.ships.filter((s) => !s.cells.every((c) => hit.has(c))).length;
+  // the level's short name; its shooter's spec (long, unbroken) in the tooltip
+  $("their-label").textContent = `shots by the computer (${game.level.level})`;
+  $("their-label").title = `the ${game.level.level} level plays ${game.level.shooter}`;
+  $("mine-afloat").textContent = game.player_ships_left;
 }
 
 function showTurn(over) {
@@ -149,11 +150,12 @@ async function heatMap() {
     const top = Math.max(...calc.probability.filter((p, i) => !fired.has(i)), 1e-9), chance = {};
     calc.probability.forEach((p, i) => {
       if (fired.has(i)) return;
-      enemy[i].style.background = viridis(p / top);
-      enemy[i].style.color = inkOn(p / top);
+      enemy[i].style.background = heatColour(p / top);
+      enemy[i].style.color = heatInk(p / top);
       chance[i] = `${Math.round(100 * p)}% chance of a ship`;
     });
     labelCells(enemy, rules.cols, chance);
+    heatScale($("heat-scale"), top);
     if (!calc.exact) $("notice").textContent = "The heat map is an estimate: " + calc.note;
   } catch (err) { $("message").textContent = err.message; }
 }
