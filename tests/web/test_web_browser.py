@@ -182,9 +182,9 @@ def replay_the_game(page):
     )
     first = page.locator("#moves li").first.text_content()
     assert first.startswith("You: ") and first.split(": ")[1][0] in "ABCDEFGHIJ", first  # "You: E5, miss"
-    assert "Player: (" in page.locator("#moves li").first.get_attribute(
-        "title"
-    )  # the paper's notation beside
+    xy = page.locator("#moves li .xy").first  # the paper's notation beside, shown
+    assert xy.is_visible() and xy.text_content().startswith("(")
+    assert "Player: (" in xy.get_attribute("title")
     page.click("#forward")
     page.click("#forward")
     page.wait_for_function("location.search.endsWith('move=2')")
@@ -637,6 +637,30 @@ def test_the_replay_shows_each_move_in_the_papers_notation(server, open_page):
     page.wait_for_function("document.querySelectorAll('#moves li').length >= 1")
     first = page.locator("#moves li").first
     assert "E5" in first.text_content() and first.locator(".xy").text_content() == "(5, 6)"
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_statistics_draw_counts_as_steps_and_leave_room_for_the_labels(server, open_page, size):
+    page = open_page(size)
+    setup(page, server, "random")
+    start(page)
+    for cell in range(10):  # a game counts once both sides fired ten shots
+        fire(page, cell)
+    page.click("#resign")
+    page.click("dialog [data-answer=yes]")
+    page.wait_for_selector("#replaylink:not(.hidden)")
+    page.goto(server + "/stats")
+    page.wait_for_function("window.Chart && Chart.getChart('winrate') && Chart.getChart('lengths')")
+    lengths = page.evaluate(
+        "Chart.getChart('lengths').data.datasets.map((d) => [d.stepped, d.tension, d.data])"
+    )
+    assert lengths and all(stepped == "middle" and tension == 0 for stepped, tension, _ in lengths)
+    assert all(isinstance(v, int) for *_, data in lengths for v in data)  # games counted, not smoothed shares
+    y = page.evaluate("Chart.getChart('winrate').scales.y")
+    assert y["max"] > 100  # room above a 100% bar's interval for its label
+    ticks = page.evaluate("Chart.getChart('winrate').scales.y.ticks.map((t) => t.label)")
+    assert 100 in ticks and all(t == "" or int(t) <= 100 for t in ticks)  # no tick past 100%
+    assert page.evaluate(FITS)
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
