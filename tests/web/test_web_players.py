@@ -199,3 +199,25 @@ def test_a_new_game_and_its_moves_answer_while_two_heavy_calculations_run(tmp_pa
                 stop.request()
             for thread in threads:
                 thread.join(60)
+
+
+def test_a_server_ending_freezes_its_objects_so_python_s_teardown_does_not_walk_them(tmp_path, monkeypatch):
+    """SIGTERM's stop: the last collections of Python's teardown would walk every compiled kernel's objects."""
+    import atexit
+    import gc
+
+    from battleship.web import app as app_module
+
+    registered: list[object] = []
+    monkeypatch.setattr(app_module, "_warm_up", lambda _app: None)  # the warm-up itself is tested elsewhere
+    monkeypatch.setattr(app_module, "warm_presets", lambda _graphs: [])
+    monkeypatch.setattr(atexit, "register", registered.append)
+    with TestClient(
+        create_app(f"sqlite:///{tmp_path / 'g.db'}", warm=True, settings=Settings(rate_limit=""))
+    ):
+        assert gc.freeze not in registered
+    assert registered[-1] is gc.freeze  # registered last: it runs first of all the atexit handlers
+    registered.clear()
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'h.db'}", settings=Settings(rate_limit=""))):
+        pass
+    assert gc.freeze not in registered  # a test's app, not a server's process: nothing to freeze
