@@ -64,10 +64,13 @@ async function start(layout, rulesBody) {
   }
   $("start").disabled = true;
   $("rematch").disabled = true;
-  $("setup-message").textContent = "Starting…";
+  const body = {...(rulesBody || chooser.body()), mode: selectedMode()};
+  // what a long start waits for: a level that thinks is timed once under custom rules
+  const timed = body.rules_toml && ["probability", "best", "learning"].includes(body.mode);
+  $("setup-message").textContent = timed ? "Starting: timing the level under these rules (a few seconds, once)…" : "Starting…";
   try {
     const chosen = layout !== undefined ? layout : count ? placement.text() : null;
-    game = await api("/api/games", {...(rulesBody || chooser.body()), mode: selectedMode(), layout: chosen});
+    game = await api("/api/games", {...body, layout: chosen});
   } catch (err) {
     $("setup-message").textContent = err.message;
     return;
