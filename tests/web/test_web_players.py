@@ -221,3 +221,26 @@ def test_a_server_ending_freezes_its_objects_so_python_s_teardown_does_not_walk_
     with TestClient(create_app(f"sqlite:///{tmp_path / 'h.db'}", settings=Settings(rate_limit=""))):
         pass
     assert gc.freeze not in registered  # a test's app, not a server's process: nothing to freeze
+
+
+def test_the_warm_up_compiles_this_process_s_kernels_beside_the_workers(tmp_path, monkeypatch):
+    """On a fresh clone both compile at once: this process's warm-up runs while the workers start."""
+    from battleship.web import app as app_module
+
+    workers_started, overlapped = threading.Event(), []
+
+    def here(_app) -> None:
+        overlapped.append(workers_started.wait(60))  # bounded: the workers start meanwhile
+
+    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=Settings(rate_limit="", heavy_workers=1))
+    monkeypatch.setattr(app_module, "_warm_here", here)
+    monkeypatch.setattr(app.state.workers, "start", workers_started.set)
+    app_module._warm_up(app)
+    assert overlapped == [True]
+
+    def broken(_app) -> None:
+        raise RuntimeError("a kernel failed to compile")
+
+    monkeypatch.setattr(app_module, "_warm_here", broken)
+    with pytest.raises(RuntimeError, match="failed to compile"):  # its error is the start-up's
+        app_module._warm_up(app)
