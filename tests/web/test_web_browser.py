@@ -577,6 +577,35 @@ def test_the_start_button_is_on_the_first_screen_and_the_page_never_scrolls_side
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_custom_rules_form_fits_the_screen_with_its_dropdowns_whole(server, open_page, size):
+    page = open_page(size)
+    page.goto(server + "/")
+    page.wait_for_function("document.querySelectorAll('#placement .cell').length > 0")
+    page.select_option("#rules", "custom")
+    page.wait_for_selector("#custom-box[open]")
+    page.select_option("#c-spacing", "no-contact")  # the longest words of each
+    page.select_option("#c-sinks", "named")
+    width = page.evaluate("window.innerWidth")
+    for select in ("#rules", "#c-spacing", "#c-sinks"):
+        box = page.locator(select).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width, select  # on the screen, not cut off
+        # the chosen option's words fit beside the arrow: measured in the select's own font
+        room = page.evaluate(
+            f"""(s => {{ const span = document.createElement('span'), style = getComputedStyle(s);
+                span.style.font = style.font; span.style.whiteSpace = 'pre';
+                span.textContent = s.options[s.selectedIndex].text; document.body.appendChild(span);
+                const need = span.getBoundingClientRect().width; span.remove();
+                return s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16 - need;
+            }})(document.querySelector('{select}'))"""
+        )
+        assert room >= 0, (select, room)
+    assert page.evaluate(FITS)
+    if size == "phone":
+        shoot(page, "phone-custom.png", full=False)
+    page.select_option("#rules", "standard")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_after_a_loss_the_hidden_ships_count_as_afloat_and_the_legend_names_them(server, open_page, size):
     page = open_page(size)
     lose_a_game(page, server, "random")
