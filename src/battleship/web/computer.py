@@ -247,10 +247,11 @@ class Computer:
         if when < 0 or (why is not None and time.monotonic() - when > REFUSED_FOR):
             busy = self.gate.busy(ANALYSIS) + self.gate.busy(MOVE)  # heavy work beside the timing
             why = self._time(rules, chosen, stop, model)
-            if why is not None and why.endswith(UNFINISHED) and busy:
-                # cut off by the wall clock while other work shared the cores: no verdict either way;
-                # the game starts, its moves fall back if they must (saying so), and the next game
-                # under these rules is timed again
+            if why is not None and why.endswith(UNFINISHED) and busy and rules.name != "custom":
+                # a preset's level, cut off by the wall clock while other work shared the cores: no
+                # verdict either way (the presets' levels are the measured ones); the game starts, its
+                # moves fall back if they must (saying so), and the next game is timed again. Custom
+                # rules whose timing did not finish stay refused: they may truly take minutes.
                 return
             self._verdicts[key] = (why, time.monotonic())
         if why:
