@@ -132,6 +132,7 @@ def test_a_seat_and_a_client_hold_a_bounded_number_of_streams():
     asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_thirty_streams_on_one_seat_are_mostly_refused_with_429(tmp_path):
     import httpx
 
@@ -159,6 +160,7 @@ def test_thirty_streams_on_one_seat_are_mostly_refused_with_429(tmp_path):
         assert all("too many live streams: this seat has 4 open, at most 4" in r for r in refusals)
 
 
+@pytest.mark.slow
 def test_a_new_game_and_its_moves_answer_while_two_heavy_calculations_run(tmp_path):
     """Two clients post exact counts that take minutes (each holds an analysis slot to its deadline);
     meanwhile a third starts a game that needs its level timed and plays moves that need workers."""
