@@ -246,3 +246,24 @@ def test_the_warm_up_compiles_this_process_s_kernels_beside_the_workers(tmp_path
     monkeypatch.setattr(app_module, "_warm_here", broken)
     with pytest.raises(RuntimeError, match="failed to compile"):  # its error is the start-up's
         app_module._warm_up(app)
+
+
+def test_the_levels_that_think_are_timed_after_start_up_so_the_first_game_does_not_wait(
+    tmp_path, monkeypatch
+):
+    from battleship.web import app as app_module
+
+    monkeypatch.setattr(app_module, "_warm_up", lambda _app: None)
+    monkeypatch.setattr(app_module, "warm_presets", lambda _graphs: [])
+    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", warm=True, settings=Settings(rate_limit=""))
+    timed, done = [], threading.Event()
+
+    def admit(rules, name, stop, model=None) -> None:
+        timed.append((rules.name, name))
+        if name == "best":
+            done.set()
+
+    monkeypatch.setattr(app.state.computer, "admit", admit)
+    with TestClient(app):
+        assert done.wait(60)  # bounded: the background timing reaches Expert
+    assert timed == [("standard", "probability"), ("standard", "best")]

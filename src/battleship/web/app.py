@@ -138,6 +138,7 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
         if warm:
             await run_in_threadpool(_warm_up, app)
             warm_presets(app.state.computer.graphs)  # in the background: the port opens meanwhile
+            threading.Thread(target=_time_levels, args=(app,), daemon=True, name="time-levels").start()
         if on_ready is not None:
             on_ready()
         stop = threading.Event()
@@ -190,6 +191,21 @@ def _warm_here(app: FastAPI) -> None:
         jobs.estimate(rules, board, True)
         shots_json(board.shots, rules)
     app.state.service.models.fit(preset("standard"))
+
+
+def _time_levels(app: FastAPI) -> None:
+    """Time the levels that think under the standard rules once, in the background after the port opens,
+    so that the first new game does not wait for its level's timing (seconds, measured)."""
+    from battleship.stop import Stop
+    from battleship.web.computer import MODES
+
+    for name, chosen in MODES.items():
+        if not chosen.thinks or name == "learning" or app.state.stopping.is_set():
+            continue  # the Adaptive level is timed with its model, when a game asks for it
+        try:
+            app.state.computer.admit(preset("standard"), name, Stop())
+        except Exception:  # a refusal or a busy server: the first game under these rules times it again
+            log.info("timing %s under the standard rules at start-up did not settle", name)
 
 
 def _sweep(engine, expire_hours: float, stop: threading.Event) -> None:
