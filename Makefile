@@ -26,8 +26,9 @@ $(TSTAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP) $@
 
 # the main job: the game, the calculator and the statistics in the browser (Ctrl-C stops it)
+PORT ?= 8000
 run: $(STAMP) bubblewrap
-	$(BIN)/battleship serve --host 127.0.0.1 --port 8000 --db sqlite:///battleship.db
+	$(BIN)/battleship serve --host 127.0.0.1 --port $(PORT) --db sqlite:///battleship.db
 
 # 000's comparison: the classic shooters and the best fast one on the same 1,000,000 layouts
 # (best:fast=1: best's last-ship look-ahead would take hours over a million games)

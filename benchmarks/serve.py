@@ -12,7 +12,10 @@ Run: .venv/bin/python benchmarks/serve.py [--games N] [--jobs J] [--busy] [--ski
    under T-shaped ships with one hit, which take minutes exactly) while four games are played, then
    SIGTERM with two of them under way: the longest move beside them, and how long the server took
    to stop;
-4. the statistics: the first `GET /api/stats` after a restart (cold) and ten more (warm).
+4. beside two heavy calculations: two clients (127.0.0.2 and 127.0.0.3) each post the calculation
+   under T-shaped ships with one hit, and meanwhile a third starts an Expert game and plays five
+   rounds: the longest of those answers (each should be within 3 s), what the calculations answered;
+5. the statistics: the first `GET /api/stats` after a restart (cold) and ten more (warm).
 Prints plain numbers: median, 95th percentile and maximum in milliseconds, 503s, games a minute.
 """
 
@@ -160,6 +163,56 @@ def stall(db: Path) -> None:
     )
 
 
+def from_address(address: str) -> httpx.Client:
+    """A client whose connections come from ``address`` (any 127.x.y.z reaches a server on 127.0.0.1)."""
+    return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=120)
+
+
+def beside_calculations(db: Path) -> None:
+    """A new game and its moves while two clients' heavy calculations run."""
+    port = free_port()
+    process = start(f"sqlite:///{db}", port, "--rate-limit", "", "--access-log", "")
+    base = f"http://127.0.0.1:{port}"
+    calc = {"rules_toml": T_SHAPES, "board": ONE_HIT}
+    answers: list[dict] = []
+
+    def calculate(address: str) -> None:
+        with from_address(address) as client:
+            answers.append(client.post(base + "/api/calc", json=calc).json())
+
+    try:
+        threads = [threading.Thread(target=calculate, args=(a,)) for a in ("127.0.0.2", "127.0.0.3")]
+        for t in threads:
+            t.start()
+        time.sleep(1.0)  # both calculations hold their slots
+        times: list[float] = []
+        with httpx.Client(base_url=base, timeout=120) as client:
+            begin = time.perf_counter()
+            created = client.post("/api/games", json={"mode": "best"})
+            times.append(time.perf_counter() - begin)
+            game = created.json()
+            for cell in range(5):
+                for path, body in (
+                    (f"/api/games/{game['id']}/fire", {"cell": cell}),
+                    (f"/api/games/{game['id']}/computer", None),
+                ):
+                    begin = time.perf_counter()
+                    r = client.post(path, json=body)
+                    times.append(time.perf_counter() - begin)
+                    r.raise_for_status()
+        for t in threads:
+            t.join(120)
+    finally:
+        process.terminate()
+        process.wait(30)
+    notes = [("exact" if a.get("exact") else "estimate") for a in answers]
+    print(
+        f"beside_calcs new_game_status {created.status_code} new_game_ms {1000 * times[0]:.1f} "
+        f"longest_answer_ms {1000 * max(times):.1f} calculations {' '.join(notes)}",
+        flush=True,
+    )
+
+
 def statistics(db: Path) -> None:
     """The first /api/stats after a restart (cold), then ten more."""
     with serving(f"sqlite:///{db}", "--rate-limit", "", "--access-log", "") as (base, _process):
@@ -199,6 +252,7 @@ def main() -> None:
             else:
                 modes(base, args.games, args.jobs)
     stall(folder / "stall.db")
+    beside_calculations(folder / "beside.db")
     statistics(folder / "games.db")
 
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from battleship.stop import Stop, Stopped
-from battleship.web.gate import ANALYSIS, MOVE, Gate, Saturated
+from battleship.web.gate import ANALYSIS, MOVE, START, Gate, Saturated
 
 
 def hold(gate: Gate, lane: str = MOVE) -> tuple[threading.Thread, threading.Event]:
@@ -84,18 +84,23 @@ def test_a_wait_ends_when_its_request_goes_away_but_not_at_its_deadline():
     assert results == [True]
 
 
-def test_analysis_leaves_a_slot_for_moves():
-    gate = Gate(workers=3, queue=4, wait_seconds=0.05)
-    assert gate.analysis == 2
+def test_analysis_leaves_a_slot_for_a_start_and_one_for_a_move():
+    gate = Gate(workers=4, queue=4, wait_seconds=0.05)
+    assert (gate.analysis, gate.starts) == (2, 1)
     held = [hold(gate, ANALYSIS) for _ in range(2)]
     try:
         with pytest.raises(Saturated):  # a third analysis waits, and its wait runs out
             gate.run(lambda: "third", lane=ANALYSIS)
+        assert gate.busy(ANALYSIS) == 2
+        held.append(hold(gate, START))  # a game starting under new rules has its level timed
+        with pytest.raises(Saturated):  # a second start waits for the first
+            gate.run(lambda: "second start", lane=START)
         assert gate.run(lambda: "a move", lane=MOVE) == "a move"
     finally:
         for thread, release in held:
             release.set()
             thread.join(30)
+    assert gate.busy(ANALYSIS) == gate.busy(START) == 0
 
 
 def test_bad_settings_are_refused():

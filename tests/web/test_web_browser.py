@@ -182,9 +182,9 @@ def replay_the_game(page):
     )
     first = page.locator("#moves li").first.text_content()
     assert first.startswith("You: ") and first.split(": ")[1][0] in "ABCDEFGHIJ", first  # "You: E5, miss"
-    assert "Player: (" in page.locator("#moves li").first.get_attribute(
-        "title"
-    )  # the paper's notation beside
+    xy = page.locator("#moves li .xy").first  # the paper's notation beside, shown
+    assert xy.is_visible() and xy.text_content().startswith("(")
+    assert "Player: (" in xy.get_attribute("title")
     page.click("#forward")
     page.click("#forward")
     page.wait_for_function("location.search.endsWith('move=2')")
@@ -540,17 +540,180 @@ def test_the_calculator_takes_a_sunk_ship_on_all_its_squares_and_asks_once_per_p
         shoot(page, "calc.png")
 
 
-def test_the_replay_puts_the_board_first_on_a_phone(server, open_page):
-    page = open_page("phone")
+FITS = "document.scrollingElement.scrollWidth <= window.innerWidth"  # no sideways scrolling
+
+
+def lose_a_game(page, server: str, mode: str = "best") -> None:
+    """Start a game at ``mode`` (its label is the longest shooter spec at Expert) and resign at once."""
+    setup(page, server, mode)
+    start(page)
+    assert page.evaluate(FITS), page.evaluate("document.scrollingElement.scrollWidth")
+    page.click("#resign")
+    page.click("dialog [data-answer=yes]")
+    page.wait_for_selector("#replaylink:not(.hidden)")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_start_button_is_on_the_first_screen_and_the_page_never_scrolls_sideways(server, open_page, size):
+    page = open_page(size)
+    page.goto(server + "/")
+    page.wait_for_function("document.querySelectorAll('#placement .cell').length > 0")
+    box = page.locator("#start").bounding_box()
+    assert box["y"] + box["height"] <= page.evaluate("window.innerHeight")  # before the explanations
+    assert page.evaluate(FITS)
+    page.check("#mode input[value='best']")
+    page.click("#start")  # no fleet placed: chance places it
+    page.wait_for_function("document.querySelector('#turn').textContent.startsWith('Your turn')")
+    label = page.locator("#their-label")
+    assert "Expert" in label.text_content() and "density" in label.get_attribute("title")
+    assert page.evaluate(FITS), page.evaluate("document.scrollingElement.scrollWidth")
+    page.check("#heat")  # the heat map's colour bar, with the percentages its colours stand for
+    page.wait_for_selector("#heat-scale:not(.hidden) .heat-ticks span")
+    ticks = page.locator("#heat-scale .heat-ticks span").all_text_contents()
+    assert ticks[0] == "0%" and ticks[-1].endswith("%") and len(ticks) == 5
+    assert page.evaluate(FITS)
+    if size == "phone":
+        shoot(page, "phone-play.png", full=False)
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_custom_rules_form_fits_the_screen_with_its_dropdowns_whole(server, open_page, size):
+    page = open_page(size)
+    page.goto(server + "/")
+    page.wait_for_function("document.querySelectorAll('#placement .cell').length > 0")
+    page.select_option("#rules", "custom")
+    page.wait_for_selector("#custom-box[open]")
+    page.select_option("#c-spacing", "no-contact")  # the longest words of each
+    page.select_option("#c-sinks", "named")
+    width = page.evaluate("window.innerWidth")
+    for select in ("#rules", "#c-spacing", "#c-sinks"):
+        box = page.locator(select).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width, select  # on the screen, not cut off
+        # the chosen option's words fit beside the arrow: measured in the select's own font
+        room = page.evaluate(
+            f"""(s => {{ const span = document.createElement('span'), style = getComputedStyle(s);
+                span.style.font = style.font; span.style.whiteSpace = 'pre';
+                span.textContent = s.options[s.selectedIndex].text; document.body.appendChild(span);
+                const need = span.getBoundingClientRect().width; span.remove();
+                return s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16 - need;
+            }})(document.querySelector('{select}'))"""
+        )
+        assert room >= 0, (select, room)
+    assert page.evaluate(FITS)
+    if size == "phone":
+        shoot(page, "phone-custom.png", full=False)
+    page.select_option("#rules", "standard")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_after_a_loss_the_hidden_ships_count_as_afloat_and_the_legend_names_them(server, open_page, size):
+    page = open_page(size)
+    lose_a_game(page, server, "random")
+    assert page.text_content("#afloat") == "5"  # none was sunk: all five are afloat, now shown
+    assert page.text_content("#mine-afloat") == "5"
+    assert page.locator("#enemy .cell.revealed").count() == 17
+    assert "not found" in page.text_content("#play .legend")
+    assert page.evaluate(FITS)
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_focus_ring_leaves_the_last_shot_ring_in_view(server, open_page, size):
+    page = open_page(size)
     setup(page, server, "random")
     start(page)
+    fire(page, 44)
+    page.focus("#enemy .cell[data-cell='44']")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowRight")  # back on the last shot, by the keyboard (focus-visible)
+    style = page.evaluate(
+        "(() => { const c = document.querySelector('#enemy .cell[data-cell=\"44\"]');"
+        " const s = getComputedStyle(c); return [document.activeElement === c, s.outlineOffset, s.boxShadow]; })()"
+    )
+    assert style[0] and style[1] == "-6px" and style[2] != "none"  # the ring inside, the last shot's outside
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_replay_has_its_controls_above_the_board_and_the_papers_notation_beside_each_move(
+    server, open_page, size
+):
+    page = open_page(size)
+    lose_a_game(page, server, "random")
+    page.click("#replaylink")
+    page.wait_for_function("document.querySelectorAll('#board .cell').length === 100")
+    assert page.locator("#forward").bounding_box()["y"] < page.locator("#board").bounding_box()["y"]
+    assert page.locator("#forward").bounding_box()["y"] < page.evaluate("window.innerHeight")
+    assert page.evaluate(FITS)
+    page.click("#last")
+    page.wait_for_selector("#heat-scale:not(.hidden) .heat-ticks span")
+    if page.locator("#moves li").count():
+        text = page.locator("#moves li .xy").first.text_content()
+        assert (
+            text.startswith("(") and ", " in text and text.endswith(")")
+        )  # e.g. (5, 6), shown, not a tooltip
+    if size == "phone":
+        shoot(page, "phone-replay.png", full=False)
+
+
+def test_the_replay_shows_each_move_in_the_papers_notation(server, open_page):
+    page = open_page("desktop")
+    setup(page, server, "random")
+    start(page)
+    fire(page, 44)  # E5: column 5 from the left, row 6 from the bottom of ten
     page.click("#resign")
     page.click("dialog [data-answer=yes]")
     page.wait_for_selector("#replaylink:not(.hidden)")
     page.click("#replaylink")
-    page.wait_for_function("document.querySelectorAll('#board .cell').length === 100")
-    assert page.locator("#board").bounding_box()["y"] < page.locator("#first").bounding_box()["y"]
-    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    page.wait_for_function("document.querySelectorAll('#moves li').length >= 1")
+    first = page.locator("#moves li").first
+    assert "E5" in first.text_content() and first.locator(".xy").text_content() == "(5, 6)"
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_statistics_draw_counts_as_steps_and_leave_room_for_the_labels(server, open_page, size):
+    page = open_page(size)
+    setup(page, server, "random")
+    start(page)
+    for cell in range(10):  # a game counts once both sides fired ten shots
+        fire(page, cell)
+    page.click("#resign")
+    page.click("dialog [data-answer=yes]")
+    page.wait_for_selector("#replaylink:not(.hidden)")
+    page.goto(server + "/stats")
+    page.wait_for_function("window.Chart && Chart.getChart('winrate') && Chart.getChart('lengths')")
+    lengths = page.evaluate(
+        "Chart.getChart('lengths').data.datasets.map((d) => [d.stepped, d.tension, d.data])"
+    )
+    assert lengths and all(stepped == "middle" and tension == 0 for stepped, tension, _ in lengths)
+    assert all(isinstance(v, int) for *_, data in lengths for v in data)  # games counted, not smoothed shares
+    y = page.evaluate("Chart.getChart('winrate').scales.y")
+    assert y["max"] > 100  # room above a 100% bar's interval for its label
+    ticks = page.evaluate("Chart.getChart('winrate').scales.y.ticks.map((t) => t.label)")
+    assert 100 in ticks and all(t == "" or int(t) <= 100 for t in ticks)  # no tick past 100%
+    assert page.evaluate(FITS)
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_friends_clock_pauses_while_the_server_cannot_be_reached(server, open_page, size):
+    import httpx
+
+    made = httpx.post(f"{server}/api/friends", json={"clock": 300}).json()
+    for seat in (made["seat"], made["invite"]):
+        httpx.post(f"{server}/api/seats/{seat}/layout", json={})
+    page = open_page(size)
+    page.goto(f"{server}/friend#seat={made['seat']}")
+    page.wait_for_function("live && view && view.clock && view.clock.running === 'you'")
+    page.wait_for_selector("#clock-you.running")
+    page.route("**/api/seats/*/events", lambda route: route.abort())
+    page.evaluate("listen()")  # the stream again, now failing: the server is away
+    page.wait_for_function("document.querySelector('#clock-state').textContent.includes('paused')")
+    held = page.text_content("#clock-you")
+    assert "running" not in page.get_attribute("#clock-you", "class")
+    page.wait_for_function("performance.now() - viewAt > 1500")  # the clock would have ticked by now
+    assert page.text_content("#clock-you") == held
+    page.unroute("**/api/seats/*/events")
+    page.evaluate("listen()")
+    page.wait_for_function("live && document.querySelector('#clock-state').textContent === ''")
+    assert page.evaluate(FITS)
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
@@ -642,6 +805,9 @@ def test_the_api_docs_page_needs_no_network(server, open_page):
     page.goto(server + "/docs")
     page.wait_for_function("document.querySelectorAll('.swagger-ui .opblock').length > 15", timeout=30_000)
     assert outside == [] and page.errors == []
+    assert page.get_attribute("nav a", "href") == "/"  # a way back to the game
+    page.click("nav a")
+    page.wait_for_selector("#start")
 
 
 @pytest.mark.slow

@@ -18,6 +18,8 @@ warming up meanwhile.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import logging
 import os
 import threading
@@ -123,13 +125,20 @@ def shut_down(app: FastAPI) -> None:
 
 
 def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | None):
-    """Start-up (warm-up when asked), a thread deleting idle unfinished games, and the pool closed at the end."""
+    """Start-up (warm-up when asked), a thread deleting idle unfinished games, and the pool closed at the end.
+
+    At the end of a server's process, Python's own teardown would walk every object (Numba's compiled
+    kernels and their type registries are many) in its last garbage collections: two seconds of a
+    SIGTERM's stop, measured. Freezing them first (the atexit handler registered last runs first)
+    leaves those collections nothing to walk; the process ends as it would, its other handlers run.
+    """
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if warm:
             await run_in_threadpool(_warm_up, app)
             warm_presets(app.state.computer.graphs)  # in the background: the port opens meanwhile
+            threading.Thread(target=_time_levels, args=(app,), daemon=True, name="time-levels").start()
         if on_ready is not None:
             on_ready()
         stop = threading.Event()
@@ -147,17 +156,33 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
             shut_down(app)
             app.state.workers.close()
             app.state.computer.graphs.close()
+            if warm:  # the server's own process (not a test's): it is about to end
+                atexit.register(gc.freeze)
 
     return lifespan
 
 
 def _warm_up(app: FastAPI) -> None:
-    """The worker processes (forked warm) and this process's own kernels: layouts, answers, the stand-ins."""
+    """The worker processes (forked warm) and this process's own kernels, side by side.
+
+    The forkserver compiles every level's kernels (:mod:`battleship.web.warm`) while this process,
+    in a thread, compiles its own (layouts, answers, the stand-ins, the Adaptive level's model):
+    on a fresh clone both compile at once on two cores, where one after the other took their sum.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="warm-up") as here:
+        mine = here.submit(_warm_here, app)
+        app.state.workers.start()
+        mine.result()  # its error, if any, is the start-up's
+
+
+def _warm_here(app: FastAPI) -> None:
+    """This process's own kernels: layouts, answers, the stand-ins, the Adaptive level's model."""
     from battleship.web import jobs
     from battleship.web.records import shots_json
     from battleship.web.service import random_layout
 
-    app.state.workers.start()
     for name in ("standard", "pirates"):
         rules = preset(name)
         random_layout(rules)
@@ -166,6 +191,21 @@ def _warm_up(app: FastAPI) -> None:
         jobs.estimate(rules, board, True)
         shots_json(board.shots, rules)
     app.state.service.models.fit(preset("standard"))
+
+
+def _time_levels(app: FastAPI) -> None:
+    """Time the levels that think under the standard rules once, in the background after the port opens,
+    so that the first new game does not wait for its level's timing (seconds, measured)."""
+    from battleship.stop import Stop
+    from battleship.web.computer import MODES
+
+    for name, chosen in MODES.items():
+        if not chosen.thinks or name == "learning" or app.state.stopping.is_set():
+            continue  # the Adaptive level is timed with its model, when a game asks for it
+        try:
+            app.state.computer.admit(preset("standard"), name, Stop())
+        except Exception:  # a refusal or a busy server: the first game under these rules times it again
+            log.info("timing %s under the standard rules at start-up did not settle", name)
 
 
 def _sweep(engine, expire_hours: float, stop: threading.Event) -> None:
@@ -237,4 +277,11 @@ def _docs(app: FastAPI) -> None:
         swagger_css_url=f"{swagger}/swagger-ui.css",
         swagger_favicon_url=f"{swagger}/favicon-32x32.png",
     )
-    app.add_api_route("/docs", lambda: html, include_in_schema=False, response_class=HTMLResponse)
+    back = (
+        '<body><nav style="font: 16px system-ui, sans-serif; padding: .5rem 1rem; background: #e8eef3">'
+        '<a href="/">&larr; Back to the game</a></nav>'
+    )
+    page = bytes(html.body).decode().replace("<body>", back, 1)
+    app.add_api_route(
+        "/docs", lambda: HTMLResponse(page), include_in_schema=False, response_class=HTMLResponse
+    )

@@ -33,7 +33,7 @@ from battleship.inference.prior import PlacementModel
 from battleship.rules import Rules, preset
 from battleship.stop import OutOfTime, Stop
 from battleship.web import graphs, jobs
-from battleship.web.gate import START, Gate
+from battleship.web.gate import ANALYSIS, MOVE, START, Gate
 from battleship.web.workers import Workers
 
 PROBABILITY_BUDGET_MS = (
@@ -45,6 +45,7 @@ SAMPLED = (
     "the state graph that tells this prior's ships apart would not fit in memory: Adaptive weighed "
     "exact uniform samples by the prior (importance sampling) instead of counting exactly"
 )  # levels whose exact odds sweep a state graph under a margin
+UNFINISHED = " (its timing was cut off)"  # the end of a refusal the wall clock decided
 SWEEP_RESERVE = 0.3  # share of a heat map's deadline kept for the sweep after waiting for its graph
 
 
@@ -81,7 +82,7 @@ MODES = {
              f"montecarlo:budget={PROBABILITY_BUDGET_MS},skew=20",
              "C. Liam Brown's Probability mode: exact samples for a quarter second", True),
         Mode("best", "Expert", "plays the strongest strategy measured for these rules", "best",
-             "the strongest measured shooter (docs/strategies.md)", True),
+             "the strongest measured shooter (docs/research/rules.md)", True),
         Mode("learning", "Adaptive", "expects your ships where players have hidden theirs before", "learning",
              "C. Liam Brown's Learning mode: exact odds under a model of played layouts", True),
     )
@@ -244,7 +245,14 @@ class Computer:
         key = (rules.name if rules.name != "custom" else rules.to_toml(), name)
         why, when = self._verdicts.get(key, (None, -1.0))
         if when < 0 or (why is not None and time.monotonic() - when > REFUSED_FOR):
+            busy = self.gate.busy(ANALYSIS) + self.gate.busy(MOVE)  # heavy work beside the timing
             why = self._time(rules, chosen, stop, model)
+            if why is not None and why.endswith(UNFINISHED) and busy and rules.name != "custom":
+                # a preset's level, cut off by the wall clock while other work shared the cores: no
+                # verdict either way (the presets' levels are the measured ones); the game starts, its
+                # moves fall back if they must (saying so), and the next game is timed again. Custom
+                # rules whose timing did not finish stay refused: they may truly take minutes.
+                return
             self._verdicts[key] = (why, time.monotonic())
         if why:
             raise BattleshipError(why)
@@ -290,10 +298,11 @@ class Computer:
         if seconds is not None and seconds <= limit:
             return None
         took = "did not finish" if seconds is None else f"took {seconds:.1f} s"
+        advice = UNFINISHED if seconds is None else ""
         return (
             f"{chosen.level} ({shooter}) is too slow under these rules: one of its moves {took} where a "
             f"move may take {limit:g} s. Choose an easier level, or rules with fewer or straighter ships "
-            "that may touch"
+            f"that may touch{advice}"
         )
 
 

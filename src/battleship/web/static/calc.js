@@ -38,11 +38,12 @@ function draw(result) {
     else if (m !== ".") { b.classList.add("sunk"); b.textContent = m; }
     else if (result) {
       const p = result.probability[i], t = p / top;
-      b.style.background = viridis(t); b.style.color = inkOn(t);
+      b.style.background = heatColour(t); b.style.color = heatInk(t);
       if ($("percent").checked) b.textContent = Math.round(100 * p);
       if (result.best.includes(i)) b.classList.add("best");
     }
   });
+  if (result) heatScale($("scale"), top); else $("scale").classList.add("hidden");
   const chance = {};
   if (result) marks.forEach((m, i) => { if (m === ".") chance[i] = `${Math.round(100 * result.probability[i])}% chance of a ship`; });
   labelCells(cells, rules.cols, chance);
@@ -98,6 +99,5 @@ async function choose(preset, toml) {
   $("percent").addEventListener("change", ask);
   $("skew").addEventListener("change", ask);
   $("clear").addEventListener("click", () => choose(chooser.preset, chooser.toml));
-  $("scale").innerHTML = "less likely " + [0, .25, .5, .75, 1].map((t) => `<span class="swatch" style="background:${viridis(t)}"></span>`).join("") + " more likely";
   choose(chooser.preset, chooser.toml);
 })();

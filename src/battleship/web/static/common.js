@@ -54,6 +54,23 @@ function viridis(t) {
 }
 function inkOn(t) { return t > 0.55 ? "#1b1b1b" : "#fff"; }
 
+// Heat maps: viridis from its purple to its green (HEAT_TOP), short of its yellow, so that no likely
+// square looks like the orange of a hit; told apart by lightness under every common colour blindness.
+const HEAT_TOP = 0.8;
+function heatColour(t) { return viridis(HEAT_TOP * Math.max(0, Math.min(1, t))); }
+function heatInk(t) { return inkOn(HEAT_TOP * t); }
+
+// The colour bar of a heat map whose brightest colour stands for ``top`` (a probability): the colours
+// from 0 to ``top``, with the percentages they stand for beneath.
+function heatScale(element, top, words = "chance of a ship on the square") {
+  const stops = Array.from({length: 9}, (_, k) => heatColour(k / 8)).join(", ");
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => `<span>${Math.round(100 * f * top)}%</span>`).join("");
+  element.innerHTML = `<div class="heat-bar" style="background: linear-gradient(to right, ${stops})"></div>`
+    + `<div class="heat-ticks">${ticks}</div><div class="heat-words"></div>`;
+  element.querySelector(".heat-words").textContent = words;
+  element.classList.remove("hidden");
+}
+
 // A board of buttons with coordinates (rows A.., columns 1..) and keyboard movement (arrows) and firing
 // (Enter or Space). Screen readers hear a grid of rows; each cell says its name and what it holds.
 function makeBoard(element, rows, cols, onCell, label) {

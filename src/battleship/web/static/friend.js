@@ -10,6 +10,7 @@ let invite = null;       // the other player's link, kept by the player who star
 let view = null;         // the shown seat's view
 let viewAt = 0;          // when it arrived (for the clocks)
 let source = null;       // the live stream
+let live = false;        // the stream is open: the clocks tick only while the server is reachable
 let placement = null, placementKey = null;
 let enemy = [], own = [], boardsKey = null;
 let busy = false;
@@ -63,9 +64,12 @@ function listen() {
   if (source) source.close();
   source = new EventSource(`/api/seats/${seats[0]}/events`);
   source.addEventListener("state", (e) => refresh(JSON.parse(e.data)));
-  source.addEventListener("open", () => { $("link-state").textContent = "live"; });
+  source.addEventListener("open", () => { live = true; $("link-state").textContent = "live"; });
   source.addEventListener("error", () => {
+    if (live && view) { view = frozen(view); viewAt = performance.now(); }  // hold the clocks where they stood
+    live = false;
     $("link-state").textContent = source.readyState === EventSource.CLOSED ? "disconnected: reload the page" : "reconnecting\u2026";
+    tick();
   });
 }
 
@@ -166,11 +170,10 @@ function drawBoards(before) {
   $("enemy").classList.toggle("inert", view.status !== "your-turn");
   $("enemy-panel").classList.toggle("active", view.status === "your-turn");
   $("my-shots").textContent = view.your_shots.length;
-  const left = view.their_ships_left;
-  $("afloat").textContent = over ? 0 : left === null || left === undefined ? "?" : left;
+  const left = view.their_ships_left;  // the server's count: true once their fleet is shown
+  $("afloat").textContent = left === null || left === undefined ? "?" : left;
   $("their-shots").textContent = view.their_shots.length;
-  const hit = new Set(view.their_shots.map((s) => s.cell));
-  $("mine-afloat").textContent = view.your_layout ? view.your_layout.ships.filter((s) => !s.cells.every((c) => hit.has(c))).length : "";
+  $("mine-afloat").textContent = view.your_ships_left === undefined ? "" : view.your_ships_left;
   $("resign").classList.toggle("hidden", over);
   for (const id of ["replaylink", "rematch", "another"]) $(id).classList.toggle("hidden", !over);
   $("rematch").textContent = view.rematch ? "Join the rematch" : "Rematch";
@@ -188,18 +191,28 @@ function clockText(seconds) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+// A view whose running clock is held at the time shown now (the server cannot be reached).
+function frozen(v) {
+  const c = v.clock;
+  if (!c || !c.running) return v;
+  const spent = (performance.now() - viewAt) / 1000, key = c.running === "you" ? "yours" : "theirs";
+  return {...v, clock: {...c, [key]: Math.max(0, c[key] - spent), running: c.running, paused: true}};
+}
+
 function tick() {
   const clock = view && view.clock;
   $("clocks").classList.toggle("hidden", !clock);
   if (!clock) return;
-  const spent = (performance.now() - viewAt) / 1000;
+  const paused = !live || clock.paused;  // no word from the server: the clocks show where they stood
+  const spent = paused ? 0 : (performance.now() - viewAt) / 1000;
   for (const [side, id, name] of [["you", "clock-you", view.you.name], ["them", "clock-them", view.them.name]]) {
     const left = (side === "you" ? clock.yours : clock.theirs) - (clock.running === side ? spent : 0);
     const el = $(id);
     el.textContent = `${name} ${clockText(left)}`;
-    el.classList.toggle("running", clock.running === side);
+    el.classList.toggle("running", clock.running === side && !paused);
     el.classList.toggle("low", clock.running === side && left < 10);
   }
+  $("clock-state").textContent = paused && clock.running ? "paused: the server cannot be reached" : "";
 }
 
 // ---- moves -----------------------------------------------------------------------------------------

@@ -64,10 +64,13 @@ async function start(layout, rulesBody) {
   }
   $("start").disabled = true;
   $("rematch").disabled = true;
-  $("setup-message").textContent = "Starting…";
+  const body = {...(rulesBody || chooser.body()), mode: selectedMode()};
+  // what a long start waits for: a level that thinks is timed once under custom rules
+  const timed = body.rules_toml && ["probability", "best", "learning"].includes(body.mode);
+  $("setup-message").textContent = timed ? "Starting: timing the level under these rules (a few seconds, once)…" : "Starting…";
   try {
     const chosen = layout !== undefined ? layout : count ? placement.text() : null;
-    game = await api("/api/games", {...(rulesBody || chooser.body()), mode: selectedMode(), layout: chosen});
+    game = await api("/api/games", {...body, layout: chosen});
   } catch (err) {
     $("setup-message").textContent = err.message;
     return;
@@ -99,18 +102,19 @@ function render() {
   $("resign").classList.toggle("hidden", over);
   for (const id of ["again", "rematch", "replaylink"]) $(id).classList.toggle("hidden", !over);
   if (over) $("replaylink").href = `/replay?game=${game.id}`;
-  if ($("heat").checked && !over) heatMap();
+  if ($("heat").checked && !over) heatMap(); else $("heat-scale").classList.add("hidden");
 }
 
 function showCounts(over) {
-  const left = game.computer_ships_left;
+  const left = game.computer_ships_left;  // the server's count: true once the fleet is shown
   $("my-shots").textContent = game.player_shots.length;
-  $("afloat").textContent = over ? 0 : left === null ? "?" : left;
+  $("afloat").textContent = left === null ? "?" : left;
   $("afloat").title = left === null ? "these rules never say when a ship sinks" : "";
   $("their-shots").textContent = game.computer_shots.length;
-  $("their-label").textContent = `shots by the computer (${game.level.level}: ${game.level.shooter})`;
-  const hit = new Set(game.computer_shots.map((s) => s.cell));
-  $("mine-afloat").textContent = game.player_layout.ships.filter((s) => !s.cells.every((c) => hit.has(c))).length;
+  // the level's short name; its shooter's spec (long, unbroken) in the tooltip
+  $("their-label").textContent = `shots by the computer (${game.level.level})`;
+  $("their-label").title = `the ${game.level.level} level plays ${game.level.shooter}`;
+  $("mine-afloat").textContent = game.player_ships_left;
 }
 
 function showTurn(over) {
@@ -149,11 +153,12 @@ async function heatMap() {
     const top = Math.max(...calc.probability.filter((p, i) => !fired.has(i)), 1e-9), chance = {};
     calc.probability.forEach((p, i) => {
       if (fired.has(i)) return;
-      enemy[i].style.background = viridis(p / top);
-      enemy[i].style.color = inkOn(p / top);
+      enemy[i].style.background = heatColour(p / top);
+      enemy[i].style.color = heatInk(p / top);
       chance[i] = `${Math.round(100 * p)}% chance of a ship`;
     });
     labelCells(enemy, rules.cols, chance);
+    heatScale($("heat-scale"), top);
     if (!calc.exact) $("notice").textContent = "The heat map is an estimate: " + calc.note;
   } catch (err) { $("message").textContent = err.message; }
 }

@@ -53,16 +53,23 @@ async function paintHeat() {
   heat.forEach((b, i) => {
     b.className = "cell"; b.textContent = "";
     if (shot.has(i)) { b.style.background = ""; b.style.color = ""; b.classList.add(h.probability[i] > 0.5 ? "hit" : "miss"); return; }
-    b.style.background = viridis(h.probability[i] / top); b.style.color = inkOn(h.probability[i] / top);
+    b.style.background = heatColour(h.probability[i] / top); b.style.color = heatInk(h.probability[i] / top);
     b.textContent = Math.round(100 * h.probability[i]);
     chance[i] = `${Math.round(100 * h.probability[i])}% chance of a ship`;
   });
   const next = replay.moves[move];
   if (next && next.side === s) heat[next.cell].classList.add("best");
   labelCells(heat, replay.rules.cols, chance);
+  heatScale($("heat-scale"), top);
   $("heat-label").textContent = h.exact
     ? `percent chance of a ship on each square, exact over ${Number(h.layouts).toLocaleString()} layouts`
     : `percent chance of a ship on each square, estimated: ${h.note}`;
+}
+
+// The Dunman High paper's (x, y): column from the left, row from the bottom, both from 1.
+function paperXY(cell) {
+  const cols = replay.rules.cols, rows = replay.rules.rows;
+  return `(${cell % cols + 1}, ${rows - Math.floor(cell / cols)})`;
 }
 
 function moveText(m) {
@@ -97,8 +104,12 @@ function listMoves() {
   const list = $("moves");
   replay.moves.forEach((m, i) => {
     const li = document.createElement("li");
-    li.textContent = moveText(m);
-    li.title = `in the Dunman High paper's notation: ${m.notation}`;
+    li.textContent = moveText(m) + " ";
+    const xy = document.createElement("span");
+    xy.className = "xy";
+    xy.textContent = paperXY(m.cell);
+    xy.title = `the Dunman High paper's notation: ${m.notation}`;
+    li.appendChild(xy);
     li.className = m.side === 0 ? "player-move" : "computer-move";
     li.tabIndex = 0;
     li.addEventListener("click", () => show(i + 1));

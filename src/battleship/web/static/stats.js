@@ -25,7 +25,7 @@ const whiskers = {
       ctx.moveTo(bar.x - 6, top); ctx.lineTo(bar.x + 6, top);
       ctx.moveTo(bar.x - 6, bottom); ctx.lineTo(bar.x + 6, bottom);
       ctx.stroke();
-      ctx.fillText(options.labels[i], bar.x + 22, Math.max(chart.chartArea.top + 12, Math.min(bar.y, bottom) - 4));
+      ctx.fillText(options.labels[i], bar.x, top - 7);  // above the interval's cap, never on it
     });
     ctx.restore();
   },
@@ -45,7 +45,9 @@ function bars(canvas, modes) {
       maintainAspectRatio: false,
       animation: false,
       interaction: {mode: "index", intersect: false},  // a bar of zero has its tooltip too
-      scales: {y: {min: 0, max: 100, title: AXIS("wins (% of games)")}, x: {title: AXIS("level")}},
+      // room above 100% for the labels over the intervals; no tick past 100
+      scales: {y: {min: 0, max: 112, title: AXIS("wins (% of games)"), ticks: {stepSize: 20, callback: (v) => (v <= 100 ? v : "")}},
+               x: {title: AXIS("level")}},
       plugins: {
         legend: {display: false},
         whiskers: {intervals: names.map((m) => modes[m].win_rate_ci95.map(pct)), labels: names.map((m) => `${pct(modes[m].win_rate)}%`)},
@@ -68,11 +70,12 @@ function histograms(canvas, modes) {
   const lo = Math.min(...all), hi = Math.max(...all), width = Math.max(1, Math.ceil((hi - lo + 1) / 20));
   const bins = Math.ceil((hi - lo + 1) / width), labels = [];
   for (let i = 0; i < bins; i++) labels.push(width === 1 ? `${lo + i}` : `${lo + i * width}-${lo + (i + 1) * width - 1}`);
+  // counts of games, drawn as steps: each bin is a whole number of games, nothing between bins
   const datasets = Object.entries(modes).map(([m, d], k) => {
-    const share = Array(bins).fill(0);
-    for (const v of d.moves) share[Math.floor((v - lo) / width)] += 100 / d.moves.length;
-    return {label: `${d.level} (${d.moves.length} game${d.moves.length === 1 ? "" : "s"})`, data: share.map((x) => Math.round(10 * x) / 10),
-            borderColor: COLOURS[m], backgroundColor: COLOURS[m], borderDash: [[], [6, 3], [2, 3], [10, 3, 2, 3]][k % 4], tension: 0.2};
+    const count = Array(bins).fill(0);
+    for (const v of d.moves) count[Math.floor((v - lo) / width)] += 1;
+    return {label: `${d.level} (${d.moves.length} game${d.moves.length === 1 ? "" : "s"})`, data: count, stepped: "middle",
+            tension: 0, pointRadius: 2, borderColor: COLOURS[m], backgroundColor: COLOURS[m], borderDash: [[], [6, 3], [2, 3], [10, 3, 2, 3]][k % 4]};
   });
   charts.push(new Chart(canvas, {
     type: "line",
@@ -81,8 +84,8 @@ function histograms(canvas, modes) {
       maintainAspectRatio: false,
       animation: false,
       interaction: {mode: "index", intersect: false},
-      scales: {y: {min: 0, title: AXIS("share of the level's games (%)")}, x: {title: AXIS("moves in the game (both sides' shots)")}},
-      plugins: {tooltip: {callbacks: {title: (items) => `${items[0].label} moves`, label: (c) => `${c.dataset.label}: ${c.raw}%`}}},
+      scales: {y: {min: 0, title: AXIS("games"), ticks: {precision: 0}}, x: {title: AXIS("moves in the game (both sides' shots)")}},
+      plugins: {tooltip: {callbacks: {title: (items) => `${items[0].label} moves`, label: (c) => `${c.dataset.label}: ${c.raw} game${c.raw === 1 ? "" : "s"}`}}},
     },
   }));
 }
@@ -110,8 +113,8 @@ function showPlacement(entry, r) {
     return;
   }
   const top = Math.max(...p.share, 1e-9);
-  grid(box, r.rows, r.cols, p.share, (v) => [viridis(v / top), inkOn(v / top), Math.round(100 * v)], "Share of layouts with a ship on each square");
-  $("placement-scale").textContent = `percent of ${p.layouts} different layouts with a ship on the square`;
+  grid(box, r.rows, r.cols, p.share, (v) => [heatColour(v / top), heatInk(v / top), Math.round(100 * v)], "Share of layouts with a ship on each square");
+  heatScale($("placement-scale"), top, `percent of ${p.layouts} different layouts with a ship on the square`);
 }
 
 function showLearning(entry, r) {
