@@ -340,7 +340,7 @@ def replay_cmd(
     from battleship.cli.estimate import exact_seconds
 
     if frames is not None or gif is not None:
-        require("plot", "--frames and --gif")
+        require("plot", "drawing replay frames (--gif, --frames)")
     if gif is not None and gif.suffix.lower() != ".gif":
         raise BattleshipError(f"--gif {gif}: give a file name ending in .gif")
     output_file(gif, "--gif")
