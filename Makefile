@@ -61,9 +61,11 @@ bubblewrap:
 	@command -v bwrap >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq bubblewrap; } \
 		|| echo "note: bubblewrap is not installed, so battleship arena will refuse program and class bots"
 
-# every core (pytest-xdist), a test file to a worker: a document's commands, a module's fixtures stay together
+# one worker more than the cores (pytest-xdist): a 2-worker run kept 1.25 of 2 cores busy, the rest waiting (servers
+# starting, browsers, sandboxed bots), not computing; a test file to a worker: a document's commands,
+# a module's fixtures stay together
 test: $(TSTAMP) system lint docs
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	$(BIN)/python -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/layouts.py
