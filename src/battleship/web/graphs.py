@@ -108,7 +108,9 @@ def load(shape: Shape, directory: Path) -> graph.Graph | None:
     meta = json.loads((folder / "graph.json").read_text())
     if meta["shape"] != repr(shape):
         return None
-    layer_first, edge_first, target, label = (np.load(folder / f"{name}.npy", mmap_mode="c") for name in ARRAYS)
+    layer_first, edge_first, target, label = (
+        np.load(folder / f"{name}.npy", mmap_mode="c") for name in ARRAYS
+    )
     return graph.Graph(shape, layer_first, edge_first, target, label, shape.jumps(), int(meta["open_total"]))
 
 
