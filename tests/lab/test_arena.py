@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
 import json
 import shutil
 import sys
@@ -142,6 +143,27 @@ def test_the_rules_block_reads_back_as_the_same_rules(name):
     for line in protocol.rules_lines(rules):
         reader.feed(line)
     assert reader.rules == rules and reader.rules.name == rules.name
+
+
+@pytest.mark.parametrize("word", ["ship", "end"])
+def test_a_rules_block_line_before_its_opening_line_is_refused_saying_so(word):
+    lines = protocol.rules_lines(rules_mod.preset("standard"))
+    line = next(line for line in lines if line.split()[0] == word)
+    with pytest.raises(protocol.ProtocolError, match=f"'{word}' before the 'rules' line"):
+        protocol.RulesReader().feed(line)
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [("newgame 1 7", "'newgame' before the rules block"), ("shoot", "'shoot' before 'newgame'")],
+)
+def test_the_python_host_refuses_a_message_out_of_order_saying_which(line, said):
+    from battleship.lab.arena.host import Host
+    from battleship.shooters import make
+
+    host = Host(make("random"), io.StringIO())
+    with pytest.raises(protocol.ProtocolError, match=said):
+        host.handle(line)
 
 
 def test_a_result_line_reads_back_as_the_same_shot():

@@ -151,6 +151,7 @@ def calc_cmd(
         r, _, record = read_game_record(game, rules, player, index)
         observation = record.observation
     else:
+        assert board is not None  # one of the two was given (checked above)
         r = load_rules(rules or "standard")
         observation = read_board_arg(board, r)
     data: dict[str, Any] = {"rules": r.name, "shots": len(observation.shots)}
@@ -229,7 +230,9 @@ def monte_carlo_within(
     # each batch is told the deadline: where rejection keeps too few draws it goes on rejecting until
     # then rather than compiling the exact sampler's graph, which could take the whole budget
     deadline = time.perf_counter() + budget
-    lock, done, box = threading.Lock(), [], {}
+    lock = threading.Lock()
+    done: list[Estimate] = []
+    box: dict[str, BaseException] = {}
 
     def batches() -> None:
         size = 16  # a small first batch keeps short budgets short
@@ -269,7 +272,7 @@ def monte_carlo_within(
             "draws and exact sampling counts the layouts first; give more --time, or leave it out for exact counts"
         )
     n = sum(p.samples for p in parts)
-    p = sum(part.probability * part.samples for part in parts) / n
+    p = np.asarray(sum(part.probability * part.samples for part in parts)) / n  # asarray: for mypy only
     return Estimate(n, p, np.sqrt(p * (1 - p) / n), sum(part.seconds for part in parts))
 
 
@@ -361,7 +364,12 @@ def replay_cmd(
     )
     with progress_bar(disable=as_json) as progress:
         task = progress.add_task(f"replaying {name}", total=len(record.shots))
-        turns = _replay_turns(r, record, frames, gif, lambda: (done.append(1), progress.advance(task)))
+
+        def turn_done() -> None:
+            done.append(1)
+            progress.advance(task)
+
+        turns = _replay_turns(r, record, frames, gif, turn_done)
     if as_json:
         emit_json(
             {

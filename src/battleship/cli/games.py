@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from battleship.game import Record
+    from battleship.lab import ShotsFile
     from battleship.layout import Layout
     from battleship.rules import Rules
     from battleship.shooters.options import Options
@@ -290,7 +291,16 @@ def simulate_cmd(
     )
 
 
-def _shots_file(out, resume, r, specs, generator, seed, games, rows):
+def _shots_file(
+    out: Path | None,
+    resume: bool,
+    r: Rules,
+    specs: list[tuple[str, Options]],
+    generator: str,
+    seed: int,
+    games: int,
+    rows: np.ndarray | None,
+) -> ShotsFile | None:
     """The --out file of a run with the parameters that must match to --resume it (None without --out)."""
     import hashlib
 
@@ -310,9 +320,12 @@ def _shots_file(out, resume, r, specs, generator, seed, games, rows):
         "games": games,
         "layouts_sha256": None if rows is None else hashlib.sha256(rows.tobytes()).hexdigest(),
     }
+    changed: dict[str, object] = {}
     for name, options in specs:
         if set(options.changed()) - {"tie"}:  # the full options, so a changed default is noticed
-            params.setdefault("options", {})[label(name, options)] = dataclasses.asdict(options)
+            changed[label(name, options)] = dataclasses.asdict(options)
+    if changed:
+        params["options"] = changed
     return lab.ShotsFile(out, params, shown if len(specs) > 1 else None)
 
 

@@ -131,9 +131,9 @@ def limit_cmd(
         caption="one game a layout (--seed); a shooter that draws random numbers (random ties, rollouts) "
         "gives a sample mean, which luck can put below the optimum",
     )
-    for s, m in result.means.items():
+    for shooter, m in result.means.items():
         if m is None:
-            table.add_row(s, "refuses", result.refusals[s])
+            table.add_row(shooter, "refuses", result.refusals[shooter])
         else:
-            table.add_row(s, f"{m:.4f}", f"{m - best.shots:+.4f}")
+            table.add_row(shooter, f"{m:.4f}", f"{m - best.shots:+.4f}")
     console.print(table)

@@ -468,7 +468,7 @@ def compiled(shape: FrontierShape, flag: np.ndarray | None = None) -> Graph | No
             _too_large[shape] = str(error)
             raise
         if graph is not None:
-            graphs.keep(shape, graph)  # type: ignore[arg-type]
+            graphs.keep(shape, graph)
         return graph
 
 
@@ -612,7 +612,8 @@ def setup(rules: Rules, ev: Evidence, weight: np.ndarray | None = None, stop: St
     shape = shape_of(rules, ship_classes)
     graph = watched(compiled, shape, flag_of(stop), stop=stop)
     if graph is None:  # stopped while compiling
-        stop.check()
+        if stop is not None:  # none is given only where nothing stops the compilation
+            stop.check()
         raise RuntimeError("the graph's compilation stopped without a stop request")
     return Setup(ship_classes, graph, _label_weights(rules, shape, ship_classes, v), _hits(rules, ev.hits), v)
 

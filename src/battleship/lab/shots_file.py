@@ -149,7 +149,9 @@ def _with_new_keys(saved: object) -> object:
     from battleship.shooters import registry
     from battleship.shooters.options import Options
 
-    options = saved.get("options") if isinstance(saved, dict) else None
+    if not isinstance(saved, dict):
+        return saved
+    options = saved.get("options")
     if isinstance(options, dict):
         default = dataclasses.asdict(Options())
         renewed: dict[str, object] = {}

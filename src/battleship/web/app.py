@@ -112,7 +112,8 @@ def create_app(
     friend_routes.install(app)
     _pages(app)
     _docs(app)
-    app.openapi = lambda: _schema(app)
+    # FastAPI's documented way to replace the schema is to assign app.openapi, which its types call a method
+    app.openapi = lambda: _schema(app)  # type: ignore[method-assign]
     return app
 
 
@@ -187,7 +188,7 @@ def _warm_here(app: FastAPI) -> None:
         rules = preset(name)
         random_layout(rules)
         board = jobs.positions(rules)[1]
-        jobs.quick_shot(rules, board, [0])
+        jobs.quick_shot(rules, board, (0, 0))
         jobs.estimate(rules, board, True)
         shots_json(board.shots, rules)
     app.state.service.models.fit(preset("standard"))

@@ -29,7 +29,7 @@ class ArenaRuns:
 
     def listing(self) -> list[dict[str, Any]]:
         """Each run's id, rules, games and bots (a run that can no longer be read says why)."""
-        out = []
+        out: list[dict[str, Any]] = []
         for key, path in self.files.items():
             try:
                 data = load(path)

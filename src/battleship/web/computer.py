@@ -323,7 +323,7 @@ def warm_up() -> None:
         board = game.observation
         empty = fit(rules, np.zeros((0, len(rules.fleet)), dtype=np.int64))
         for m in MODES.values():
-            jobs.shot(rules, board, m.spec, [0], empty if m.spec == "learning" else None, stop=Stop())
-        jobs.quick_shot(rules, board, [0])
+            jobs.shot(rules, board, m.spec, (0, 0), empty if m.spec == "learning" else None, stop=Stop())
+        jobs.quick_shot(rules, board, (0, 0))
         jobs.probabilities(rules, board, True, stop=Stop())
         jobs.estimate(rules, board, True)

@@ -227,7 +227,8 @@ class Friends(Games):
             changes: dict[str, Any] = {columns[side]: notation.format_layout(mine)}
             other = row[columns[1 - side]]
             if other:
-                layouts = (mine, notation.parse_layout(other, rules))[:: 1 if side == 0 else -1]
+                theirs = notation.parse_layout(other, rules)
+                layouts = (mine, theirs) if side == 0 else (theirs, mine)
                 changes.update(
                     status=TURNS[0],
                     turn_started=store.now(),
@@ -295,4 +296,6 @@ class Friends(Games):
                 )  # the other player asked at the same moment: theirs stands
             self.hub.publish(row["id"])
         seat = self._rematch_seat(self._row(row["id"]), side)
+        if seat is None:  # the rematch's seats are gone: what view would say of a missing token
+            raise NotFound("no such seat")
         return {"seat": seat, "state": self.view(seat)}

@@ -108,8 +108,10 @@ def load(shape: Shape, directory: Path) -> graph.Graph | None:
     meta = json.loads((folder / "graph.json").read_text())
     if meta["shape"] != repr(shape):
         return None
-    arrays = [np.load(folder / f"{name}.npy", mmap_mode="c") for name in ARRAYS]
-    return graph.Graph(shape, *arrays, shape.jumps(), int(meta["open_total"]))
+    layer_first, edge_first, target, label = (
+        np.load(folder / f"{name}.npy", mmap_mode="c") for name in ARRAYS
+    )
+    return graph.Graph(shape, layer_first, edge_first, target, label, shape.jumps(), int(meta["open_total"]))
 
 
 def adopt(directory: Path, shape: Shape | None) -> bool:
@@ -142,6 +144,7 @@ def build_job(shape: Shape, directory: Path, *, stop: Stop) -> dict[str, Any]:
         geometry = graph.geometry(shape, flag)  # the first pass, which the compilation reuses
         if geometry is None:
             stop.check()
+            raise Stopped("the compilation stopped")
         likely = graph.likely_states(shape, geometry)
         if likely > MAX_LIKELY_STATES:
             return {

@@ -214,8 +214,9 @@ def _handlers(app: FastAPI, missing_page: str) -> None:
         return answer
 
 
-def _stopped(_request: Request, exc: Stopped) -> JSONResponse:
-    """Work stopped: the client went away (499, as nginx logs it: nobody reads the answer) or the server is stopping."""
+def _stopped(_request: Request, exc: Exception) -> JSONResponse:
+    """Work stopped: the client went away (499, as nginx logs it: nobody reads the answer) or the server is stopping.
+    ``exc`` is a :class:`Stopped`, typed as Starlette's handlers take any exception."""
     if str(exc) == "cancelled":
         return problem(499, "the client went away")
     if str(exc) == "interrupted":

@@ -114,8 +114,8 @@ def estimate(rules: Rules, observation: Observation, skew: bool = False) -> dict
         if weight.sum() > 0:
             value += np.bincount(cells.ravel(), np.repeat(weight, cells.shape[1]), rules.cells) / weight.sum()
     value = np.minimum(value, 1.0)
-    for s in observation.shots:
-        value[s.cell] = 0.0 if s.outcome is Outcome.MISS else 1.0
+    for shot in observation.shots:
+        value[shot.cell] = 0.0 if shot.outcome is Outcome.MISS else 1.0
     return {
         "layouts": None,
         "probability": [round(float(p), 6) for p in value],

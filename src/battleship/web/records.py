@@ -117,11 +117,19 @@ def replay(row: dict[str, Any]) -> Replay:
     rules = rules_of(row)
     paper = notation.read_game(row["record"], rules)
     names = sides(row)
-    layouts = dict(paper.players)
-    at = (Game(layouts[names[0]]), Game(layouts[names[1]]))
+    fleets = (_fleet(paper, names[0]), _fleet(paper, names[1]))
+    at = (Game(fleets[0]), Game(fleets[1]))
     for who, cell in paper.moves:
         at[1 - names.index(who)].fire(cell)
-    return Replay(rules, names, (layouts[names[0]], layouts[names[1]]), list(paper.moves), at)
+    return Replay(rules, names, fleets, list(paper.moves), at)
+
+
+def _fleet(paper: notation.PaperGame, name: str) -> Layout:
+    """The fleet ``name`` hid in a stored game (Game refuses a missing one with a BattleshipError too)."""
+    layout = dict(paper.players)[name]
+    if layout is None:
+        raise BattleshipError(f"the stored game has no fleet for {name}")
+    return layout
 
 
 def write_record(rules: Rules, names: tuple[str, str], layouts: tuple[Layout, Layout], moves) -> str:

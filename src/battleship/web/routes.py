@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Path, Query, Request
 from pydantic import (
@@ -23,6 +23,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 from starlette.concurrency import run_in_threadpool
 
@@ -35,8 +36,12 @@ from battleship.web.guard import MAX_BODY, Problem
 from battleship.web.records import MAX_RULES_TOML, MAX_SIDE, RULES, custom_rules, rules_json
 from battleship.web.service import MAX_LOOKUP, calculate, random_layout
 
-RuleName = Literal[(*RULES, "custom")]  # type: ignore[valid-type]
-ModeName = Literal[tuple(MODES)]  # type: ignore[valid-type]
+if TYPE_CHECKING:  # a Literal built at run time is beyond mypy: to it, these are strings
+    RuleName = str
+    ModeName = str
+else:
+    RuleName = Literal[(*RULES, "custom")]
+    ModeName = Literal[tuple(MODES)]
 MAX_CELL = MAX_SIDE * MAX_SIDE - 1
 CELL_NAME = r"^(auto|[A-O](1[0-5]|[1-9]))$"  # A1 .. O15: rows A.., columns 1.. (boards up to 15x15)
 LAYOUT = r"^[.A-Z/\n]+$"  # rows of '.' and ship letters joined by '/' (or one a line)
@@ -53,7 +58,7 @@ RulesToml = Annotated[
     ),
 ]
 # JSON Schema for "rules_toml goes with rules "custom" (or none), and rules "custom" needs rules_toml"
-ONE_RULES = {
+ONE_RULES: JsonDict = {
     "allOf": [
         {
             "if": {"required": ["rules_toml"], "properties": {"rules_toml": {"type": "string"}}},
@@ -113,7 +118,7 @@ def cell_schema(auto: bool) -> dict[str, Any]:
 
 Cell = Annotated[Any, WithJsonSchema(cell_schema(True))]
 FriendCell = Annotated[Any, WithJsonSchema(cell_schema(False))]
-NOT_AUTO = {"not": {"required": ["auto"], "properties": {"auto": {"const": True}}}}
+NOT_AUTO: JsonDict = {"not": {"required": ["auto"], "properties": {"auto": {"const": True}}}}
 
 
 class Fire(BaseModel):

@@ -41,7 +41,7 @@ class Closed(BattleshipError):
     """The pool is closed: the server is shutting down."""
 
 
-def _context() -> multiprocessing.context.BaseContext:
+def _context() -> multiprocessing.context.ForkServerContext:
     """The forkserver context, preloading the jobs and running every kernel once (:mod:`battleship.web.warm`).
 
     The forkserver is one per process, started with the first worker (by :meth:`Workers.start` at
@@ -55,7 +55,7 @@ def _context() -> multiprocessing.context.BaseContext:
 class _Worker:
     """One worker process and the parent's end of its pipe."""
 
-    def __init__(self, ctx: multiprocessing.context.BaseContext):
+    def __init__(self, ctx: multiprocessing.context.ForkServerContext):
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(target=_serve, args=(child,), daemon=True, name="battleship-heavy")
         self.process.start()

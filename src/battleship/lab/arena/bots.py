@@ -165,7 +165,7 @@ class ProgramBot(Bot):
             self._process = Process(self.program, self.limits, self.jail, total)
             deadline = time.monotonic() + self.limits.start
             self._process.send([protocol.GREETING, *protocol.rules_lines(self.rules), "isready"], deadline)
-            answer = self._answer(deadline, "'isready'")
+            answer = self._answer(self._process, deadline, "'isready'")
             if answer != "readyok":
                 raise BotFault("start", f"answered {answer[:60]!r} to 'isready', not 'readyok'")
         except BotFault as fault:
@@ -182,10 +182,10 @@ class ProgramBot(Bot):
         self._failed_starts = 0
         return self._process
 
-    def _answer(self, deadline: float, what: str) -> str:
+    def _answer(self, process: Process, deadline: float, what: str) -> str:
         """The bot's next line that is not chatter (``info``/``name``/``author`` lines are skipped)."""
         while True:
-            line = self._process.receive(deadline, what)
+            line = process.receive(deadline, what)
             if not protocol.is_chatter(line):
                 return line.strip()
             if line.startswith("name "):
@@ -215,7 +215,7 @@ class ProgramBot(Bot):
         begin = time.monotonic()
         deadline = begin + self.limits.time
         process.send(["shoot"], deadline)
-        line = self._answer(deadline, "'shoot'")
+        line = self._answer(process, deadline, "'shoot'")
         seconds = time.monotonic() - begin
         process.over_cpu()
         cell = protocol.read_shot(line, self.rules)
@@ -231,7 +231,7 @@ class ProgramBot(Bot):
             process = self._open(game)
             deadline = time.monotonic() + self.limits.time
             process.send([f"newgame {game + 1} {derive(seed, game)}", "place"], deadline)
-            return protocol.read_layout(self._answer(deadline, "'place'"), self.rules)
+            return protocol.read_layout(self._answer(process, deadline, "'place'"), self.rules)
         except BotFault:
             self._drop()
             raise

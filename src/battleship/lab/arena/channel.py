@@ -29,6 +29,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from typing import IO, cast
 
 from battleship.lab.arena.protocol import MAX_LINE, BotFault
 from battleship.lab.arena.sandbox import Jail, Limits, Program
@@ -97,9 +98,13 @@ class Process:
                 raise BotFault("start", f"cannot run {program.argv[0]!r}: {exc.strerror or exc}") from None
             finally:
                 launch.started()
+            # all three were asked for as pipes, so Popen made each one
+            self._stdin_pipe = cast(IO[bytes], self._popen.stdin)
+            self._stdout_pipe = cast(IO[bytes], self._popen.stdout)
+            self._stderr_pipe = cast(IO[bytes], self._popen.stderr)
             _LIVE[self] = threading.get_ident()
             self._pidfd = os.pidfd_open(self._popen.pid)
-            for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
+            for stream in (self._stdin_pipe, self._stdout_pipe, self._stderr_pipe):
                 os.set_blocking(stream.fileno(), False)
 
     # ---- the processes ----------------------------------------------------------------------------
@@ -164,7 +169,7 @@ class Process:
     def _wait(self, reading: bool, deadline: float) -> bool:
         """Wait until stdout can be read (``reading``) or stdin written; False at the deadline.
         Drains stderr meanwhile; a :class:`BotFault` if the bot has exited."""
-        data = self._popen.stdout if reading else self._popen.stdin
+        data = self._stdout_pipe if reading else self._stdin_pipe
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -172,11 +177,13 @@ class Process:
             if reading and self._cpu_allowed < float("inf"):
                 self.over_cpu()  # a bot spinning instead of answering is stopped at its CPU limit
                 left = min(left, CPU_LOOK)
-            watch = [self._pidfd] + ([self._popen.stderr] if not self._popen.stderr.closed else [])
+            watch: list[int | IO[bytes]] = [self._pidfd]
+            if not self._stderr_pipe.closed:
+                watch.append(self._stderr_pipe)
             ready_r, ready_w, _ = select.select(
                 watch + ([data] if reading else []), [] if reading else [data], [], left
             )
-            if self._popen.stderr in ready_r:
+            if self._stderr_pipe in ready_r:
                 self._drain_stderr()
             if data in ready_r or data in ready_w:
                 return True
@@ -185,11 +192,11 @@ class Process:
 
     def _drain_stderr(self) -> None:
         try:
-            chunk = os.read(self._popen.stderr.fileno(), 1 << 16)
+            chunk = os.read(self._stderr_pipe.fileno(), 1 << 16)
         except BlockingIOError:
             return
         if not chunk:
-            self._popen.stderr.close()
+            self._stderr_pipe.close()
             return
         self._stderr += chunk
         if len(self._stderr) > STDERR_KEPT:
@@ -199,7 +206,7 @@ class Process:
         """Write lines; a bot that stops reading its input loses at the deadline."""
         data = "".join(line + "\n" for line in lines).encode()
         self._asked_at = time.monotonic()
-        fd = self._popen.stdin.fileno()
+        fd = self._stdin_pipe.fileno()
         while data:
             if not self._wait(False, deadline):
                 raise BotFault("time", "stopped reading its input")
@@ -214,7 +221,7 @@ class Process:
 
     def receive(self, deadline: float, waiting_for: str) -> str:
         """The next line the bot writes, without its newline."""
-        fd = self._popen.stdout.fileno()
+        fd = self._stdout_pipe.fileno()
         while b"\n" not in self._buffer:
             if len(self._buffer) > MAX_LINE:
                 raise BotFault(
@@ -253,7 +260,7 @@ class Process:
             return BotFault("crash", what)
         if self.confined and code > 128:  # bubblewrap reports a signal as 128 + its number
             code = -(code - 128)
-        while not self._popen.stderr.closed and select.select([self._popen.stderr], [], [], 0)[0]:
+        while not self._stderr_pipe.closed and select.select([self._stderr_pipe], [], [], 0)[0]:
             self._drain_stderr()
         if self._box is not None and self._box.memory_kills():
             limit = self.limits.memory_mb
@@ -270,9 +277,9 @@ class Process:
         """Read what the bot has written to stderr so far (waiting up to ``wait`` for more): a fault's
         detail then shows it."""
         end = time.monotonic() + wait
-        while not self._popen.stderr.closed:
+        while not self._stderr_pipe.closed:
             left = end - time.monotonic()
-            if left <= 0 or not select.select([self._popen.stderr], [], [], left)[0]:
+            if left <= 0 or not select.select([self._stderr_pipe], [], [], left)[0]:
                 return
             self._drain_stderr()
 
@@ -309,7 +316,7 @@ class Process:
             _wait_gone(self._sandbox_pid)
         elif not self.confined:
             _wait_group_gone(self._popen.pid)
-        for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
+        for stream in (self._stdin_pipe, self._stdout_pipe, self._stderr_pipe):
             with contextlib.suppress(OSError):
                 stream.close()
         with contextlib.suppress(OSError):

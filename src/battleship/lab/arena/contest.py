@@ -57,8 +57,10 @@ def run(
     is a public seed: ``Key.from_seed``); ``jail`` where programs run (default: the sandbox, refused
     in one clear line where the machine has none).
     """
-    if isinstance(key, int) or (key is None and seed is not None):
-        key = Key.from_seed(key if isinstance(key, int) else seed)
+    if isinstance(key, int):
+        key = Key.from_seed(key)
+    elif key is None and seed is not None:
+        key = Key.from_seed(seed)
     limits, key, jail = limits or Limits(), key or Key.new(), jail or sandbox.choose()
     check(rules, bots, games, limits, jail)
     begin = time.perf_counter()

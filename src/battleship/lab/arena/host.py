@@ -20,8 +20,9 @@ from typing import TextIO
 import numpy as np
 
 from battleship.cells import cell_name
-from battleship.game import Observation
+from battleship.game import Observation, Shooter
 from battleship.lab.arena import protocol
+from battleship.rules import Rules
 
 
 def load_class(target: str) -> type:
@@ -41,10 +42,10 @@ def load_class(target: str) -> type:
 class Host:
     """The bot side of the protocol around one Shooter object."""
 
-    def __init__(self, shooter: object, out: TextIO):
+    def __init__(self, shooter: Shooter, out: TextIO):
         self.shooter, self.out = shooter, out
         self.reader = protocol.RulesReader()
-        self.rules = None
+        self.rules: Rules | None = None
         self.observation: Observation | None = None
         self.rng: np.random.Generator | None = None
 
@@ -65,17 +66,29 @@ class Host:
             self.say("readyok")
         elif word == "newgame":
             self.rng = np.random.default_rng(int(rest.split()[1]))
-            self.observation = Observation(self.rules)
-            self.shooter.reset(self.rules, self.rng)
+            rules = self._rules(word)
+            self.observation = Observation(rules)
+            self.shooter.reset(rules, self.rng)
         elif word == "shoot":
-            self.say(cell_name(int(self.shooter.next_shot(self.observation)), self.rules.cols))
+            cell = self.shooter.next_shot(self._observation(word))
+            self.say(cell_name(int(cell), self._rules(word).cols))
         elif word == "result":
-            self.observation = self.observation.after(protocol.read_result(line, self.rules))
+            self.observation = self._observation(word).after(protocol.read_result(line, self._rules(word)))
         elif word == "place":
             self.say(f"layout {self._layout()}")
         elif word == "quit":
             return False
         return True  # anything else (gameover, a later version's news) needs no answer
+
+    def _rules(self, word: str) -> Rules:
+        if self.rules is None:
+            raise protocol.ProtocolError(f"{word!r} before the rules block")
+        return self.rules
+
+    def _observation(self, word: str) -> Observation:
+        if self.observation is None:
+            raise protocol.ProtocolError(f"{word!r} before 'newgame'")
+        return self.observation
 
     def _layout(self) -> str:
         place = getattr(self.shooter, "place", None)

@@ -16,7 +16,7 @@ from battleship.cells import cell_name, iter_cells, parse_cell
 from battleship.errors import BattleshipError
 from battleship.game import Outcome, Shot
 from battleship.layout import Layout
-from battleship.rules import Rules, Ship
+from battleship.rules import Rules, Ship, Sinks, Spacing
 
 VERSION = 1
 GREETING = f"battleship {VERSION}"
@@ -116,7 +116,7 @@ class RulesReader:
     spacing: str = "touch"
     sinks: str = "named"
     reflections: bool = False
-    ships: list | None = None
+    ships: list[Ship] | None = None  # None until the block's ``rules`` line
     rules: Rules | None = None
 
     def feed(self, line: str) -> None:
@@ -132,11 +132,22 @@ class RulesReader:
             self.reflections = rest == "yes"
         elif word == "ship":
             symbol, _size, shape, name = rest.split(" ", 3)
-            self.ships.append(Ship(name, symbol, shapes.parse(shape)))
+            self._ships_so_far(word).append(Ship(name, symbol, shapes.parse(shape)))
         elif word == "end":
             self.rules = Rules(
-                self.rows, self.cols, tuple(self.ships), self.spacing, self.sinks, self.reflections, self.name
+                self.rows,
+                self.cols,
+                tuple(self._ships_so_far(word)),
+                Spacing(self.spacing),
+                Sinks(self.sinks),
+                self.reflections,
+                self.name,
             )
+
+    def _ships_so_far(self, word: str) -> list[Ship]:
+        if self.ships is None:
+            raise ProtocolError(f"{word!r} before the 'rules' line that opens the rules block")
+        return self.ships
 
 
 def read_result(line: str, rules: Rules) -> Shot:

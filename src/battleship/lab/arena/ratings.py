@@ -25,6 +25,7 @@ Ratings an entrant cannot inflate:
 from __future__ import annotations
 
 import json
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from battleship.errors import BattleshipError
@@ -128,7 +129,7 @@ def _ordinal(saved: dict | None) -> float | None:
     return None if saved is None else float(saved["mu"]) - 3 * float(saved["sigma"])
 
 
-def table(data: dict, in_run: set[str] = frozenset()) -> list[dict]:
+def table(data: dict, in_run: AbstractSet[str] = frozenset()) -> list[dict]:
     """Every rated bot, best ordinal first; ``in_run`` marks the bots of the run just added."""
     rows = [
         {"bot": bot, "ordinal": _ordinal(r), "mu": r["mu"], "sigma": r["sigma"], "games": r["games"],

@@ -142,7 +142,7 @@ class ArenaResult:
     rules_detail: dict
     generator: str
     games: int
-    seed: int
+    seed: int | None  # None: the key was secret, not made from a public seed
     time_limit: float
     forfeit_score: int
     leaderboard: list[Row]

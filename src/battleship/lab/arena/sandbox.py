@@ -396,7 +396,8 @@ def probe() -> str | None:
         return f"{BWRAP} did not run: {exc}"
     finally:
         launch.started()
-        os.close(launch.info)
+        if launch.info is not None:  # always set by a Sandbox's launch
+            os.close(launch.info)
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip().splitlines()
         return f"{BWRAP} cannot make a sandbox here: {said[-1] if said else f'exit code {done.returncode}'}"

@@ -24,6 +24,7 @@ Nothing the file names is ever run: program and class rows only replay bots the 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def rules_of(detail: dict) -> Rules:
 
 def verify(
     path: Path,
-    bots: list[str] = (),
+    bots: Sequence[str] = (),
     battlefields: Path | None = None,
     jail: Jail | None = None,
     entries: Path | None = None,
