@@ -48,7 +48,7 @@ from battleship.game import Observation, Record, Shooter, Shot
 from battleship.game import play as play_game
 from battleship.lab.warmup import notice
 from battleship.layout import Layout
-from battleship.rng import game_rng
+from battleship.rng import check_seed, game_rng
 from battleship.rules import Rules, load
 from battleship.shooters import names, registry
 from battleship.shooters.options import Options, format_spec
@@ -92,6 +92,7 @@ def play(
     do (``best`` on standard rules is recorded as ``density:skew=20``). ``play(shooter, layout)``,
     the older order, still works and warns.
     """
+    seed = check_seed(seed)
     if isinstance(shooter, Layout) and not isinstance(layout, Layout):
         _deprecated("play(shooter, layout)", "the layout comes first: play(layout, shooter)")
         layout, shooter = shooter, layout
@@ -117,6 +118,7 @@ def simulate(
     layouts: list[Layout] | None = None,
 ) -> lab.Summary:
     """``games`` games of ``shooter`` on layouts drawn by ``generator`` (or on ``layouts``), summarised."""
+    seed = check_seed(seed)
     r = _rules(rules)
     name, options = _resolved(shooter, r)
     rows = None if layouts is None else generators.to_indices(r, layouts)
@@ -138,6 +140,7 @@ def compare(
     layouts: list[Layout] | None = None,
 ) -> lab.Comparison:
     """Every shooter on the same games: summaries and paired differences from the first, by name."""
+    seed = check_seed(seed)
     r = _rules(rules)
     specs = [_resolved(text, r) for text in shooters]
     rows = None if layouts is None else generators.to_indices(r, layouts)
@@ -159,6 +162,7 @@ def match(
 
     Returns a :class:`battleship.lab.match.MatchResult`.
     """
+    seed = check_seed(seed)
     from battleship.lab.match import Side, play_match
 
     r = _rules(rules)
@@ -251,6 +255,7 @@ def limit(
 
     Returns a :class:`battleship.lab.limit.Limit`.
     """
+    seed = check_seed(seed)
     from battleship.lab.limit import DEFAULT_SHOOTERS, DEFAULT_STATES
     from battleship.lab.limit import limit as solve
 
@@ -260,6 +265,7 @@ def limit(
 
 def generate(rules: Rules | str, generator: str = "uniform", seed: int = 0) -> Layout:
     """One seeded layout (``uniform``: every valid layout equally likely)."""
+    seed = check_seed(seed)
     with notice():
         return generators.generate(_rules(rules), generator, seed, 1)[0]
 
@@ -296,6 +302,7 @@ def check_shooter(
     Raises :class:`battleship.shooters.check.ShooterCheckError` on the first fault; otherwise returns
     what it checked. Default rules: standard and pirates. See :mod:`battleship.shooters.check`.
     """
+    seed = check_seed(seed)
     from battleship.rules import preset
     from battleship.shooters.check import check_shooter as run_checks
 

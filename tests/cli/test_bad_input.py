@@ -15,7 +15,7 @@ import typer
 from typer.testing import CliRunner
 
 from battleship.cli import app
-from battleship.cli.common import SEED_MAX
+from battleship.rng import SEED_MAX
 
 runner = CliRunner()
 

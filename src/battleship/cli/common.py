@@ -61,14 +61,11 @@ def refuse_at_parse(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return callback
 
 
-SEED_MAX = 2**64 - 1  # the random streams are seeded with 64 bits: a larger seed would play as a smaller one
-
-
 def seed_option(value: int | None, option: str = "--seed") -> int | None:
     """A seed the random streams use every bit of: from 0 to 2^64 - 1 (a seed outside would alias one inside)."""
-    if value is not None and not 0 <= value <= SEED_MAX:
-        raise BattleshipError(f"{option} runs from 0 to 2^64 - 1 ({SEED_MAX:,}), not {value:,}")
-    return value
+    from battleship.rng import check_seed
+
+    return None if value is None else check_seed(value, option)
 
 
 def cluster_option(value: str | None) -> str | None:
