@@ -5,9 +5,9 @@ from __future__ import annotations
 from rich.text import Text
 
 from battleship.cells import row_name
+from battleship.svg import SHIP_COLOURS, VIRIDIS  # one palette for the terminal and the notebook
 
 # Okabe-Ito colours: distinguishable with the common forms of colour blindness.
-SHIP_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]
 STATE_STYLES = {".": "grey50", "o": "#56B4E9", "x": "bold #D55E00", "#": "bold white on #D55E00"}
 
 
@@ -27,21 +27,6 @@ def grid_text(grid: list[list[str]], symbols: str = "") -> Text:
         if r < rows - 1:
             out.append("\n")
     return out
-
-
-# viridis, sampled: a sequential scale that stays readable with colour blindness and in grey
-VIRIDIS = [
-    "#440154",
-    "#482878",
-    "#3E4A89",
-    "#31688E",
-    "#26828E",
-    "#1F9E89",
-    "#35B779",
-    "#6DCD59",
-    "#B4DE2C",
-    "#FDE725",
-]
 
 
 def heat_colour(value: float, top: float) -> str:

@@ -18,7 +18,8 @@ from battleship.cells import row_name
 CELL = 24  # pixels a side
 MARGIN = 22  # room for the row letters and column numbers
 LEGEND = 56  # room for the colour scale at the right of a heat map
-# the terminal's palette (battleship.render): Okabe-Ito ship colours, viridis for the heat map
+# one palette for the notebook and the terminal (battleship.render reads it): Okabe-Ito ship colours,
+# viridis for the heat map (readable with colour blindness and in grey)
 SHIP_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]
 VIRIDIS = [
     "#440154",

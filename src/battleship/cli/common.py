@@ -29,6 +29,7 @@ from rich.progress import (
 
 from battleship.cli.output import PIPE_WIDTH, console, err
 from battleship.errors import BattleshipError, NotationError
+from battleship.inference.cost import duration
 from battleship.shooters import names as shooter_names
 
 if TYPE_CHECKING:
@@ -313,17 +314,6 @@ def progress_bar(disable: bool = False) -> Progress:
         disable=disable or not on_terminal(),
         transient=True,
     )
-
-
-def duration(seconds: float) -> str:
-    """Seconds as a person says them: ``40 s``, ``12 min``, ``3 h``, ``5 days``."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 36 * 3600:
-        return f"{seconds / 3600:.0f} h"
-    return f"{seconds / 86400:,.0f} days"
 
 
 LONG = 60.0  # seconds past which a command says up front how long it expects to take

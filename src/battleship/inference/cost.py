@@ -69,7 +69,7 @@ def game_seconds(rules: Rules, run: Callable[[Callable[[Stop | None], Any]], Any
 
 
 def duration(seconds: float) -> str:
-    """Seconds as a person says them: ``40 s``, ``12 min``, ``3 h``, ``5 days`` (as the commands say them)."""
+    """Seconds as a person says them: ``40 s``, ``12 min``, ``3 h``, ``5 days`` (as every command says them)."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 90 * 60:
