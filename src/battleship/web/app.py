@@ -14,6 +14,10 @@ Battle's takes seconds to compile) are compiled after that, in the background, i
 their own (:mod:`battleship.web.graphs`): until each is ready, its boards are estimated and say so. A closed port is what browsers, scripts and health checks already read as
 "not up yet", where a 503 during warm-up would reach a player as an error; the command says it is
 warming up meanwhile.
+
+The friends' clocks never run while the server is away: it records a heartbeat every few seconds
+and as it stops cleanly, and when it opens for play again each running turn's start moves forward
+by the time since (the warm-up's included).
 """
 
 from __future__ import annotations
@@ -126,7 +130,8 @@ def shut_down(app: FastAPI) -> None:
 
 
 def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | None):
-    """Start-up (warm-up when asked), a thread deleting idle unfinished games, and the pool closed at the end.
+    """Start-up (warm-up when asked), the friends' clocks given back the time the server was away, a
+    heartbeat and a thread deleting idle unfinished games, and the pool closed at the end.
 
     At the end of a server's process, Python's own teardown would walk every object (Numba's compiled
     kernels and their type registries are many) in its last garbage collections: two seconds of a
@@ -140,9 +145,12 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
             await run_in_threadpool(_warm_up, app)
             warm_presets(app.state.computer.graphs)  # in the background: the port opens meanwhile
             threading.Thread(target=_time_levels, args=(app,), daemon=True, name="time-levels").start()
+        engine = app.state.service.engine
+        _credit_downtime(engine)
+        stop = threading.Event()
+        threading.Thread(target=_heartbeat, args=(engine, stop), daemon=True, name="heartbeat").start()
         if on_ready is not None:
             on_ready()
-        stop = threading.Event()
         if expire_hours > 0:
             threading.Thread(
                 target=_sweep,
@@ -155,12 +163,37 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
         finally:
             stop.set()
             shut_down(app)
+            store.beat(engine)  # a clean stop: the friends' clocks stop here, not at the last heartbeat
             app.state.workers.close()
             app.state.computer.graphs.close()
             if warm:  # the server's own process (not a test's): it is about to end
                 atexit.register(gc.freeze)
 
     return lifespan
+
+
+def _credit_downtime(engine) -> None:
+    """Give the friends' running clocks the time the server was away (a failure is logged: the game opens)."""
+    try:
+        away = store.credit_downtime(engine)
+    except Exception:
+        log.exception("giving the friends' clocks the time the server was away failed")
+        return
+    if away > 0:
+        log.info("the server was away %.1f s: friends' running clocks were given it back", away)
+
+
+# how often the server records that it is alive: a killed server's clocks lose at most this much
+HEARTBEAT_SECONDS = 2.0
+
+
+def _heartbeat(engine, stop: threading.Event) -> None:
+    """Record every ``HEARTBEAT_SECONDS`` that the server is alive, until ``stop``."""
+    while not stop.wait(HEARTBEAT_SECONDS):
+        try:
+            store.beat(engine)
+        except Exception:  # a database gone for a moment: the next beat tries again
+            log.warning("recording the server's heartbeat failed", exc_info=True)
 
 
 def _warm_up(app: FastAPI) -> None:
