@@ -267,3 +267,55 @@ def test_the_levels_that_think_are_timed_after_start_up_so_the_first_game_does_n
     with TestClient(app):
         assert done.wait(60)  # bounded: the background timing reaches Expert
     assert timed == [("standard", "probability"), ("standard", "best")]
+
+
+def test_while_the_server_warms_up_every_request_hears_503_and_pages_say_what_they_wait_for(
+    tmp_path, monkeypatch
+):
+    """The port opens at once: a player who comes during the first start's compiling is told why."""
+    from battleship.web import app as app_module
+
+    warmed, ready = threading.Event(), threading.Event()
+    monkeypatch.setattr(app_module, "_warm_up", lambda _app: warmed.wait(60))  # bounded
+    monkeypatch.setattr(app_module, "warm_presets", lambda _graphs: [])
+    monkeypatch.setattr(app_module, "_time_levels", lambda _app: None)
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    app = create_app(url, warm=True, settings=Settings(rate_limit=""), on_ready=ready.set)
+    with TestClient(app) as client:
+        for path in ("/", "/friend", "/history"):
+            page = client.get(path)
+            assert page.status_code == 503 and page.headers["content-type"].startswith("text/html")
+            assert int(page.headers["Retry-After"]) > 0
+            assert "compiling the engine's kernels" in page.text and 'http-equiv="refresh"' in page.text
+        for method, path in (("GET", "/api/rules"), ("POST", "/api/games"), ("GET", "/openapi.json")):
+            answer = client.request(method, path)
+            assert answer.status_code == 503 and int(answer.headers["Retry-After"]) > 0
+            assert answer.json()["detail"].startswith(
+                "the server is warming up: compiling the engine's kernels"
+            )
+        assert not ready.is_set()
+        warmed.set()
+        assert ready.wait(60)  # bounded: the warm-up thread opens the game for play
+        assert client.get("/api/rules").status_code == 200
+        assert client.get("/").status_code == 200 and "compiling" not in client.get("/").text
+
+
+def test_a_server_stopped_while_warming_up_stops_at_once_and_leaves_the_clocks_alone(tmp_path, monkeypatch):
+    """No heartbeat is written by a server that never opened: the time away before it still counts."""
+    from battleship.web import app as app_module
+
+    warmed = threading.Event()
+    monkeypatch.setattr(app_module, "_warm_up", lambda _app: warmed.wait(60))
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    engine = store.connect(url)
+    long_ago = store.now() - timedelta(hours=1)
+    store.beat(engine, long_ago)
+    app = create_app(url, warm=True, settings=Settings(rate_limit=""), on_ready=lambda: None)
+    with TestClient(app) as client:
+        assert client.get("/api/rules").status_code == 503
+    assert app.state.stopping.is_set()
+    warmed.set()  # the warm-up ends after the stop: the game is not opened
+    for thread in threading.enumerate():
+        if thread.name == "warm-up":
+            thread.join(60)
+    assert store.last_alive(engine) == long_ago
