@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-START_SECONDS = 300  # how long a server may take to open its port
+START_SECONDS = 300  # how long a server may take to be ready (its port opens at once, its warm-up follows)
 
 
 def free_port() -> int:
@@ -24,7 +24,7 @@ def free_port() -> int:
 
 
 def start(db_url: str, port: int, *options: str) -> subprocess.Popen:
-    """Start the server (with more ``serve`` options) and wait until it answers.
+    """Start the server (with more ``serve`` options) and wait until it is ready (warmed up).
 
     Its output (the access log among it) goes to a temporary file, never a pipe nobody reads: a
     full pipe would stall the server.
@@ -39,13 +39,14 @@ def start(db_url: str, port: int, *options: str) -> subprocess.Popen:
     # generous: the first start after an install compiles the engines, on a busy machine minutes
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rules", timeout=1)
-            return process
+        try:  # ready once the API answers 200: 503 while it warms up (urllib raises it, an OSError too)
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rules", timeout=1) as answer:
+                if answer.status == 200:
+                    return process
         except OSError:
             if process.poll() is not None:
                 break
-            time.sleep(0.1)
+        time.sleep(0.1)
     process.kill()
     process.wait()
     raise AssertionError("the server did not start: " + output_of(process))

@@ -155,3 +155,64 @@ def test_live_updates_reach_the_other_player_and_a_dropped_stream_comes_back(tmp
         reader.join(30)
         assert events[0]["status"] == "their-turn" and events[0]["you"]["placed"]
         assert httpx.get(f"{base}/api/seats/{'0' * 32}/events").status_code == 404
+
+
+def test_a_friends_clock_does_not_run_while_the_server_is_away(tmp_path):
+    """A restart gives the running clock back the time since the server's last sign of life."""
+    url, settings = f"sqlite:///{tmp_path / 'games.db'}", Settings(rate_limit="")
+    with TestClient(create_app(url, settings=settings)) as client:
+        game_id, first, _second = start(client, clock=300)
+    # the server stopped cleanly (its last sign of life then): move that moment, and the start of Ann's
+    # turn, 200 s into the past, as if it had stayed away for 200 s
+    engine, away = store.connect(url), timedelta(seconds=200)
+    row = store.load(engine, game_id)
+    assert store.save(engine, game_id, {"turn_started": row["turn_started"] - away}, {"moves": 0})
+    stopped = store.last_alive(engine)
+    assert stopped is not None
+    store.beat(engine, stopped - away)
+    with TestClient(create_app(url, settings=settings)) as client:
+        clock = client.get(f"/api/seats/{first}").json()["clock"]
+        assert clock["running"] == "you" and clock["theirs"] == 300
+        assert clock["yours"] > 200  # without the credit: under 100 (300 less the 200 s away)
+        assert store.last_alive(engine) >= stopped  # the restart is the new sign of life
+
+
+def test_the_time_away_is_given_once_and_only_to_running_turns(tmp_path):
+    """From the last heartbeat of a killed server to the restart; a turn begun after that heartbeat starts
+    again at the restart; fleets being placed and finished games keep their times."""
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    with TestClient(create_app(url, settings=Settings(rate_limit=""))) as client:
+        running, _, _ = start(client, clock=300)
+        late, _, _ = start(client, clock=300)
+        over, first, _ = start(client, clock=300)
+        client.post(f"/api/seats/{first}/resign")
+    engine = store.connect(url)
+    beat = store.now() - timedelta(seconds=100)
+    back = beat + timedelta(seconds=60)
+    starts = {running: beat - timedelta(seconds=5), late: beat + timedelta(seconds=1), over: beat}
+    for game_id, started in starts.items():
+        store.save(engine, game_id, {"turn_started": started}, {})
+    store.beat(engine, beat)
+    assert store.credit_downtime(engine, back) == 60
+    moved = {g: store._utc(store.load(engine, g)["turn_started"]) for g in starts}
+    assert moved == {running: starts[running] + timedelta(seconds=60), late: back, over: beat}
+    assert store.last_alive(engine) == back
+    assert store.credit_downtime(engine, back) == 0  # given once
+    assert store._utc(store.load(engine, running)["turn_started"]) == moved[running]
+
+
+def test_a_running_server_records_its_heartbeat(tmp_path, monkeypatch):
+    """What a killed server leaves behind: a sign of life at most a heartbeat old."""
+    from battleship.web import app as app_module
+
+    monkeypatch.setattr(app_module, "HEARTBEAT_SECONDS", 0.05)
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    with TestClient(create_app(url, settings=Settings(rate_limit=""))) as client:
+        engine = client.app.state.service.engine
+        first = store.last_alive(engine)
+        assert first is not None  # recorded as the server opened
+        for _ in range(600):  # bounded: a beat comes within a few tries even on a busy machine
+            if store.last_alive(engine) > first:
+                break
+            threading.Event().wait(0.05)
+        assert store.last_alive(engine) > first

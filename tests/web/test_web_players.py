@@ -267,3 +267,143 @@ def test_the_levels_that_think_are_timed_after_start_up_so_the_first_game_does_n
     with TestClient(app):
         assert done.wait(60)  # bounded: the background timing reaches Expert
     assert timed == [("standard", "probability"), ("standard", "best")]
+
+
+def test_while_the_server_warms_up_every_request_hears_503_and_pages_say_what_they_wait_for(
+    tmp_path, monkeypatch
+):
+    """The port opens at once: a player who comes during the first start's compiling is told why."""
+    from battleship.web import app as app_module
+
+    warmed, ready = threading.Event(), threading.Event()
+    monkeypatch.setattr(app_module, "_warm_up", lambda _app: warmed.wait(60))  # bounded
+    monkeypatch.setattr(app_module, "warm_presets", lambda _graphs: [])
+    monkeypatch.setattr(app_module, "_time_levels", lambda _app: None)
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    app = create_app(url, warm=True, settings=Settings(rate_limit=""), on_ready=ready.set)
+    with TestClient(app) as client:
+        for path in ("/", "/friend", "/history"):
+            page = client.get(path)
+            assert page.status_code == 503 and page.headers["content-type"].startswith("text/html")
+            assert int(page.headers["Retry-After"]) > 0
+            assert "compiling the engine's kernels" in page.text and 'http-equiv="refresh"' in page.text
+        for method, path in (("GET", "/api/rules"), ("POST", "/api/games"), ("GET", "/openapi.json")):
+            answer = client.request(method, path)
+            assert answer.status_code == 503 and int(answer.headers["Retry-After"]) > 0
+            assert answer.json()["detail"].startswith(
+                "the server is warming up: compiling the engine's kernels"
+            )
+        assert not ready.is_set()
+        warmed.set()
+        assert ready.wait(60)  # bounded: the warm-up thread opens the game for play
+        assert client.get("/api/rules").status_code == 200
+        assert client.get("/").status_code == 200 and "compiling" not in client.get("/").text
+
+
+def test_a_server_stopped_while_warming_up_stops_at_once_and_leaves_the_clocks_alone(tmp_path, monkeypatch):
+    """No heartbeat is written by a server that never opened: the time away before it still counts."""
+    from battleship.web import app as app_module
+
+    warmed = threading.Event()
+    monkeypatch.setattr(app_module, "_warm_up", lambda _app: warmed.wait(60))
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    engine = store.connect(url)
+    long_ago = store.now() - timedelta(hours=1)
+    store.beat(engine, long_ago)
+    app = create_app(url, warm=True, settings=Settings(rate_limit=""), on_ready=lambda: None)
+    with TestClient(app) as client:
+        assert client.get("/api/rules").status_code == 503
+    assert app.state.stopping.is_set()
+    warmed.set()  # the warm-up ends after the stop: the game is not opened
+    for thread in threading.enumerate():
+        if thread.name == "warm-up":
+            thread.join(60)
+    assert store.last_alive(engine) == long_ago
+
+
+def _computer_whose_count_runs_out(tmp_path, monkeypatch, sampler_out_of_time: bool = False):
+    """A Computer whose exact count always runs out of time; the sampler runs in this process (a worker
+    would run the same function), or runs out of time too. The stops each job got are kept."""
+    from battleship.stop import OutOfTime
+    from battleship.web import graphs, jobs
+    from battleship.web.computer import Computer
+    from battleship.web.gate import Gate
+    from battleship.web.workers import Workers
+
+    # a second for a calculation: the sampler draws for a share of the quarter kept for it
+    computer = Computer(Gate(2, 4, 5.0), Workers(1), 2.0, 1.0, graphs.Graphs(tmp_path / "graphs"))
+    given: dict[str, object] = {}
+
+    def heavy(job, *args, stop, shapes=()):
+        given[job.__name__] = stop
+        if job is jobs.probabilities or sampler_out_of_time:
+            raise OutOfTime("past its deadline")
+        return job(*args, stop=stop)
+
+    monkeypatch.setattr(computer, "_heavy", heavy)
+    return computer, given
+
+
+def test_a_calculation_out_of_time_answers_with_the_exact_sampler_s_estimate_saying_so(tmp_path, monkeypatch):
+    from battleship.game import Game
+    from battleship.generators import draw, to_layout
+    from battleship.rules import preset
+    from battleship.stop import Stop
+
+    rules = preset("standard")
+    game = Game(to_layout(rules, draw(rules, "uniform", 5, 1, threads=False)[0]))
+    for cell in (0, 11, 22, 33, 44, 55):
+        game.fire(cell)
+    board = game.observation
+    computer, given = _computer_whose_count_runs_out(tmp_path, monkeypatch)
+    try:
+        whole = Stop(60)  # generous: a busy machine
+        answer = computer.heat(rules, board, whole, skew=True)
+        assert answer["engine"] == "sampling" and answer["exact"] is False and answer["layouts"] is None
+        assert answer["samples"] > 0 and f"{answer['samples']:,} layouts drawn" in answer["note"]
+        assert answer["note"].startswith(
+            "the exact count did not finish within 1 s: this is the exact sampler"
+        )
+        for shot in board.shots:  # the samples fit the shots: their cells are known
+            assert answer["probability"][shot.cell] == (0.0 if shot.outcome.value == "miss" else 1.0)
+        assert abs(sum(answer["probability"]) - 17) < 1e-3  # every sample holds the fleet's 17 squares
+        assert answer["best"] and all(not board.is_shot(c) for c in answer["best"])
+        counting, sampling = given["probabilities"], given["sampled"]
+        assert counting.deadline < whole.deadline and sampling is whole  # the count left time for the sampler
+        assert not whole.flag[0]  # the count's deadline is its own: the request's stop was not spent
+    finally:
+        computer.graphs.close()
+
+
+def test_a_sampler_out_of_time_too_leaves_the_density_estimate_saying_so(tmp_path, monkeypatch):
+    from battleship.game import Observation
+    from battleship.rules import preset
+    from battleship.stop import Stop
+
+    computer, given = _computer_whose_count_runs_out(tmp_path, monkeypatch, sampler_out_of_time=True)
+    try:
+        answer = computer.heat(preset("standard"), Observation(preset("standard"), ()), Stop(60))
+        assert answer["engine"] == "estimate" and answer["exact"] is False
+        assert "DataGenetics' density" in answer["note"] and set(given) == {"probabilities", "sampled"}
+        given.clear()
+        spent = Stop(0)  # no time left at all: the density estimate at once, no worker asked
+        answer = computer.heat(preset("standard"), Observation(preset("standard"), ()), spent)
+        assert answer["engine"] == "estimate" and not given
+    finally:
+        computer.graphs.close()
+
+
+def test_the_count_s_part_of_a_request_stops_when_the_request_does():
+    from battleship.stop import CANCELLED, Stop, Stopped
+    from battleship.web.computer import _Part
+
+    whole = Stop(60)
+    part = _Part(whole, 30)
+    assert part.deadline < whole.deadline and not part.requested
+    whole.request(CANCELLED)  # the client went away
+    assert part.requested
+    with pytest.raises(Stopped) as stopped:
+        part.check()
+    assert type(stopped.value) is Stopped  # a cancellation, not its deadline
+    over = _Part(Stop(60), 0)
+    assert over.requested and not over.whole.flag[0]  # the part's own deadline leaves the request's alone

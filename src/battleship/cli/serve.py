@@ -1,7 +1,9 @@
 """The ``serve`` command: the game (against the computer or a friend), the replay, the calculator and the
 statistics in the browser.
 
-SIGTERM and Ctrl-C stop the server within a few seconds: every computation under way is stopped at
+The port opens at once: while the engines compile (a minute or two on the first start after an
+install), every request is answered 503 with ``Retry-After``, pages with a page that says what the
+server waits for and reloads itself. SIGTERM and Ctrl-C stop the server within a few seconds: every computation under way is stopped at
 once (its worker process killed), live streams end, and requests still open get 503 before uvicorn's
 short graceful shutdown closes the connections.
 """
@@ -136,7 +138,8 @@ def _sqlite_file(db: str) -> Path | None:
 
 
 def _run(settings, db: str, host: str, port: int) -> None:
-    """Build the app, warm it up, serve until SIGTERM or Ctrl-C (which first stop every computation)."""
+    """Build the app, serve (warming up behind the open port) until SIGTERM or Ctrl-C (which first stop
+    every computation)."""
     import uvicorn
 
     from battleship.web.app import create_app, shut_down
@@ -166,7 +169,9 @@ def _run(settings, db: str, host: str, port: int) -> None:
         timeout_graceful_shutdown=3,
     )
     console.print(
-        "battleship: warming up (the first start compiles the engines: a minute or two)…", highlight=False
+        f"battleship: warming up on http://{host}:{port}/ (the first start compiles the engines: a minute "
+        "or two); until it is ready, every request there hears 503 and pages say what they wait for…",
+        highlight=False,
     )
     Server(config).run()
 

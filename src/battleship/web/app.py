@@ -8,12 +8,17 @@ game is reachable only by its 128-bit random id (a seat between friends by its o
 unfinished games expire.
 
 Warm-up (``warm=True``, as ``battleship serve`` runs it): the worker processes and the server's own
-kernels are run once during start-up, before the port accepts requests, so no player's first move
-waits for the compiler. The presets' state graphs (exact counting under a spacing margin; Sea
-Battle's takes seconds to compile) are compiled after that, in the background, in a process of
-their own (:mod:`battleship.web.graphs`): until each is ready, its boards are estimated and say so. A closed port is what browsers, scripts and health checks already read as
-"not up yet", where a 503 during warm-up would reach a player as an error; the command says it is
-warming up meanwhile.
+kernels are run once at start-up, behind the open port, so no player's first move waits for the
+compiler. Meanwhile every request hears 503 with ``Retry-After`` (a page: a page that says what the
+server waits for and reloads itself; the API: ``{"detail": ...}``), so a player who comes early is
+told why, where a closed port would show nothing. The presets' state graphs (exact counting under a
+spacing margin; Sea Battle's takes seconds to compile) are compiled after that, in the background,
+in a process of their own (:mod:`battleship.web.graphs`): until each is ready, its boards are
+estimated and say so.
+
+The friends' clocks never run while the server is away: it records a heartbeat every few seconds
+and as it stops cleanly, and when it opens for play again each running turn's start moves forward
+by the time since (the warm-up's included).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import atexit
 import gc
 import logging
 import os
+import signal
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -34,7 +40,6 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.concurrency import run_in_threadpool
 
 from battleship.rules import preset
 from battleship.stop import INTERRUPT
@@ -76,7 +81,8 @@ def create_app(
     settings: Settings | None = None,
     on_ready: Callable[[], None] | None = None,
 ) -> FastAPI:
-    """The app, storing games at the SQLAlchemy ``url``; ``warm`` runs every kernel before the port opens."""
+    """The app, storing games at the SQLAlchemy ``url``; ``warm`` runs every kernel at start-up, every
+    request answered 503 until it is over."""
     settings = settings or Settings()
     limits = guard.Limits(settings.rate_limit)
     limits.items()  # a bad --rate-limit is refused now, not at the first request
@@ -106,8 +112,17 @@ def create_app(
     state.friends = Friends(engine, hub)
     state.arena = ArenaRuns(settings.arena)
     state.stops, state.stopping = set(), threading.Event()
+    state.warming = threading.Event()  # set until the warm-up is over: every request hears 503 meanwhile
+    if warm:
+        state.warming.set()
     state.heavy_clients, state.heavy_lock = set(), threading.Lock()  # clients with a calculation running
-    guard.install(app, limits, _page_html("missing", "page not found"), settings.forwarded_allow_ips)
+    guard.install(
+        app,
+        limits,
+        _page_html("missing", "page not found"),
+        settings.forwarded_allow_ips,
+        (state.warming, (STATIC / "warming.html").read_text()),
+    )
     routes.install(app)
     friend_routes.install(app)
     _pages(app)
@@ -126,7 +141,8 @@ def shut_down(app: FastAPI) -> None:
 
 
 def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | None):
-    """Start-up (warm-up when asked), a thread deleting idle unfinished games, and the pool closed at the end.
+    """Start-up (warm-up when asked, behind the open port), the friends' clocks given back the time the
+    server was away, a heartbeat and a thread deleting idle unfinished games, and the pool closed at the end.
 
     At the end of a server's process, Python's own teardown would walk every object (Numba's compiled
     kernels and their type registries are many) in its last garbage collections: two seconds of a
@@ -136,31 +152,82 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if warm:
-            await run_in_threadpool(_warm_up, app)
-            warm_presets(app.state.computer.graphs)  # in the background: the port opens meanwhile
-            threading.Thread(target=_time_levels, args=(app,), daemon=True, name="time-levels").start()
-        if on_ready is not None:
-            on_ready()
         stop = threading.Event()
-        if expire_hours > 0:
+        opened = threading.Event()
+
+        def open_for_play() -> None:
+            engine = app.state.service.engine
+            _credit_downtime(engine)
+            threading.Thread(target=_heartbeat, args=(engine, stop), daemon=True, name="heartbeat").start()
+            if expire_hours > 0:
+                threading.Thread(
+                    target=_sweep, args=(engine, expire_hours, stop), daemon=True, name="expire-games"
+                ).start()
+            opened.set()
+            app.state.warming.clear()
+            if on_ready is not None:
+                on_ready()
+
+        if warm:  # the port opens now; every request hears 503 and why until the warm-up is over
             threading.Thread(
-                target=_sweep,
-                args=(app.state.service.engine, expire_hours, stop),
-                daemon=True,
-                name="expire-games",
+                target=_warm_then_open, args=(app, open_for_play), daemon=True, name="warm-up"
             ).start()
+        else:
+            open_for_play()
         try:
             yield
         finally:
             stop.set()
             shut_down(app)
+            if opened.is_set():  # a clean stop: the friends' clocks stop here, not at the last heartbeat
+                store.beat(app.state.service.engine)
             app.state.workers.close()
             app.state.computer.graphs.close()
             if warm:  # the server's own process (not a test's): it is about to end
                 atexit.register(gc.freeze)
 
     return lifespan
+
+
+def _warm_then_open(app: FastAPI, open_for_play: Callable[[], None]) -> None:
+    """Warm up, then open the game for play; a failed warm-up stops the server, saying why."""
+    try:
+        _warm_up(app)
+    except Exception:
+        if app.state.stopping.is_set():
+            return  # stopped while warming up: the workers were closed under it
+        log.exception("warming up failed: the server stops")
+        signal.raise_signal(signal.SIGTERM)
+        return
+    if app.state.stopping.is_set():
+        return
+    warm_presets(app.state.computer.graphs)  # in the background, a process of their own
+    threading.Thread(target=_time_levels, args=(app,), daemon=True, name="time-levels").start()
+    open_for_play()
+
+
+def _credit_downtime(engine) -> None:
+    """Give the friends' running clocks the time the server was away (a failure is logged: the game opens)."""
+    try:
+        away = store.credit_downtime(engine)
+    except Exception:
+        log.exception("giving the friends' clocks the time the server was away failed")
+        return
+    if away > 0:
+        log.info("the server was away %.1f s: friends' running clocks were given it back", away)
+
+
+# how often the server records that it is alive: a killed server's clocks lose at most this much
+HEARTBEAT_SECONDS = 2.0
+
+
+def _heartbeat(engine, stop: threading.Event) -> None:
+    """Record every ``HEARTBEAT_SECONDS`` that the server is alive, until ``stop``."""
+    while not stop.wait(HEARTBEAT_SECONDS):
+        try:
+            store.beat(engine)
+        except Exception:  # a database gone for a moment: the next beat tries again
+            log.warning("recording the server's heartbeat failed", exc_info=True)
 
 
 def _warm_up(app: FastAPI) -> None:
@@ -170,12 +237,21 @@ def _warm_up(app: FastAPI) -> None:
     in a thread, compiles its own (layouts, answers, the stand-ins, the Adaptive level's model):
     on a fresh clone both compile at once on two cores, where one after the other took their sum.
     """
-    from concurrent.futures import ThreadPoolExecutor
+    failed: list[Exception] = []
 
-    with ThreadPoolExecutor(1, thread_name_prefix="warm-up") as here:
-        mine = here.submit(_warm_here, app)
-        app.state.workers.start()
-        mine.result()  # its error, if any, is the start-up's
+    def here() -> None:
+        try:
+            _warm_here(app)
+        except Exception as exc:
+            failed.append(exc)
+
+    # a daemon thread, as the one that runs this: a server stopped while it compiles ends without it
+    mine = threading.Thread(target=here, daemon=True, name="warm-up-here")
+    mine.start()
+    app.state.workers.start()
+    mine.join()
+    if failed:
+        raise failed[0]  # its error is the start-up's
 
 
 def _warm_here(app: FastAPI) -> None:

@@ -8,7 +8,7 @@ unbuffered.
 
 Status codes the API answers with (and the OpenAPI schema lists): 400 bad input (a body that is not
 the documented JSON included), 404 no such game, 409 not allowed now, 413 body too large, 429 too
-many requests from one client, 503 the server is saturated or shutting down (both with
+many requests from one client, 503 the server is saturated, warming up or shutting down (both with
 ``Retry-After``), 500 when a computation's process died.
 """
 
@@ -17,12 +17,13 @@ from __future__ import annotations
 import logging
 import math
 import re
+import threading
 import time
 from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from limits import RateLimitItem, parse_many, storage, strategies
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
@@ -70,12 +71,21 @@ def problem(status: int, detail: str, retry_after: int | None = None) -> JSONRes
     return JSONResponse({"detail": detail}, status_code=status, headers=headers)
 
 
-def install(app: FastAPI, limits: Limits, missing_page: str, forwarded_allow_ips: str = "") -> None:
-    """Add the middlewares and the error handlers to ``app`` (``missing_page``: the HTML of a page not found)."""
+def install(
+    app: FastAPI,
+    limits: Limits,
+    missing_page: str,
+    forwarded_allow_ips: str = "",
+    warming: tuple[threading.Event, str] | None = None,
+) -> None:
+    """Add the middlewares and the error handlers to ``app`` (``missing_page``: the HTML of a page not found;
+    ``warming``: an event set while the server warms up, and the HTML page that says so)."""
     # the last added runs first: the log sees every answer, refusals included; the client's address
     # is settled before the rate limit reads it
     app.add_middleware(BoundBodies)
     app.add_middleware(RateLimit, items=limits.items())
+    if warming is not None:
+        app.add_middleware(WarmingUp, warming=warming[0], page=warming[1])
     app.add_middleware(AccessLog)
     if forwarded_allow_ips.strip():
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=forwarded_allow_ips)
@@ -111,6 +121,36 @@ class AccessLog:
             path = _SECRET.sub(r"/api/\1/\2…", scope["path"])
             ms = 1000 * (time.perf_counter() - start)
             access.info('%s "%s %s" %d %.1fms', _client(scope), scope["method"], path, status, ms)
+
+
+WARMING_DETAIL = (
+    "the server is warming up: compiling the engine's kernels, a minute or two on the first start after "
+    "an install, seconds on a restart; try again shortly"
+)
+WARMING_RETRY = 5  # seconds: the Retry-After of a request made while the server warms up
+
+
+class WarmingUp:
+    """503 with ``Retry-After`` to every request while ``warming`` is set: the API's in JSON, a page's as
+    ``page`` (HTML that says what the server waits for, and reloads itself)."""
+
+    def __init__(self, app: ASGIApp, warming: threading.Event, page: str):
+        self.app, self.warming, self.page = app, warming, page
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self.warming.is_set():
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        if path.startswith("/api/") or path == "/api" or path.endswith(".json"):
+            answer: Response = problem(503, WARMING_DETAIL, WARMING_RETRY)
+        else:
+            answer = HTMLResponse(
+                self.page,
+                status_code=503,
+                headers={"Retry-After": str(WARMING_RETRY), "Cache-Control": "no-store"},
+            )
+        await answer(scope, receive, send)
 
 
 class RateLimit:

@@ -6,7 +6,8 @@ the others are stopped from outside (:mod:`battleship.web.workers` kills their p
 
 The stand-ins run in the request's own thread and are bounded whatever the rules: the DataGenetics
 density shooter (every placement of every afloat ship counted once) for a move, and the same count
-turned into per-ship shares for a heat map.
+turned into per-ship shares for a heat map. Between the exact count and that, a heat map whose count
+runs out of time is estimated by the exact sampler (:func:`sampled`) in the time left.
 """
 
 from __future__ import annotations
@@ -94,6 +95,28 @@ def probabilities(
         "best": best_cells(rules, observation, probability, 20 if skew else 0),
         "engine": result.engine,
         "exact": True,
+    }
+
+
+def sampled(
+    rules: Rules, observation: Observation, seconds: float, skew: bool = False, *, stop: Stop
+) -> dict[str, Any]:
+    """Hit probabilities estimated from layouts drawn exactly uniformly among those that fit, as many
+    as ``seconds`` allow (run in a worker): the Monte Carlo of :mod:`battleship.inference.sampling`.
+
+    Seed 0: the draws are reproducible, their number is what the machine's speed allows.
+    """
+    from battleship.inference.sampling import monte_carlo
+
+    found = monte_carlo(rules, observation, seconds=seconds, seed=0, stop=stop)
+    probability = found.probability.ravel()
+    return {
+        "layouts": None,
+        "probability": [round(float(p), 6) for p in probability],
+        "best": best_cells(rules, observation, probability, 20 if skew else 0),
+        "engine": "sampling",
+        "exact": False,
+        "samples": found.samples,
     }
 
 

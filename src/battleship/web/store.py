@@ -76,6 +76,15 @@ seats = Table(
     Column("name", String(40)),
 )
 
+# the server's last sign of life: written every few seconds while it serves, and as it stops, so a
+# restart knows how long the server was away (and gives that time back to the friends' clocks)
+life = Table(
+    "server_life",
+    metadata,
+    Column("name", String(16), primary_key=True),  # one row: "server"
+    Column("alive", DateTime(timezone=True), nullable=False),
+)
+
 
 def now() -> datetime:
     """The current time, in UTC."""
@@ -190,6 +199,52 @@ def delete_game(engine: Engine, game_id: str) -> None:
     with engine.begin() as c:
         c.execute(delete(seats).where(seats.c.game_id == game_id))
         c.execute(delete(games).where(games.c.id == game_id))
+
+
+def _utc(moment: datetime) -> datetime:
+    """A stored time as an aware UTC time (SQLite gives them back without their zone)."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def beat(engine: Engine, moment: datetime | None = None) -> None:
+    """Record that the server is alive at ``moment`` (now by default)."""
+    moment = moment or now()
+    with engine.begin() as c:
+        if c.execute(update(life).where(life.c.name == "server").values(alive=moment)).rowcount == 0:
+            c.execute(insert(life).values(name="server", alive=moment))
+
+
+def last_alive(engine: Engine) -> datetime | None:
+    """The server's last recorded sign of life, or None if it never recorded one."""
+    with engine.connect() as c:
+        alive = c.execute(select(life.c.alive).where(life.c.name == "server")).scalar()
+    return _utc(alive) if alive is not None else None
+
+
+def credit_downtime(engine: Engine, back: datetime | None = None) -> float:
+    """Give the clocks of running friend games the time the server was away; seconds it was away.
+
+    The server was away from its last sign of life to ``back`` (now by default): each running turn's
+    start moves forward by that much (a turn begun after the last sign, in the beat's gap before a
+    kill, starts again at ``back``), so nobody's clock ran while no move could be made. The sign of
+    life is then set to ``back``, so the same time is never given twice.
+    """
+    back = back or now()
+    alive = last_alive(engine)
+    away = max(0.0, (back - alive).total_seconds()) if alive is not None else 0.0
+    if alive is not None and away > 0:
+        running = (games.c.mode == "friend") & games.c.turn_started.is_not(None) & (games.c.status != "over")
+        with engine.begin() as c:
+            turns = c.execute(select(games.c.id, games.c.turn_started).where(running)).all()
+            for game_id, started in turns:
+                moved = _utc(started) + (back - max(alive, _utc(started)))
+                c.execute(
+                    update(games)
+                    .where(games.c.id == game_id, games.c.turn_started == started)
+                    .values(turn_started=moved)
+                )
+    beat(engine, back)
+    return away
 
 
 def load_many(engine: Engine, game_ids: list[str]) -> list[dict[str, Any]]:

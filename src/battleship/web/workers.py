@@ -92,9 +92,17 @@ class Workers:
 
     def start(self) -> None:
         """Start every worker now (the first start waits for the forkserver to load and warm up)."""
-        with self._lock:
-            while len(self._idle) + len(self._busy) < self.size and not self._closed:
-                self._idle.append(_Worker(self._ctx))
+        while True:  # each started outside the lock: a shutdown during the first (slow) start closes at once
+            with self._lock:
+                if self._closed or len(self._idle) + len(self._busy) >= self.size:
+                    return
+            worker = _Worker(self._ctx)
+            with self._lock:
+                if not self._closed:
+                    self._idle.append(worker)
+                    continue
+            worker.kill()
+            return
 
     def run(self, work: Callable[..., T], *args: Any, stop: Stop) -> T:
         """``work(*args, stop=...)`` in a worker; its result, or its error, or :class:`Stopped` once ``stop`` asks."""
