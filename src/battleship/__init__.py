@@ -60,6 +60,8 @@ _EXPORTS = {
     "Ship": "battleship.rules",
     "Spacing": "battleship.rules",
     "Sinks": "battleship.rules",
+    "Salvo": "battleship.rules",
+    "Answers": "battleship.rules",
     "PRESETS": "battleship.rules",
     "preset": "battleship.rules",
     "load": "battleship.rules",
@@ -68,6 +70,7 @@ _EXPORTS = {
     "Game": "battleship.game",
     "Observation": "battleship.game",
     "Shot": "battleship.game",
+    "Volley": "battleship.game",
     "Outcome": "battleship.game",
     "Shooter": "battleship.game",
     "Record": "battleship.game",
@@ -137,10 +140,10 @@ if TYPE_CHECKING:  # what type checkers and editors see
     )
     from battleship.cells import CellLike, cell_name, parse_cell, to_cell
     from battleship.errors import BattleshipError, IllegalShot, LayoutError, NotationError, RulesError
-    from battleship.game import Game, Observation, Outcome, Record, Shooter, Shot
+    from battleship.game import Game, Observation, Outcome, Record, Shooter, Shot, Volley
     from battleship.inference import Contradiction, Posterior
     from battleship.lab import Comparison, Summary
     from battleship.layout import Layout
-    from battleship.rules import PRESETS, Rules, Ship, Sinks, Spacing, load, preset, square
+    from battleship.rules import PRESETS, Answers, Rules, Salvo, Ship, Sinks, Spacing, load, preset, square
     from battleship.shooters import ShooterSpec, make, register
     from battleship.shooters.options import Options

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 
 from battleship import generators, lab
 from battleship.errors import BattleshipError
-from battleship.game import Observation, Record, Shooter, Shot
+from battleship.game import Observation, Record, Shooter, Shot, Volley
 from battleship.game import play as play_game
 from battleship.lab.warmup import notice
 from battleship.layout import Layout
@@ -84,7 +84,7 @@ def play(
     layout: Layout,
     shooter: Shooter | str,
     seed: int = 0,
-    on_shot: Callable[[Observation, Shot], None] | None = None,
+    on_shot: Callable[[Observation, Shot | Volley], None] | None = None,
 ) -> Record:
     """Play one game to the end on ``layout``: ``shooter`` is a Shooter, or a spec like ``"density:skew=20"``.
 

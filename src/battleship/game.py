@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from battleship.cells import CellLike, cell_name, iter_cells, to_cell
 from battleship.errors import BattleshipError, IllegalShot, NotationError
 from battleship.layout import Layout, split_rows
-from battleship.rules import Rules, Sinks
+from battleship.rules import Answers, Rules, Sinks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,6 +42,32 @@ class Shot:
 
 
 @dataclass(frozen=True)
+class Volley:
+    """One turn of a salvo game: the cells fired together and the referee's answer to them.
+
+    Under ``answers = "each"`` every shot has its own answer (``shots``, in the order fired; a ship
+    is sunk by the shot that completes it, in that order). Under ``"ships"`` the answer says how
+    many times each ship was hit (``ship_hits``, fleet order) and under ``"count"`` only how many
+    shots hit (``hits``); under both, the sinkings are said for the whole salvo, as the sink rule
+    lets the referee: how many (``sunk_count``, from ``sunk`` rules on), which (``sunk``, from
+    ``named`` on), and where (``revealed``, the sunk ships' cells, aligned with ``sunk``).
+    """
+
+    cells: tuple[int, ...]
+    shots: tuple[Shot, ...] = ()
+    hits: int = 0
+    ship_hits: tuple[int, ...] = ()
+    sunk: tuple[int, ...] = ()
+    sunk_count: int = 0
+    revealed: tuple[int, ...] = ()
+
+    @property
+    def mask(self) -> int:
+        """Bitboard of the cells fired."""
+        return _mask(self.cells)
+
+
+@dataclass(frozen=True)
 class Observation:
     """Everything the shooter may know: the rules and every shot in order with its answer.
 
@@ -52,6 +78,11 @@ class Observation:
 
     rules: Rules
     shots: tuple[Shot, ...] = ()
+    # salvo rules: every turn in order (under ``answers = "each"`` their shots are ``shots`` too;
+    # under "ships" and "count" answers no shot has an answer of its own, and ``shots`` is empty)
+    volleys: tuple[Volley, ...] = ()
+    # cells chosen for the salvo being aimed, not fired yet: not evidence, but no longer free to choose
+    pending: tuple[int, ...] = ()
 
     @classmethod
     def from_text(cls, text: str, rules: Rules) -> Observation:
@@ -68,7 +99,10 @@ class Observation:
     def __repr__(self) -> str:
         rules = self.rules
         said = f"{len(self.shots)} shot{'s' * (len(self.shots) != 1)}"
-        if self.shots:
+        if self.volleys:
+            fired = sum(len(v.cells) for v in self.volleys)
+            said = f"{len(self.volleys)} salvo{'s' * (len(self.volleys) != 1)} of {fired} shots"
+        elif self.shots:
             hits, sunk = self.hit_mask.bit_count(), len(self.sinks)
             last = self.shots[-1]
             said += f" ({hits} hit, {sunk} sunk), the last {cell_name(last.cell, rules.cols)} {last.outcome.value}"
@@ -86,22 +120,46 @@ class Observation:
 
     def after(self, shot: Shot) -> Observation:
         """This observation with one more shot."""
-        return Observation(self.rules, (*self.shots, shot))
+        return Observation(self.rules, (*self.shots, shot), self.volleys)
+
+    def after_volley(self, volley: Volley) -> Observation:
+        """This observation with one more salvo (the cells pending for it are fired now)."""
+        return Observation(self.rules, (*self.shots, *volley.shots), (*self.volleys, volley))
+
+    def aiming(self, cell: CellLike) -> Observation:
+        """This observation with ``cell`` chosen for the salvo being aimed: a shooter asked for one
+        cell at a time chooses the next one of the salvo from it."""
+        return Observation(self.rules, self.shots, self.volleys, (*self.pending, to_cell(cell, self.rules)))
+
+    @property
+    def turns(self) -> int:
+        """Turns played: salvos under salvo rules, else shots."""
+        return len(self.volleys) if self.volleys else len(self.shots)
+
+    @cached_property
+    def fired(self) -> int:
+        """Shots fired (every cell of every salvo)."""
+        return sum(len(v.cells) for v in self.volleys) if self.volleys else len(self.shots)
 
     @cached_property
     def shot_mask(self) -> int:
-        """Bitboard of every cell fired at."""
-        return _mask(s.cell for s in self.shots)
+        """Bitboard of every cell fired at (and of the cells chosen for the salvo being aimed)."""
+        return (
+            _mask(s.cell for s in self.shots) | _mask_of(v.mask for v in self.volleys) | _mask(self.pending)
+        )
 
     @cached_property
     def hit_mask(self) -> int:
-        """Bitboard of every shot that struck a ship (hits and sinking shots)."""
-        return _mask(s.cell for s in self.shots if s.outcome is not Outcome.MISS)
+        """Bitboard of every cell known to hold a ship: shots that struck one (hits and sinking shots),
+        and the cells of a salvo whose every shot hit."""
+        known = _mask(s.cell for s in self.shots if s.outcome is not Outcome.MISS)
+        return known | _mask_of(v.mask for v in self.volleys if not v.shots and v.hits == len(v.cells))
 
     @cached_property
     def miss_mask(self) -> int:
-        """Bitboard of every shot into water."""
-        return _mask(s.cell for s in self.shots if s.outcome is Outcome.MISS)
+        """Bitboard of every cell known to be water: misses, and the cells of a salvo that hit nothing."""
+        known = _mask(s.cell for s in self.shots if s.outcome is Outcome.MISS)
+        return known | _mask_of(v.mask for v in self.volleys if not v.shots and v.hits == 0)
 
     @property
     def unknown_mask(self) -> int:
@@ -116,7 +174,13 @@ class Observation:
     @cached_property
     def sunk_ships(self) -> frozenset[int]:
         """Fleet indices of ships announced sunk by name (empty unless sinks are named)."""
-        return frozenset(s.ship for _, s in self.sinks if s.ship is not None)
+        named = {s.ship for _, s in self.sinks if s.ship is not None}
+        return frozenset(named.union(*(v.sunk for v in self.volleys if not v.shots)))
+
+    @cached_property
+    def sunk_count(self) -> int:
+        """Ships announced sunk, named or not."""
+        return len(self.sinks) + sum(v.sunk_count for v in self.volleys if not v.shots)
 
     @cached_property
     def afloat(self) -> tuple[int, ...]:
@@ -126,7 +190,8 @@ class Observation:
     @cached_property
     def revealed_mask(self) -> int:
         """Cells of sunk ships shown by the referee (``revealed`` rules only)."""
-        return _mask_of(s.cells for _, s in self.sinks)
+        shown = _mask_of(s.cells for _, s in self.sinks)
+        return shown | _mask_of(m for v in self.volleys if not v.shots for m in v.revealed)
 
     def is_shot(self, cell: CellLike) -> bool:
         """True if ``cell`` (``"E5"``, ``(4, 4)`` or ``44``) has been fired at."""
@@ -138,7 +203,9 @@ class Observation:
         return next((s for s in self.shots if s.cell == index), None)
 
     def moves(self) -> list[str]:
-        """The shots as cell names, in order."""
+        """The shots as cell names, in order (every cell of every salvo)."""
+        if self.volleys:
+            return [cell_name(c, self.rules.cols) for v in self.volleys for c in v.cells]
         return [cell_name(s.cell, self.rules.cols) for s in self.shots]
 
 
@@ -192,6 +259,17 @@ class Game:
         """True once every ship cell has been hit."""
         return self._hit == self._layout.occupied
 
+    @property
+    def hit(self) -> int:
+        """Bitboard of the ship cells hit so far (the referee's knowledge, not the shooter's)."""
+        return self._hit
+
+    def turn_size(self, ships_afloat: int | None = None, cells_afloat: int | None = None) -> int:
+        """Shots the next turn fires: the rules' salvo for a shooter with that much of its own fleet
+        afloat (all of it when not given), never more than the cells left to fire at."""
+        free = self._observation.unknown_mask.bit_count()
+        return min(self.rules.turn_size(ships_afloat, cells_afloat), free)
+
     def __repr__(self) -> str:
         return f"<Game {'over' if self.over else 'under way'}: {self._observation!r}>"
 
@@ -201,16 +279,91 @@ class Game:
 
     def fire(self, target: CellLike) -> Shot:
         """Answer a shot at ``target`` (``"E5"``, ``"e5"``, ``(4, 4)`` or ``44``); refuses cells off the
-        board, repeats, and shots after the game is over."""
+        board, repeats, and shots after the game is over. Under salvo rules that answer each shot it
+        is a salvo of one; where salvos are answered whole, :meth:`fire_salvo` is the way to fire."""
+        if self.rules.salvo is not None:
+            if not self.rules.answered_each:
+                raise IllegalShot(
+                    f"these rules answer a whole salvo ({self.rules.answers.value}), not a shot: use fire_salvo"
+                )
+            return self.fire_salvo([target]).shots[0]
+        cell = self._checked([target])[0]
+        shot = self._answer(cell)
+        self._observation = self._observation.after(shot)
+        return shot
+
+    def fire_salvo(self, targets: Iterable[CellLike], size: int | None = None) -> Volley:
+        """Answer a salvo: every cell of ``targets`` fired together (``size`` of them, when given),
+        answered as the rules' salvo answers and sink rule say."""
+        cells = self._checked(list(targets))
+        if size is not None and len(cells) != size:
+            raise IllegalShot(f"this turn fires {size} shot{'s' * (size != 1)}, not {len(cells)}")
         rules = self.rules
-        try:
-            cell = to_cell(target, rules)
-        except BattleshipError as exc:
-            raise IllegalShot(str(exc)) from None
+        if rules.salvo is None and len(cells) != 1:
+            raise IllegalShot(f"these rules fire one shot a turn, not {len(cells)}")
+        if rules.answered_each:
+            shots = tuple(self._answer(cell) for cell in cells)
+            sunk = tuple(s.ship for s in shots if s.ship is not None)
+            volley = Volley(
+                cells,
+                shots,
+                hits=sum(s.outcome is not Outcome.MISS for s in shots),
+                sunk=sunk,
+                sunk_count=sum(s.outcome is Outcome.SUNK for s in shots),
+                revealed=tuple(s.cells for s in shots if s.cells),
+            )
+        else:
+            volley = self._answer_whole(cells)
+        if rules.salvo is None:
+            self._observation = self._observation.after(volley.shots[0])
+        else:
+            self._observation = self._observation.after_volley(volley)
+        return volley
+
+    def _checked(self, targets: list[CellLike]) -> tuple[int, ...]:
+        """The target cells, refusing cells off the board, repeats, and shots after the game is over."""
+        rules = self.rules
+        cells = []
+        for target in targets:
+            try:
+                cells.append(to_cell(target, rules))
+            except BattleshipError as exc:
+                raise IllegalShot(str(exc)) from None
         if self.over:
             raise IllegalShot("the game is over: every ship is sunk")
-        if self._observation.is_shot(cell):
-            raise IllegalShot(f"{cell_name(cell, rules.cols)} has been fired at already")
+        if not cells:
+            raise IllegalShot("a salvo needs at least one cell")
+        for i, cell in enumerate(cells):
+            if self._observation.is_shot(cell):
+                raise IllegalShot(f"{cell_name(cell, rules.cols)} has been fired at already")
+            if cell in cells[:i]:
+                raise IllegalShot(f"{cell_name(cell, rules.cols)} is in the salvo twice")
+        return tuple(cells)
+
+    def _answer_whole(self, cells: tuple[int, ...]) -> Volley:
+        """A salvo answered whole: hits per ship (``ships``) or their number (``count``), and sinkings."""
+        rules, layout = self.rules, self._layout
+        before = self._hit
+        ship_hits = [0] * len(rules.fleet)
+        for cell in cells:
+            ship = layout.ship_at(cell)
+            if ship is not None:
+                ship_hits[ship] += 1
+                self._hit |= 1 << cell
+        sunk = tuple(i for i, m in enumerate(layout.masks) if self._hit & m == m and before & m != m)
+        named = rules.sinks in (Sinks.NAMED, Sinks.REVEALED)
+        return Volley(
+            cells,
+            hits=sum(ship_hits),
+            ship_hits=tuple(ship_hits) if rules.answers is Answers.SHIPS else (),
+            sunk=sunk if named else (),
+            sunk_count=len(sunk) if rules.sinks is not Sinks.NONE else 0,
+            revealed=tuple(layout.masks[i] for i in sunk) if rules.sinks is Sinks.REVEALED else (),
+        )
+
+    def _answer(self, cell: int) -> Shot:
+        """The answer to one shot, as the sink rule says; the referee marks the hit."""
+        rules = self.rules
         ship = self._layout.ship_at(cell)
         if ship is None:
             shot = Shot(cell, Outcome.MISS)
@@ -219,7 +372,6 @@ class Game:
             mask = self._layout.masks[ship]
             sunk = self._hit & mask == mask
             shot = _announce(rules.sinks, cell, ship, mask) if sunk else Shot(cell, Outcome.HIT)
-        self._observation = self._observation.after(shot)
         return shot
 
 
@@ -247,23 +399,59 @@ class Shooter(Protocol):
         """The next cell to fire at, given only what has been observed."""
 
 
+def choose_salvo(shooter: Shooter, observation: Observation, size: int) -> tuple[int, ...]:
+    """The ``size`` cells ``shooter`` fires this turn.
+
+    A shooter that chooses whole salvos has ``next_salvo(observation, size)``; any other is asked
+    for one cell at a time, each time seeing the cells already chosen for the salvo as aimed at
+    (:meth:`Observation.aiming`): its next ``size`` cells.
+    """
+    whole = getattr(shooter, "next_salvo", None)
+    if whole is not None:
+        return tuple(int(c) for c in whole(observation, size))
+    cells: list[int] = []
+    board = observation
+    for _ in range(size):
+        cell = int(shooter.next_shot(board))
+        cells.append(cell)
+        board = board.aiming(cell)
+    return tuple(cells)
+
+
 @dataclass(frozen=True)
 class Record:
-    """A finished game: the layout that was hidden, who shot, and every shot."""
+    """A finished game: the layout that was hidden, who shot, and every shot (every salvo under
+    salvo rules, where ``shots`` holds the shots answered one by one)."""
 
     layout: Layout
     shooter: str
     shots: tuple[Shot, ...] = field(default=())
+    volleys: tuple[Volley, ...] = field(default=())
+
+    @property
+    def turns(self) -> int:
+        """Turns taken: salvos under salvo rules, else shots."""
+        return len(self.volleys) if self.layout.rules.salvo is not None else len(self.shots)
+
+    @property
+    def fired(self) -> int:
+        """Shots fired."""
+        if self.layout.rules.salvo is not None:
+            return sum(len(v.cells) for v in self.volleys)
+        return len(self.shots)
 
     @property
     def observation(self) -> Observation:
         """The shooter's view at the end."""
-        return Observation(self.layout.rules, self.shots)
+        return Observation(self.layout.rules, self.shots, self.volleys)
 
     def __repr__(self) -> str:
         rules = self.layout.rules
         done = "sank the fleet" if _sank_all(self) else "stopped"
-        return f"<Record {self.shooter} on {rules.name} {rules.rows}x{rules.cols}: {done} in {len(self.shots)} shots>"
+        took = f"{len(self.shots)} shots"
+        if rules.salvo is not None:
+            took = f"{self.turns} salvos ({self.fired} shots)"
+        return f"<Record {self.shooter} on {rules.name} {rules.rows}x{rules.cols}: {done} in {took}>"
 
     def _repr_svg_(self) -> str:
         """The final board: the hidden ships, the misses around them and the cells hit, for notebooks."""
@@ -271,37 +459,44 @@ class Record:
 
         grid = self.layout.grid()
         cols = self.layout.rules.cols
-        for shot in self.shots:
-            if shot.outcome is Outcome.MISS:
-                grid[shot.cell // cols][shot.cell % cols] = "o"
-        struck = frozenset(s.cell for s in self.shots if s.outcome is not Outcome.MISS)
+        fired = [c for v in self.volleys for c in v.cells] or [s.cell for s in self.shots]
+        for cell in fired:
+            if self.layout.ship_at(cell) is None:
+                grid[cell // cols][cell % cols] = "o"
+        struck = frozenset(c for c in fired if self.layout.ship_at(c) is not None)
         title = f"{self.shooter}: {len(self.shots)} shots"
+        if self.layout.rules.salvo is not None:
+            title = f"{self.shooter}: {self.turns} salvos ({self.fired} shots)"
         return grid_svg(grid, self.layout.rules.symbols, ships_shown=True, struck=struck, title=title)
 
 
 def _sank_all(record: Record) -> bool:
     """True when the record's shots hit every ship cell of its layout."""
-    hit = 0
-    for shot in record.shots:
-        if shot.outcome is not Outcome.MISS:
-            hit |= 1 << shot.cell
-    return hit == record.layout.occupied
+    fired = _mask(s.cell for s in record.shots) | _mask_of(v.mask for v in record.volleys)
+    return fired & record.layout.occupied == record.layout.occupied
 
 
 def play(
     shooter: Shooter,
     layout: Layout,
     rng: np.random.Generator,
-    on_shot: Callable[[Observation, Shot], None] | None = None,
+    on_shot: Callable[[Observation, Shot | Volley], None] | None = None,
 ) -> Record:
-    """Play one game to the end; the shooter sees only observations."""
+    """Play one game to the end; the shooter sees only observations. Under salvo rules each turn is
+    a salvo of the rules' size for a whole fleet (nobody fires back), and ``on_shot`` hears salvos."""
     game = Game(layout)
     shooter.reset(layout.rules, rng)
+    salvo = layout.rules.salvo is not None
     while not game.over:
-        shot = game.fire(shooter.next_shot(game.observation))
+        answer: Shot | Volley
+        if salvo:
+            size = game.turn_size()
+            answer = game.fire_salvo(choose_salvo(shooter, game.observation, size), size)
+        else:
+            answer = game.fire(shooter.next_shot(game.observation))
         if on_shot is not None:
-            on_shot(game.observation, shot)
-    return Record(layout, shooter.name, game.observation.shots)
+            on_shot(game.observation, answer)
+    return Record(layout, shooter.name, game.observation.shots, game.observation.volleys)
 
 
 # --- the board-state text (what a shooter has seen), like a chess position's FEN ----------------

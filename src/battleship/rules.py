@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
@@ -33,6 +33,60 @@ class Sinks(str, Enum):
     SUNK = "sunk"  # "you sank a ship", no name
     NAMED = "named"  # "you sank my Cruiser" (the official rules)
     REVEALED = "revealed"  # named, and the sunk ship's cells are shown (DataGenetics' diagrams)
+
+
+class Answers(str, Enum):
+    """How the referee answers a salvo (several shots fired together)."""
+
+    EACH = "each"  # every shot answered on its own, as the sink rule says
+    SHIPS = "ships"  # which ships were hit and how many times, never which shot (the paper game)
+    COUNT = "count"  # only how many shots hit ("two hits")
+
+
+SALVO_SIZES = ("afloat", "afloat-cells")
+
+
+@dataclass(frozen=True)
+class Salvo:
+    """Several shots a turn: how many (``shots``) and how they are answered (``answers``).
+
+    ``shots`` is a whole number K, ``"afloat"`` (one shot per ship of the shooter's own fleet still
+    afloat: Milton Bradley's Salvo rules and BattleSalvo) or ``"afloat-cells"`` (one per unhit square
+    of it, the older paper rule). In one-sided play nobody fires back, so the fleet is whole.
+    """
+
+    shots: int | str = 1
+    answers: Answers = Answers.EACH
+
+    def __post_init__(self) -> None:
+        shots = self.shots
+        if isinstance(shots, bool) or not (
+            (isinstance(shots, int) and shots >= 1) or (isinstance(shots, str) and shots in SALVO_SIZES)
+        ):
+            raise RulesError(
+                f'salvo shots must be a whole number of at least 1, "afloat" or "afloat-cells", not {shots!r}'
+            )
+        try:
+            object.__setattr__(self, "answers", Answers(self.answers))
+        except ValueError:
+            choices = " | ".join(a.value for a in Answers)
+            raise RulesError(f"salvo answers {self.answers!r} is not one of {choices}") from None
+
+    def text(self) -> str:
+        """``5 each``, ``afloat count``: the rule in two words (the arena protocol's rules line)."""
+        return f"{self.shots} {self.answers.value}"
+
+    @classmethod
+    def from_text(cls, text: str) -> Salvo:
+        """Read :meth:`text` back."""
+        words = text.split()
+        if len(words) != 2:
+            raise RulesError(f'a salvo rule is two words, shots and answers ("5 each"), not {text!r}')
+        shots: int | str = int(words[0]) if words[0].isdigit() else words[0]
+        if words[1] not in {a.value for a in Answers}:
+            choices = " | ".join(a.value for a in Answers)
+            raise RulesError(f"salvo answers {words[1]!r} is not one of {choices}")
+        return cls(shots, Answers(words[1]))
 
 
 @dataclass(frozen=True)
@@ -89,19 +143,53 @@ class Rules:
     sinks: Sinks = Sinks.NAMED
     reflections: bool = False
     name: str = field(default="custom", compare=False)
+    salvo: Salvo | None = None  # None: one shot a turn, answered on its own (the classic game)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fleet", tuple(self.fleet))
         object.__setattr__(self, "spacing", Spacing(self.spacing))
         object.__setattr__(self, "sinks", Sinks(self.sinks))
+        if self.salvo is not None and not isinstance(self.salvo, Salvo):
+            raise RulesError(f"salvo must be a Salvo or None, not {type(self.salvo).__name__}")
         _check(self)
+        if self.salvo is not None and isinstance(self.salvo.shots, int) and self.salvo.shots > self.cells:
+            raise RulesError(f"salvo shots = {self.salvo.shots}, but the board has only {self.cells} cells")
 
     def __repr__(self) -> str:
         fleet = " ".join(f"{s.symbol}{s.size}" for s in self.fleet)
+        salvo = f", salvo {self.salvo.text()}" if self.salvo is not None else ""
         return (
             f"<Rules {self.name}: {self.rows}x{self.cols}, fleet {fleet}, spacing {self.spacing.value}, "
-            f"sinks {self.sinks.value}{', reflections' if self.reflections else ''}>"
+            f"sinks {self.sinks.value}{', reflections' if self.reflections else ''}{salvo}>"
         )
+
+    # --- salvo ---------------------------------------------------------------------------
+    @property
+    def answers(self) -> Answers:
+        """How a turn is answered (``each`` in the one-shot game)."""
+        return Answers.EACH if self.salvo is None else self.salvo.answers
+
+    @property
+    def answered_each(self) -> bool:
+        """True when every shot gets its own answer (the one-shot game, and ``answers = "each"``)."""
+        return self.answers is Answers.EACH
+
+    def turn_size(self, ships_afloat: int | None = None, cells_afloat: int | None = None) -> int:
+        """Shots in a turn for a shooter whose own fleet has ``ships_afloat`` ships and ``cells_afloat``
+        unhit squares left (a whole fleet when not given, as in one-sided play)."""
+        if self.salvo is None:
+            return 1
+        shots = self.salvo.shots
+        if shots == "afloat":
+            return len(self.fleet) if ships_afloat is None else ships_afloat
+        if shots == "afloat-cells":
+            return self.ship_cells if cells_afloat is None else cells_afloat
+        assert isinstance(shots, int)
+        return shots
+
+    def one_shot(self) -> Rules:
+        """These rules with one shot a turn (the board, fleet, spacing and sinks the same)."""
+        return replace(self, salvo=None) if self.salvo is not None else self
 
     # --- derived facts -------------------------------------------------------------------
     @property
@@ -152,14 +240,15 @@ class Rules:
     def describe(self) -> str:
         """One line summary."""
         fleet = ", ".join(f"{s.name} {s.symbol} {s.size}" for s in self.fleet)
+        salvo = f", salvo {self.salvo.text()}" if self.salvo is not None else ""
         return (
             f"{self.name}: {self.rows}x{self.cols}, fleet [{fleet}], spacing {self.spacing.value}, "
-            f"sinks {self.sinks.value}"
+            f"sinks {self.sinks.value}{salvo}"
         )
 
     def as_dict(self) -> dict[str, object]:
-        """The rules as plain data (what ``--json`` prints)."""
-        return {
+        """The rules as plain data (what ``--json`` prints); ``salvo`` only under salvo rules."""
+        out: dict[str, object] = {
             "name": self.name,
             "rows": self.rows,
             "cols": self.cols,
@@ -171,6 +260,9 @@ class Rules:
                 for s in self.fleet
             ],
         }
+        if self.salvo is not None:
+            out["salvo"] = {"shots": self.salvo.shots, "answers": self.salvo.answers.value}
+        return out
 
     # --- TOML ----------------------------------------------------------------------------
     def to_toml(self) -> str:
@@ -189,6 +281,14 @@ class Rules:
                 lines.append(f"length = {ship.size}")
             else:
                 lines.append(f'shape = "{shapes.render(ship.cells)}"')
+        if self.salvo is not None:
+            shots = self.salvo.shots
+            lines += [
+                "",
+                "[salvo]",
+                f'shots = {shots if isinstance(shots, int) else _quote(shots)}  # K | "afloat" | "afloat-cells"',
+                f'answers = "{self.salvo.answers.value}"  # each | ships | count',
+            ]
         return "\n".join(lines) + "\n"
 
 
@@ -203,7 +303,7 @@ def from_toml(text: str, source: str = "rules") -> Rules:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{source}: not valid TOML: {exc}") from None
-    known = {"name", "rows", "cols", "spacing", "sinks", "reflections", "ship"}
+    known = {"name", "rows", "cols", "spacing", "sinks", "reflections", "ship", "salvo"}
     unknown = set(data) - known
     if unknown:
         raise RulesError(f"{source}: unknown key {sorted(unknown)[0]!r}; expected {', '.join(sorted(known))}")
@@ -247,6 +347,7 @@ def from_toml(text: str, source: str = "rules") -> Rules:
     ):
         if key in data and (not isinstance(data[key], kind) or (kind is int and isinstance(data[key], bool))):
             raise RulesError(f"{source}: {key} must be {what}, not {data[key]!r}")
+    salvo = _salvo(data.get("salvo"), source) if "salvo" in data else None
     try:
         return Rules(
             rows=data.get("rows", 10),
@@ -256,9 +357,28 @@ def from_toml(text: str, source: str = "rules") -> Rules:
             sinks=_enum(Sinks, data.get("sinks", "named"), source),
             reflections=data.get("reflections", False),
             name=data.get("name", Path(source).stem),
+            salvo=salvo,
         )
     except RulesError as exc:
         raise RulesError(_from(source, exc)) from None
+
+
+def _salvo(table: object, source: str) -> Salvo:
+    """The ``[salvo]`` table: ``shots`` (K, "afloat" or "afloat-cells") and ``answers``."""
+    if not isinstance(table, dict):
+        raise RulesError(f"{source}: salvo must be a table ([salvo] with shots and answers)")
+    extra = set(table) - {"shots", "answers"}
+    if extra:
+        raise RulesError(f"{source}: [salvo]: unknown key {sorted(extra)[0]!r}; expected shots, answers")
+    answers = table.get("answers", "each")
+    if not isinstance(answers, str):
+        raise RulesError(
+            f"{source}: [salvo] answers must be a string (each | ships | count), not {answers!r}"
+        )
+    try:
+        return Salvo(table.get("shots", 1), answers)  # type: ignore[arg-type]  # Salvo checks it
+    except RulesError as exc:
+        raise RulesError(f"{source}: [salvo] {str(exc).removeprefix('salvo ')}") from None
 
 
 def _from(source: str, exc: Exception) -> str:
@@ -341,6 +461,23 @@ def _presets() -> dict[str, tuple[str, Rules]]:
             Rules(10, 10, sea_battle, Spacing.NO_CONTACT, Sinks.NAMED, name="seabattle"),
         ),
     }
+    salvo_rules = {
+        "salvo": (
+            "Salvo, Milton Bradley's rules: one shot a turn per ship of your own fleet still afloat (five "
+            "in one-sided play), each shot answered, sunk ships named",
+            Salvo("afloat", Answers.EACH),
+        ),
+        "salvo-count": (
+            'Salvo with only the number of hits announced for each salvo ("two hits"), sunk ships named',
+            Salvo("afloat", Answers.COUNT),
+        ),
+        "hits-named": (
+            'The board game\'s other classic rule: one shot a turn, every hit names the ship ("hit, battleship")',
+            Salvo(1, Answers.SHIPS),
+        ),
+    }
+    for key, (text, salvo) in salvo_rules.items():
+        out[key] = (text, Rules(10, 10, standard, Spacing.TOUCH, Sinks.NAMED, name=key, salvo=salvo))
     for n in range(6, 16):
         out[f"square-{n}"] = (f"The Dunman High paper's board of side {n} with the standard fleet", square(n))
     return out

@@ -44,6 +44,10 @@ def evidence(rules: Rules, observation: Observation) -> Evidence:
     """Per-placement admissibility and the hits to cover; obvious contradictions raise :class:`Contradiction`."""
     if observation.rules != rules:
         raise BattleshipError("the observation was made under other rules")
+    if any(not v.shots for v in observation.volleys):
+        raise BattleshipError(
+            f"salvos answered by {rules.answers.value} are evidence the exact engines do not read yet"
+        )
     t = tables(rules)
     n = rules.cells
     hit_time = np.full(n + 1, -1, dtype=np.int64)  # index n: the padding of short ships
@@ -81,7 +85,9 @@ def evidence(rules: Rules, observation: Observation) -> Evidence:
                 announced[shot.ship] = (time, shot.cell, shot.cells)
     if observation.shots and bin(hits).count("1") == rules.ship_cells:
         last_hit = max(i for i, s in enumerate(observation.shots) if s.outcome is not Outcome.MISS)
-        if last_hit != len(observation.shots) - 1:
+        # a salvo's shots are fired together: its later shots may follow the last hit
+        last_turn = len(observation.volleys[-1].shots) if observation.volleys else 1
+        if last_hit < len(observation.shots) - last_turn:
             raise Contradiction(f"every ship cell was hit by shot {last_hit + 1}: the game was over")
     if bin(hits).count("1") > rules.ship_cells:
         raise Contradiction(f"{bin(hits).count('1')} hits, but the fleet has only {rules.ship_cells} cells")

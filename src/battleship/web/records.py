@@ -20,7 +20,7 @@ from battleship.game import Game, Observation, Outcome, Shot
 from battleship.layout import Layout
 from battleship.rules import PRESETS, Rules, Sinks, preset
 
-RULES = tuple(PRESETS)  # every preset is on offer (square-N included)
+RULES = tuple(k for k, (_d, r) in PRESETS.items() if r.salvo is None)  # one shot a turn: the web plays those
 FRIEND = "friend"  # the mode of a game between two people
 COMPUTER_SIDES = ("Player", "Computer")
 FRIEND_SIDES = ("Player 1", "Player 2")
