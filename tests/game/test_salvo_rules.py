@@ -43,7 +43,7 @@ def test_rules_without_salvo_are_unchanged() -> None:
 )
 def test_bad_salvo_tables_are_refused_saying_what(table: str, said: str) -> None:
     text = f"rows = 4\ncols = 4\n[salvo]\n{table}\n{SHIPS}"
-    with pytest.raises(RulesError, match="rules.toml: ") as info:
+    with pytest.raises(RulesError, match=r"rules\.toml: ") as info:
         from_toml(text, "rules.toml")
     assert said in str(info.value)
 
