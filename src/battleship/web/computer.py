@@ -122,6 +122,12 @@ class Move:
     fallback: str | None = None
     exact: bool | None = None
     note: str | None = None
+    salvo: tuple[int, ...] = ()  # under salvo rules: every cell of the salvo (``cell`` is its first)
+
+    @property
+    def cells(self) -> tuple[int, ...]:
+        """The cells fired this turn: the salvo's, or the one shot."""
+        return self.salvo or (self.cell,)
 
     def json(self) -> dict[str, Any]:
         answer = {"shooter": self.shooter, "fallback": self.fallback, "exact": self.exact}
@@ -175,10 +181,14 @@ class Computer:
         seed: tuple[int, int],
         stop: Stop,
         model: PlacementModel | None = None,
+        size: int = 1,
     ) -> Move:
-        """The cell ``name``'s shooter fires at; the density shooter's when it is out of time."""
+        """The cell ``name``'s shooter fires at (under salvo rules, the ``size`` cells of its salvo); the
+        density shooter's when it is out of time."""
         chosen = mode(name)
         shooter = jobs.named(chosen.spec, rules)
+        if rules.salvo is not None:
+            return self._salvo(rules, observation, chosen, seed, stop, model, size)
         if not chosen.thinks:  # a few microseconds: no worker needed
             return Move(jobs.shot(rules, observation, chosen.spec, seed, stop=Stop()), shooter)
         shapes, exact, why = self._graphs_for_move(rules, observation, chosen, model)
@@ -193,6 +203,35 @@ class Computer:
                 why = f"{chosen.level} ({shooter}) did not answer within {self.move_seconds:g} s"
         stand_in = jobs.quick_shot(rules, observation, seed)
         return Move(stand_in, jobs.FALLBACK, why, None if exact is None else False)
+
+    def _salvo(
+        self,
+        rules: Rules,
+        observation: Observation,
+        chosen: Mode,
+        seed: tuple[int, int],
+        stop: Stop,
+        model: PlacementModel | None,
+        size: int,
+    ) -> Move:
+        """A salvo by ``chosen``'s shooter; the stand-in's when it is out of time or cannot choose salvos."""
+        shooter = jobs.named(chosen.spec, rules)
+        args = (rules, observation, chosen.spec, seed, size)
+        if not chosen.thinks:
+            cells, why = jobs.salvo(*args, stop=Stop())
+            exact = None
+        else:
+            shapes, exact, why = self._graphs_for_move(rules, observation, chosen, model)
+            if why is None:
+                try:
+                    stop.check()  # the deadline may have passed while the request waited for a slot
+                    cells, why = self._heavy(jobs.salvo, *args, model, bool(exact), stop=stop, shapes=shapes)
+                except OutOfTime:
+                    why = f"{chosen.level} ({shooter}) did not answer within {self.move_seconds:g} s"
+        if why is None:
+            return Move(cells[0], shooter, None, exact, None if exact is not False else SAMPLED, cells)
+        stand_in, by = jobs.quick_salvo(rules, observation, seed, size)
+        return Move(stand_in[0], by, why, None if exact is None else False, None, stand_in)
 
     def _graphs_for_move(
         self, rules: Rules, observation: Observation, chosen: Mode, model: PlacementModel | None

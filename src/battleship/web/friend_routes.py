@@ -16,14 +16,27 @@ from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Path, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
 from battleship.web.friends import MAX_CLOCK, MIN_CLOCK
 from battleship.web.hub import Subscription
 from battleship.web.records import NotFound
-from battleship.web.routes import HEX, LAYOUT, ONE_RULES, FriendCell, RuleName, RulesToml, responses
+from battleship.web.routes import (
+    HEX,
+    LAYOUT,
+    ONE_RULES,
+    Cells,
+    FriendCell,
+    RuleName,
+    RulesToml,
+    both_cells,
+    only,
+    responses,
+    salvo_given,
+    turn_cells,
+)
 
 SeatToken = Annotated[
     str, Path(pattern=HEX, description="A seat's token (32 hex digits): the player's link.")
@@ -62,10 +75,29 @@ class Place(BaseModel):
 
 
 class FriendFire(BaseModel):
-    """A shot: a cell index or name such as ``B7``."""
+    """A shot (a cell index or name such as ``B7``), or under salvo rules a salvo (``cells``)."""
 
-    model_config = ConfigDict(extra="forbid")
-    cell: FriendCell
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "oneOf": [only("cell", {"required": ["cells"]}), only("cells", {"required": ["cell"]})],
+            "examples": [{"cell": "E5"}, {"cells": ["E5", "F6", "G7"]}],
+        },
+    )
+    cell: FriendCell = None
+    cells: Cells = None
+
+    @field_validator("cells", mode="before")
+    @classmethod
+    def cells_are_a_list(cls, value: object) -> object:
+        """``"cells": null`` is no salvo (any other value is read, and refused, cell by cell)."""
+        return salvo_given(value)
+
+    @model_validator(mode="after")
+    def one_thing_at_once(self) -> FriendFire:
+        """A shot or a salvo, not both."""
+        both_cells(self.model_fields_set)
+        return self
 
 
 SEAT_LINKS = {
@@ -112,8 +144,8 @@ def install(app: FastAPI) -> None:
 
     @app.post("/api/seats/{seat}/fire", operation_id="fireAtFriend", responses=seat_errors)
     async def fire(seat: SeatToken, body: FriendFire) -> dict[str, Any]:
-        """This seat's shot, on its turn (and within its clock)."""
-        return await run_in_threadpool(friends.fire, seat, body.cell)
+        """This seat's shot, or under salvo rules its salvo (``cells``), on its turn (and within its clock)."""
+        return await run_in_threadpool(friends.fire, seat, body.cell, turn_cells(body))
 
     @app.post("/api/seats/{seat}/resign", operation_id="resignFriend", responses=seat_errors)
     async def resign(seat: SeatToken) -> dict[str, Any]:

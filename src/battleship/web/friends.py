@@ -18,7 +18,6 @@ import secrets
 from typing import Any
 
 from battleship import notation
-from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.web import store
 from battleship.web.hub import Hub
@@ -33,12 +32,12 @@ from battleship.web.records import (
     pick_rules,
     replay,
     rules_json,
+    fired_json,
     rules_of,
     ships_afloat,
-    shots_json,
     write_record,
 )
-from battleship.web.service import Games, new_row, random_layout, read_cell
+from battleship.web.service import Games, new_row, random_layout, read_targets, salvo_view, turn_answer
 
 PLACING = "placing"  # the status while a fleet is still to be placed
 MIN_CLOCK, MAX_CLOCK = 30, 3600  # seconds a side, when the game has a clock
@@ -174,9 +173,11 @@ class Friends(Games):
             view["your_layout"] = layout_json(notation.parse_layout(layouts[side], rules))
         if row["record"]:  # both fleets placed
             game = replay(row)
-            view["your_shots"] = shots_json(game.target(side).observation.shots, rules)
-            view["their_shots"] = shots_json(game.at[side].observation.shots, rules)
+            view["your_shots"] = fired_json(game.target(side).observation, rules)
+            view["their_shots"] = fired_json(game.at[side].observation, rules)
             over = status == "over"
+            if rules.salvo is not None:
+                view.update(salvo_view(game, side, over, "your", "their"))
             view["their_ships_left"] = ships_afloat(
                 game.layouts[1 - side], game.target(side).observation, over
             )
@@ -240,8 +241,8 @@ class Friends(Games):
         self.hub.publish(row["id"])
         return self.view(token)
 
-    def fire(self, token: str, cell: int | str | None) -> dict[str, Any]:
-        """This seat's shot at the other fleet, on its turn and within its clock."""
+    def fire(self, token: str, cell: int | str | None = None, cells: list[Any] | None = None) -> dict[str, Any]:
+        """This seat's turn at the other fleet (a shot, or a salvo's ``cells``), within its clock."""
         row, side = self._seat(token)
         with self._lock(row["id"]):
             row, side = self._seat(token)
@@ -252,16 +253,13 @@ class Friends(Games):
                     )
                 )
             game = replay(row)
-            target = read_cell(cell, game.rules)
-            if game.target(side).observation.is_shot(target):
-                raise BattleshipError(f"{cell_name(target, game.rules.cols)} has been fired at already")
-            game.target(side).fire(target)
+            seen = game.target(side).observation
+            game.play(side, read_targets(cell, cells, game.rules, seen, game.turn_size(side)))
             used = self._used(row)
             extra = {"clock_used": json.dumps([round(u, 3) for u in used]), "turn_started": store.now()}
-            self._commit(row, game, side, target, extra)
+            self._commit(row, game, side, extra)
         self.hub.publish(row["id"])
-        view = self.view(token)
-        return {"shot": view["your_shots"][-1], "state": view}
+        return turn_answer(self.view(token), "your")
 
     def resign(self, token: str) -> dict[str, Any]:
         """This player gives up: the other wins, both fleets are shown."""

@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from battleship.game import Observation, Outcome
+from battleship.cells import cell_name
+from battleship.errors import BattleshipError
+from battleship.game import Observation, Outcome, choose_salvo
 from battleship.inference import posterior
 from battleship.inference.prior import PlacementModel
 from battleship.rng import game_rng
@@ -32,6 +34,7 @@ from battleship.stop import Stop
 from battleship.tables import tables
 
 FALLBACK = "density:skew=20"  # DataGenetics' density with C. Liam Brown's skew: a few ms on any rules
+SALVO_FALLBACK = "hunt-target"  # the salvo stand-in where density cannot choose a salvo
 _POSTERIOR_STOPS = "stop" in inspect.signature(posterior).parameters  # the faster engine will take one
 
 
@@ -74,6 +77,56 @@ def shot(
     chosen = shooter(spec, model, exact)
     chosen.reset(rules, game_rng(*seed))
     return int(chosen.next_shot(observation))
+
+
+def salvo(
+    rules: Rules,
+    observation: Observation,
+    spec: str,
+    seed: tuple[int, int],
+    size: int,
+    model: PlacementModel | None = None,
+    exact: bool = True,
+    *,
+    stop: Stop,
+) -> tuple[tuple[int, ...], str | None]:
+    """The ``size`` cells the shooter ``spec`` fires together next (run in a worker), or no cells and
+    why not, when the shooter cannot choose a salvo (a cell twice, or one fired at already)."""
+    chosen = shooter(spec, model, exact)
+    chosen.reset(rules, game_rng(*seed))
+    try:
+        cells = choose_salvo(chosen, observation, size)
+    except BattleshipError as exc:
+        return (), f"{named(spec, rules)} cannot choose salvos: {exc}"
+    why = illegal_salvo(rules, observation, cells, size)
+    return (cells, None) if why is None else ((), f"{named(spec, rules)} cannot choose salvos: {why}")
+
+
+def illegal_salvo(rules: Rules, observation: Observation, cells: tuple[int, ...], size: int) -> str | None:
+    """Why ``cells`` are no salvo of ``size`` here (off the board, repeated, fired at already), or None."""
+    if len(cells) != size:
+        return f"it chose {len(cells)} cells where the turn fires {size}"
+    for i, cell in enumerate(cells):
+        if not 0 <= cell < rules.cells:
+            return f"it chose cell {cell}, off the board"
+        if cell in cells[:i] or observation.is_shot(cell):
+            said = "twice" if cell in cells[:i] else "after it was fired at"
+            return f"it chose {cell_name(cell, rules.cols)} {said}"
+    return None
+
+
+def quick_salvo(
+    rules: Rules, observation: Observation, seed: tuple[int, int], size: int
+) -> tuple[tuple[int, ...], str]:
+    """The stand-in salvo and the shooter that chose it: the density shooter's cells where it chooses
+    salvos, else DataGenetics' hunt/target's (milliseconds either way)."""
+    cells, why = salvo(rules, observation, FALLBACK, seed, size, stop=Stop())
+    if why is None:
+        return cells, FALLBACK
+    cells, why = salvo(rules, observation, SALVO_FALLBACK, seed, size, stop=Stop())
+    if why is not None:
+        raise BattleshipError(why)
+    return cells, SALVO_FALLBACK
 
 
 def quick_shot(rules: Rules, observation: Observation, seed: tuple[int, int]) -> int:
@@ -163,7 +216,7 @@ def positions(rules: Rules) -> list[Observation]:
     layout = to_layout(rules, draw(rules, "uniform", 0, 1, threads=False)[0])
     biggest = max(range(len(rules.fleet)), key=lambda k: rules.fleet[k].size)
     game = Game(layout)
-    game.fire((layout.masks[biggest] & -layout.masks[biggest]).bit_length() - 1)  # its first cell
+    game.fire_salvo([(layout.masks[biggest] & -layout.masks[biggest]).bit_length() - 1])  # its first cell
     return [Observation(rules, ()), game.observation]
 
 
@@ -175,6 +228,11 @@ def probe(rules: Rules, spec: str, model: PlacementModel | None = None, *, stop:
     longest = 0.0
     for n, observation in enumerate(positions(rules)):
         start = time.process_time()
-        shot(rules, observation, spec, (3, n), model, stop=stop)
+        if rules.salvo is None:
+            shot(rules, observation, spec, (3, n), model, stop=stop)
+        else:  # a move is a whole salvo (the rules' largest), and a shooter that cannot choose one is refused
+            _cells, why = salvo(rules, observation, spec, (3, n), rules.turn_size(), model, stop=stop)
+            if why is not None:
+                raise BattleshipError(why)
         longest = max(longest, time.process_time() - start)
     return longest

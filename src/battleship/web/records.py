@@ -10,17 +10,18 @@ computer is played by "Player" and "Computer", a game between friends by "Player
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from battleship import notation
 from battleship import rules as rules_mod
 from battleship.errors import BattleshipError
-from battleship.game import Game, Observation, Outcome, Shot
+from battleship.cells import cell_name
+from battleship.game import Game, Observation, Outcome, Shot, Volley
 from battleship.layout import Layout
 from battleship.rules import PRESETS, Rules, Sinks, preset
 
-RULES = tuple(k for k, (_d, r) in PRESETS.items() if r.salvo is None)  # one shot a turn: the web plays those
+RULES = tuple(PRESETS)  # every preset is on offer (square-N and the salvo rules included)
 FRIEND = "friend"  # the mode of a game between two people
 COMPUTER_SIDES = ("Player", "Computer")
 FRIEND_SIDES = ("Player 1", "Player 2")
@@ -96,13 +97,14 @@ def sides(row: dict[str, Any]) -> tuple[str, str]:
 
 @dataclass
 class Replay:
-    """A stored game replayed: both layouts, the moves, and each side's shots."""
+    """A stored game replayed: both layouts, the moves, each side's shots and (salvo rules) its turns."""
 
     rules: Rules
     names: tuple[str, str]
     layouts: tuple[Layout, Layout]  # the first side's fleet, the second's
     moves: list[tuple[str, int]]
     at: tuple[Game, Game]  # at[k]: the shots fired at side k's fleet (by the other side)
+    turns: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)  # (side, cells) of every turn
 
     def side(self, name: str) -> int:
         return self.names.index(name)
@@ -111,17 +113,82 @@ class Replay:
         """The game the side ``shooter`` fires in (at the other side's fleet)."""
         return self.at[1 - shooter]
 
+    def turn_size(self, shooter: int) -> int:
+        """How many shots the side ``shooter`` fires on its next turn (1 in the one-shot game)."""
+        if self.rules.salvo is None:
+            return 1
+        return turn_size(self.layouts[shooter], self.at[shooter], self.target(shooter))
+
+    def play(self, shooter: int, cells: tuple[int, ...]) -> Shot | Volley:
+        """One more turn by ``shooter``: a shot, or (salvo rules) a salvo of the size its turn allows."""
+        target = self.target(shooter)
+        if self.rules.salvo is None:
+            if len(cells) != 1:
+                raise BattleshipError(f"cells: these rules fire one shot a turn, not {len(cells)}")
+            answer: Shot | Volley = target.fire(cells[0])
+        else:
+            answer = target.fire_salvo(cells, self.turn_size(shooter))
+        self.turns.append((shooter, tuple(cells)))
+        self.moves += [(self.names[shooter], c) for c in cells]
+        return answer
+
+
+def turn_size(own: Layout, fired_at_own: Game, target: Game) -> int:
+    """Shots in the next turn of a side whose fleet is ``own`` (fired at in ``fired_at_own``) firing in
+    ``target``: the rules' salvo for that much of its fleet afloat, never more than the cells left."""
+    hit = fired_at_own.observation.shot_mask & own.occupied
+    ships = sum(1 for mask in own.masks if mask & ~hit)
+    return target.turn_size(ships, (own.occupied & ~hit).bit_count())
+
 
 def replay(row: dict[str, Any]) -> Replay:
     """Rebuild a game from its stored row."""
     rules = rules_of(row)
+    if rules.salvo is not None:
+        return _replay_salvos(row, rules)
     paper = notation.read_game(row["record"], rules)
     names = sides(row)
     fleets = (_fleet(paper, names[0]), _fleet(paper, names[1]))
     at = (Game(fleets[0]), Game(fleets[1]))
     for who, cell in paper.moves:
         at[1 - names.index(who)].fire(cell)
-    return Replay(rules, names, fleets, list(paper.moves), at)
+    moves = list(paper.moves)
+    return Replay(rules, names, fleets, moves, at, [(names.index(who), (cell,)) for who, cell in moves])
+
+
+def _replay_salvos(row: dict[str, Any], rules: Rules) -> Replay:
+    """A salvo game: each side's run of moves is one salvo, fired whole, of the size its turn allows."""
+    grids, moves = split_record(row["record"], rules)
+    paper = notation.read_game(grids, rules)
+    names = sides(row)
+    fleets = (_fleet(paper, names[0]), _fleet(paper, names[1]))
+    game = Replay(rules, names, fleets, list(moves), (Game(fleets[0]), Game(fleets[1])))
+    for side, cells in group_turns(names, moves):
+        game.target(side).fire_salvo(cells, game.turn_size(side))
+        game.turns.append((side, cells))
+    return game  # its moves are the stored ones: ``play`` adds to them
+
+
+def split_record(record: str, rules: Rules) -> tuple[str, list[tuple[str, int]]]:
+    """A stored salvo game's text as its players and grids (a game of no moves) and its moves."""
+    lines = record.split("\n")
+    grid_end = max((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), default=-1) + 1
+    moves = notation.read_moves("\n".join(lines[grid_end:]), rules, grid_end + 1)
+    return "\n".join(lines[:grid_end]) + "\n", moves
+
+
+def group_turns(names: tuple[str, str], moves: list[tuple[str, int]]) -> list[tuple[int, tuple[int, ...]]]:
+    """The moves as turns: each run of moves by one side is one salvo (the sides take turns)."""
+    turns: list[tuple[int, tuple[int, ...]]] = []
+    for who, cell in moves:
+        if who not in names:
+            raise BattleshipError(f"the stored game has a move by {who!r}, who is not one of its players")
+        side = names.index(who)
+        if turns and turns[-1][0] == side:
+            turns[-1] = (side, (*turns[-1][1], cell))
+        else:
+            turns.append((side, (cell,)))
+    return turns
 
 
 def _fleet(paper: notation.PaperGame, name: str) -> Layout:
@@ -133,9 +200,17 @@ def _fleet(paper: notation.PaperGame, name: str) -> Layout:
 
 
 def write_record(rules: Rules, names: tuple[str, str], layouts: tuple[Layout, Layout], moves) -> str:
-    """The Dunman High paper's game notation of the whole game so far."""
+    """The Dunman High paper's game notation of the whole game so far (under salvo rules, each salvo's
+    moves on one line)."""
     players = ((names[0], layouts[0]), (names[1], layouts[1]))
-    return notation.write_game(notation.PaperGame(rules, players, tuple(moves)))
+    if rules.salvo is None:
+        return notation.write_game(notation.PaperGame(rules, players, tuple(moves)))
+    text = notation.write_game(notation.PaperGame(rules, players, ()))
+    lines = [
+        " ".join(notation.write_move(names[side], c, rules) for c in cells)
+        for side, cells in group_turns(names, list(moves))
+    ]
+    return text + "".join(line + "\n" for line in lines)
 
 
 def known_ships(rules: Rules, shots: tuple[Shot, ...]) -> dict[int, int]:
@@ -188,6 +263,74 @@ def shot_json(shot: Shot, rules: Rules, cells: int = 0) -> dict[str, Any]:
     return out
 
 
+def fired_json(observation: Observation, rules: Rules) -> list[dict[str, Any]]:
+    """Every shot one side fired, as the pages read them: under salvo rules each with its ``turn`` (from
+    1), and under salvos answered whole (``ships``, ``count``) the outcome ``fired`` (the answer is the
+    salvo's, :func:`salvos_json`)."""
+    if rules.salvo is None:
+        return shots_json(observation.shots, rules)
+    answered = iter(shots_json(observation.shots, rules))
+    out = []
+    for turn, volley in enumerate(observation.volleys, 1):
+        if volley.shots:
+            out += [{**next(answered), "turn": turn} for _ in volley.shots]
+        else:
+            out += [{"cell": c, "outcome": "fired", "turn": turn} for c in volley.cells]
+    return out
+
+
+def salvos_json(observation: Observation, rules: Rules) -> list[dict[str, Any]]:
+    """Each salvo one side fired and the referee's answer to it, whole (empty in the one-shot game)."""
+    return [salvo_json(v, rules, turn) for turn, v in enumerate(observation.volleys, 1)]
+
+
+def salvo_json(volley: Volley, rules: Rules, turn: int) -> dict[str, Any]:
+    """One salvo: its cells (and their names), its hits, the ships it hit (``ships`` answers) and sank
+    (as the sink rule says), and the answer in words ("2 hits")."""
+    fleet = rules.fleet
+    out: dict[str, Any] = {
+        "turn": turn,
+        "cells": list(volley.cells),
+        "names": [cell_name(c, rules.cols) for c in volley.cells],
+        "hits": volley.hits,
+        "sunk_count": volley.sunk_count,
+        "sunk": [fleet[k].name for k in volley.sunk],
+    }
+    if volley.ship_hits:
+        out["ship_hits"] = [{"ship": fleet[k].name, "hits": n} for k, n in enumerate(volley.ship_hits) if n]
+    if volley.revealed:
+        out["revealed"] = [[c for c in range(rules.cells) if mask >> c & 1] for mask in volley.revealed]
+    out["words"] = salvo_words(out, rules)
+    return out
+
+
+def salvo_words(salvo: dict[str, Any], rules: Rules) -> str:
+    """A salvo's answer in words: "2 hits", "hit the Battleship twice", "1 hit, sank the Destroyer"."""
+    hits = salvo["hits"]
+    said = f"{hits} hit{'s' * (hits != 1)}"
+    if "ship_hits" in salvo:
+        times = {1: "once", 2: "twice"}
+        said = (
+            "hit the "
+            + ", the ".join(f"{h['ship']} {times.get(h['hits'], str(h['hits']) + ' times')}" for h in salvo["ship_hits"])
+            if salvo["ship_hits"]
+            else "no hit"
+        )
+    if salvo["sunk"]:
+        said += ", sank the " + " and the ".join(salvo["sunk"])
+    elif salvo["sunk_count"] and rules.sinks is not Sinks.NONE:
+        n = salvo["sunk_count"]
+        said += f", sank {'a ship' if n == 1 else str(n) + ' ships'}"
+    return said
+
+
+def salvo_rule_json(rules: Rules) -> dict[str, Any] | None:
+    """The salvo rule as the pages read it (None in the one-shot game)."""
+    if rules.salvo is None:
+        return None
+    return {"shots": rules.salvo.shots, "answers": rules.salvo.answers.value}
+
+
 def layout_json(layout: Layout) -> dict[str, Any]:
     """A layout: its notation and each ship's cells."""
     rules = layout.rules
@@ -218,6 +361,8 @@ def rules_json(rules: Rules) -> dict[str, Any]:
             for s in rules.fleet
         ],
     }
+    if rules.salvo is not None:
+        out["salvo"] = salvo_rule_json(rules)
     if rules.name in PRESETS:
         out["about"] = PRESETS[rules.name][0]
     if rules.name == "custom":
@@ -237,11 +382,11 @@ def ships_afloat(layout: Layout, observation: Observation, revealed: bool) -> in
     """
     rules = layout.rules
     if revealed:
-        hit = observation.hit_mask
+        hit = observation.shot_mask & layout.occupied  # every cell fired at on a ship (salvos too)
         return sum(1 for mask in layout.masks if mask & ~hit)
     if rules.sinks is Sinks.NONE:
         return None
-    return len(rules.fleet) - sum(1 for s in observation.shots if s.outcome is Outcome.SUNK)
+    return len(rules.fleet) - observation.sunk_count
 
 
 def history_status(row: dict[str, Any]) -> str:

@@ -118,31 +118,46 @@ def cell_schema(auto: bool) -> dict[str, Any]:
 
 Cell = Annotated[Any, WithJsonSchema(cell_schema(True))]
 FriendCell = Annotated[Any, WithJsonSchema(cell_schema(False))]
-NOT_AUTO: JsonDict = {"not": {"required": ["auto"], "properties": {"auto": {"const": True}}}}
+SALVO_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": cell_schema(False),
+    "minItems": 1,
+    "maxItems": MAX_CELL + 1,
+    "description": "A salvo: the cells fired together this turn, as many as the turn fires (the state's "
+    "`salvo` says how many); each an index or a name, none fired at before nor twice. A one-shot "
+    "game takes a list of one.",
+}
+Cells = Annotated[Any, WithJsonSchema(SALVO_SCHEMA)]
+AUTO_TRUE: JsonDict = {"required": ["auto"], "properties": {"auto": {"const": True}}}
+
+
+def only(field: str, *others: JsonDict) -> JsonDict:
+    """JSON Schema for "``field`` is given, and none of ``others``"."""
+    return {"required": [field], "not": {"anyOf": list(others)}}
 
 
 class Fire(BaseModel):
-    """The player's shot: a cell index or name such as ``B7``; ``"auto"`` (or ``auto: true``) for "play for me".
+    """The player's turn: a cell index or name such as ``B7``; a salvo's ``cells`` (salvo rules); ``"auto"``
+    (or ``auto: true``) for "play for me".
 
-    One or the other: ``{"cell": "B2", "auto": true}`` says two things at once and is refused.
-    Strict types: ``true`` is not the cell 1, and ``"7"`` is not the cell 7.
+    One of them: ``{"cell": "B2", "auto": true}`` says two things at once and is refused, as are
+    ``cell`` and ``cells`` together. Strict types: ``true`` is not the cell 1, and ``"7"`` is not
+    the cell 7.
     """
 
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
             "oneOf": [
-                {"required": ["cell"], **NOT_AUTO},
-                {
-                    "required": ["auto"],
-                    "properties": {"auto": {"const": True}},
-                    "not": {"required": ["cell"]},
-                },
+                only("cell", {"required": ["cells"]}, AUTO_TRUE),
+                only("cells", {"required": ["cell"]}, AUTO_TRUE),
+                {**only("auto", {"required": ["cell"]}, {"required": ["cells"]}), "properties": {"auto": {"const": True}}},
             ],
-            "examples": [{"cell": "E5"}, {"auto": True}],
+            "examples": [{"cell": "E5"}, {"cells": ["E5", "F6", "G7"]}, {"auto": True}],
         },
     )
-    cell: Cell = None  # absent is allowed with auto: true; anything else is read as a cell
+    cell: Cell = None  # absent is allowed with auto: true or cells; anything else is read as a cell
+    cells: Cells = None  # a salvo: read cell by cell, as the turn fires
     auto: StrictBool = False
 
     @field_validator("cell", mode="before")
@@ -153,16 +168,46 @@ class Fire(BaseModel):
             return int(value)
         return value
 
+    @field_validator("cells", mode="before")
+    @classmethod
+    def cells_are_a_list(cls, value: object) -> object:
+        """``"cells": null`` is no salvo (any other value is read, and refused, cell by cell)."""
+        return salvo_given(value)
+
     @model_validator(mode="after")
     def one_thing_at_once(self) -> Fire:
-        """A cell and ``auto: true`` together are a contradiction, refused naming both."""
-        if self.auto and "cell" in self.model_fields_set:
+        """A cell, cells and ``auto: true``: two of them together are a contradiction, refused naming both."""
+        given = self.model_fields_set
+        if self.auto and ("cell" in given or "cells" in given):
+            field = "cell" if "cell" in given else "cells"
+            value = self.cell if field == "cell" else self.cells
             raise PydanticCustomError(
                 "contradiction",
-                f"cell and auto: give a cell ({json.dumps(self.cell)[:40]}) or auto: true "
-                '("play for me"), not both',
+                f"{field} and auto: give {'a cell' if field == 'cell' else 'cells'} ({json.dumps(value)[:40]}) "
+                'or auto: true ("play for me"), not both',
             )
+        both_cells(self.model_fields_set)
         return self
+
+
+def both_cells(given: set[str]) -> None:
+    """``cell`` and ``cells`` together are refused: one shot or one salvo."""
+    if "cell" in given and "cells" in given:
+        raise PydanticCustomError(
+            "contradiction", "cell and cells: give one cell (a shot) or cells (a salvo), not both"
+        )
+
+
+def salvo_given(value: object) -> object:
+    """A salvo as given; ``null`` is refused here (an absent salvo and a null one must not look alike)."""
+    if value is None:
+        raise PydanticCustomError("not_a_salvo", "null is not a list of cells")
+    return value
+
+
+def turn_cells(body: BaseModel) -> list[Any] | None:
+    """The salvo a request gives (``cells``), or None when it gives one ``cell``."""
+    return body.cells if "cells" in body.model_fields_set else None  # type: ignore[attr-defined]
 
 
 class Calc(BaseModel):
@@ -327,7 +372,8 @@ def _game_routes(app: FastAPI) -> None:
         responses={200: {"description": "The shot and the new state"}, **responses(404, 409, 500, 503)},
     )
     async def fire(game_id: GameId, request: Request, body: Fire = Body()) -> dict[str, Any]:
-        """The player's shot, or with ``"cell": "auto"`` (or ``"auto": true``) the Expert level's ("play for me").
+        """The player's shot, or under salvo rules their salvo (``cells``, as many as the turn fires), or with
+        ``"cell": "auto"`` (or ``"auto": true``) the Expert level's ("play for me").
 
         "Play for me" thinks within the move's deadline; past it the density shooter answers, and
         ``auto.fallback`` says why.
@@ -336,7 +382,7 @@ def _game_routes(app: FastAPI) -> None:
             return await stoppable(
                 request, settings.move_seconds, gated(app, MOVE, service.fire), game_id, None, True
             )
-        return await run_in_threadpool(service.fire, game_id, body.cell, False)
+        return await run_in_threadpool(service.fire, game_id, body.cell, False, None, turn_cells(body))
 
     @app.post(
         "/api/games/{game_id}/computer",

@@ -32,13 +32,15 @@ from battleship.web.records import (
     Conflict,
     NotFound,
     Replay,
+    fired_json,
     history_status,
     layout_json,
     pick_rules,
     replay,
     rules_json,
+    salvo_rule_json,
+    salvos_json,
     ships_afloat,
-    shots_json,
     write_record,
 )
 
@@ -56,24 +58,52 @@ def random_layout(rules: Rules) -> Layout:
     return generators.to_layout(rules, row)
 
 
-def read_cell(cell: object, rules: Rules) -> int:
+def read_cell(cell: object, rules: Rules, field: str = "cell") -> int:
     """A cell index or name (``B7``) on this board; otherwise an error naming the field, the value and
     what this board allows (a name in the engine's words, :func:`battleship.cells.parse_cell`)."""
     allowed = f"an index 0..{rules.cells - 1} or a name {cell_name(0, rules.cols)}..{cell_name(rules.cells - 1, rules.cols)}"
     if cell is None:
-        raise BattleshipError(f"cell: give the cell to fire at, {allowed}")
+        raise BattleshipError(f"{field}: give the cell to fire at, {allowed}")
+    if isinstance(cell, float) and cell.is_integer():
+        cell = int(cell)  # JSON Schema counts 10.0 as the integer 10; so does this API
     if isinstance(cell, int) and not isinstance(cell, bool):
         if not 0 <= cell < rules.cells:
-            raise BattleshipError(f"cell: {cell} is off the {rules.rows}x{rules.cols} board ({allowed})")
+            raise BattleshipError(f"{field}: {cell} is off the {rules.rows}x{rules.cols} board ({allowed})")
         return cell
     if not isinstance(cell, str):
-        raise BattleshipError(f"cell: {json.dumps(cell)[:40]} is not a cell ({allowed})")
+        raise BattleshipError(f"{field}: {json.dumps(cell)[:40]} is not a cell ({allowed})")
     if len(cell) > MAX_CELL_TEXT:
-        raise BattleshipError(f"cell: {cell[:MAX_CELL_TEXT]!r}... is not a cell name ({allowed})")
+        raise BattleshipError(f"{field}: {cell[:MAX_CELL_TEXT]!r}... is not a cell name ({allowed})")
     try:
         return parse_cell(cell, rules.rows, rules.cols)
     except BattleshipError as error:
-        raise BattleshipError(f"cell: {error}; this board takes {allowed}") from None
+        raise BattleshipError(f"{field}: {error}; this board takes {allowed}") from None
+
+
+def read_salvo(cells: object, rules: Rules, seen: Observation, size: int) -> tuple[int, ...]:
+    """The cells of a turn's salvo (``cells``: a list of indices or names), exactly ``size`` of them, each
+    on the board, none fired at before nor twice; otherwise an error naming the field, the value and
+    what is allowed."""
+    if not isinstance(cells, list):
+        raise BattleshipError(f"cells: {json.dumps(cells)[:40]} is not a list of cells; this turn fires {size}")
+    read = tuple(read_cell(c, rules, f"cells[{i}]") for i, c in enumerate(cells))
+    for i, cell in enumerate(read):
+        name = cell_name(cell, rules.cols)
+        if cell in read[:i]:
+            raise BattleshipError(f"cells[{i}]: {name} is in the salvo twice")
+        if seen.is_shot(cell):
+            raise BattleshipError(f"cells[{i}]: {name} has been fired at already")
+    if len(read) != size:
+        raise BattleshipError(f"cells: {len(read)} cell{'s' * (len(read) != 1)} given; {turn_words(rules, size)}")
+    return read
+
+
+def turn_words(rules: Rules, size: int) -> str:
+    """How many shots this turn fires, and why (the salvo rule)."""
+    shots = f"this turn fires {size} shot{'s' * (size != 1)}"
+    rule = rules.salvo.shots if rules.salvo is not None else 1
+    why = {"afloat": "one for each of your ships afloat", "afloat-cells": "one for each unhit square of your fleet"}
+    return f"{shots} ({why[rule]})" if rule in why else shots
 
 
 def new_row(rules: Rules, mode_name: str, **fields: Any) -> dict[str, Any]:
@@ -117,11 +147,13 @@ class Games:
         if not store.save(self.engine, row["id"], changes, {"moves": row["moves"], "status": row["status"]}):
             raise Conflict("the game moved on meanwhile; fetch its state again")
 
-    def _commit(self, row: dict[str, Any], game: Replay, side: int, cell: int, extra: dict[str, Any]) -> None:
-        """Store the game with one more move by ``side``; the end of the game is decided here."""
-        moves = [*game.moves, (game.names[side], cell)]
-        changes: dict[str, Any] = {"moves": len(moves), **extra}
-        changes["record"] = write_record(game.rules, game.names, game.layouts, moves)
+    def _commit(self, row: dict[str, Any], game: Replay, side: int, extra: dict[str, Any]) -> None:
+        """Store the game after ``side``'s turn, played on ``game`` (:meth:`Replay.play`); the end of the
+        game is decided here."""
+        changes: dict[str, Any] = {"moves": len(game.moves), **extra}
+        if game.rules.salvo is not None:
+            changes["turns"] = len(game.turns)
+        changes["record"] = write_record(game.rules, game.names, game.layouts, game.moves)
         if game.target(side).over:
             winner = ("player", "computer")[side] if row["mode"] != FRIEND else f"player{side + 1}"
             changes.update(status="over", winner=winner, finished=store.now(), ended_by="sunk")
@@ -157,9 +189,61 @@ def _summary(row: dict[str, Any]) -> dict[str, Any]:
         "winner": row["winner"],
         "ended_by": row["ended_by"] or ("resigned" if row["resigned"] else "sunk" if row["winner"] else None),
         "moves": row["moves"],
+        "turns": row["turns"],  # salvo games: turns (both sides' salvos); None in the one-shot game
         "created": row["created"].isoformat(),
         "finished": row["finished"].isoformat() if row["finished"] else None,
     }
+
+
+def read_targets(
+    cell: object, cells: list[Any] | None, rules: Rules, seen: Observation, size: int
+) -> tuple[int, ...]:
+    """A turn's cells from a request: ``cell`` (one shot) or ``cells`` (a salvo), as the turn fires."""
+    if cells is not None:
+        return read_salvo(cells, rules, seen, size)
+    target = read_cell(cell, rules)
+    if seen.is_shot(target):
+        raise BattleshipError(f"{cell_name(target, rules.cols)} has been fired at already")
+    if size != 1:
+        raise BattleshipError(f"cell: one cell given; {turn_words(rules, size)}: give them as cells")
+    return (target,)
+
+
+def salvo_view(game: Replay, side: int, over: bool, mine: str, theirs: str) -> dict[str, Any]:
+    """What a salvo game adds to side ``side``'s view: the rule and the shots each side's next turn
+    fires (``salvo``), and each side's salvos with their answers (``<mine>_salvos`` for this side's,
+    ``<theirs>_salvos`` for the other's)."""
+    rules = game.rules
+    return {
+        "salvo": {
+            **(salvo_rule_json(rules) or {}),
+            mine: 0 if over else game.turn_size(side),
+            theirs: 0 if over else game.turn_size(1 - side),
+        },
+        f"{mine}_salvos": salvos_json(game.target(side).observation, rules),
+        f"{theirs}_salvos": salvos_json(game.at[side].observation, rules),
+    }
+
+
+def turn_answer(state: dict[str, Any], who: str) -> dict[str, Any]:
+    """A turn's answer out of the new state: ``shot`` (the one-shot game), or ``salvo`` and its
+    ``shots`` (salvo rules); ``who``: the state's name for the side that moved (``player``, ``your``)."""
+    shots = state[f"{who}_shots"]
+    if "salvo" not in state:
+        return {"shot": shots[-1], "state": state}
+    salvo = state[f"{who}_salvos"][-1]
+    return {"salvo": salvo, "shots": shots[-len(salvo["cells"]) :], "state": state}
+
+
+def replay_salvos(game: Replay, player: tuple[str, str]) -> list[dict[str, Any]]:
+    """Every salvo of a finished game in order: who fired it (``side``, ``player``), where its moves
+    start in the list of moves (``first``, from 0), its cells and the answer (:func:`salvo_json`)."""
+    answers = [iter(salvos_json(game.target(side).observation, game.rules)) for side in (0, 1)]
+    out, first = [], 0
+    for n, (side, cells) in enumerate(game.turns, 1):
+        out.append({"n": n, "side": side, "player": player[side], "first": first, **next(answers[side])})
+        first += len(cells)
+    return out
 
 
 class Service(Games):
@@ -227,11 +311,13 @@ class Service(Games):
             "play_for_me": row["play_for_me"],
             "moves": row["moves"],
             "player_layout": layout_json(game.layouts[PLAYER]),
-            "player_shots": shots_json(game.at[COMPUTER].observation.shots, rules),
-            "computer_shots": shots_json(game.at[PLAYER].observation.shots, rules),
+            "player_shots": fired_json(game.at[COMPUTER].observation, rules),
+            "computer_shots": fired_json(game.at[PLAYER].observation, rules),
             "computer_ships_left": ships_afloat(game.layouts[COMPUTER], game.at[COMPUTER].observation, over),
             "player_ships_left": ships_afloat(game.layouts[PLAYER], game.at[PLAYER].observation, True),
         }
+        if rules.salvo is not None:
+            view.update(salvo_view(game, PLAYER, over, "player", "computer"))
         if over:
             view["computer_layout"] = layout_json(game.layouts[COMPUTER])
             view["notation"] = row["notation"]
@@ -248,44 +334,58 @@ class Service(Games):
         return row, replay(row)
 
     def fire(
-        self, game_id: str, cell: int | str | None = None, auto: bool = False, stop: Stop | None = None
+        self,
+        game_id: str,
+        cell: int | str | None = None,
+        auto: bool = False,
+        stop: Stop | None = None,
+        cells: list[Any] | None = None,
     ) -> dict[str, Any]:
-        """The player's shot (a cell index or name such as B7), or with ``auto`` the Expert level's."""
+        """The player's turn: a shot (a cell index or name such as B7), a salvo (``cells``, as many as the
+        turn fires), or with ``auto`` the Expert level's ("play for me")."""
         with self._lock(game_id):
             row, game = self._on_turn(game_id, PLAYER)
             rules, seen = game.rules, game.at[COMPUTER].observation
+            size = game.turn_size(PLAYER)
             move = None
             if auto:
                 seed = (int(row["seed"]), 1)  # play for me: the game's second stream
-                move = self.computer.move(rules, seen, "best", seed, stop or Stop(self.computer.move_seconds))
-                target = move.cell
+                move = self.computer.move(
+                    rules, seen, "best", seed, stop or Stop(self.computer.move_seconds), size=size
+                )
+                targets = move.cells
             else:
-                target = read_cell(cell, rules)
-                if seen.is_shot(target):
-                    raise BattleshipError(f"{cell_name(target, rules.cols)} has been fired at already")
-            game.at[COMPUTER].fire(target)
-            self._commit(row, game, PLAYER, target, {"play_for_me": True} if auto else {})
+                targets = read_targets(cell, cells, rules, seen, size)
+            game.play(PLAYER, targets)
+            self._commit(row, game, PLAYER, {"play_for_me": True} if auto else {})
         return self._answer(game_id, PLAYER, move)
 
     def computer_turn(self, game_id: str, stop: Stop | None = None) -> dict[str, Any]:
-        """The computer's shot at the player's fleet, by its level's shooter, within the move's deadline."""
+        """The computer's turn at the player's fleet (a shot or a salvo), by its level's shooter, within
+        the move's deadline."""
         with self._lock(game_id):
             row, game = self._on_turn(game_id, COMPUTER)
             rules, seen = game.rules, game.at[PLAYER].observation
             model = self.models.model(rules) if row["mode"] == "learning" else None
             seed = (int(row["seed"]), 0)  # the computer plays `battleship play` with the game's seed
             move = self.computer.move(
-                rules, seen, row["mode"], seed, stop or Stop(self.computer.move_seconds), model
+                rules,
+                seen,
+                row["mode"],
+                seed,
+                stop or Stop(self.computer.move_seconds),
+                model,
+                size=game.turn_size(COMPUTER),
             )
-            game.at[PLAYER].fire(move.cell)
-            self._commit(row, game, COMPUTER, move.cell, {})
+            game.play(COMPUTER, move.cells)
+            self._commit(row, game, COMPUTER, {})
         return self._answer(game_id, COMPUTER, move)
 
     def _answer(self, game_id: str, side: int, move: Move | None) -> dict[str, Any]:
-        """A move's answer: the shot (sunk ship's cells where known), the new state, who chose it."""
+        """A move's answer: the shot (sunk ship's cells where known), or the salvo and its shots, the new
+        state, who chose it."""
         state = self.state(game_id)
-        shot = state["player_shots" if side == PLAYER else "computer_shots"][-1]
-        answer = {"shot": shot, "state": state}
+        answer = turn_answer(state, "player" if side == PLAYER else "computer")
         if move is not None:
             answer["computer" if side == COMPUTER else "auto"] = move.json()
         return answer
@@ -309,15 +409,16 @@ class Service(Games):
         row = self._finished(game_id)
         game = replay(row)
         rules = game.rules
-        shots = [shots_json(game.at[1 - side].observation.shots, rules) for side in (0, 1)]
+        shots = [fired_json(game.at[1 - side].observation, rules) for side in (0, 1)]
         fired = [0, 0]
         moves = []
+        player = ("player", "computer") if row["mode"] != FRIEND else ("player1", "player2")
         for n, (who, cell) in enumerate(game.moves, 1):
             side = game.side(who)
             moves.append(
                 {
                     "n": n,
-                    "player": ("player", "computer")[side] if row["mode"] != FRIEND else f"player{side + 1}",
+                    "player": player[side],
                     "side": side,
                     "name": cell_name(cell, rules.cols),
                     "notation": notation.write_move(who, cell, rules),
@@ -326,6 +427,7 @@ class Service(Games):
             )
             fired[side] += 1
         seats = store.seats_of(self.engine, game_id) if row["mode"] == FRIEND else []
+        extra = {"salvos": replay_salvos(game, player)} if rules.salvo is not None else {}
         return {
             "id": row["id"],
             "rules": rules_json(rules),
@@ -339,6 +441,7 @@ class Service(Games):
             "player_layout": layout_json(game.layouts[0]),
             "computer_layout": layout_json(game.layouts[1]),
             "moves": moves,
+            **extra,
             "notation": row["notation"],
         }
 
@@ -365,9 +468,20 @@ class Service(Games):
             raise BattleshipError(f"move must be from 0 to {len(game.moves)}, not {move}")
         shooter = 1 if side == "computer" else 0
         target = Game(game.layouts[1 - shooter])
-        for who, cell in game.moves[:move]:
-            if game.side(who) == shooter:
-                target.fire(cell)
+        done = 0  # moves of the turns replayed
+        for who, cells in game.turns:
+            if done + len(cells) > move:
+                if done < move:
+                    raise BattleshipError(
+                        f"move: {move} falls inside a salvo (moves {done + 1}..{done + len(cells)}): "
+                        f"ask after {done} or {done + len(cells)} moves"
+                    )
+                break
+            done += len(cells)
+            if who == shooter and game.rules.salvo is not None:
+                target.fire_salvo(cells)
+            elif who == shooter:
+                target.fire(cells[0])
         result = self.computer.heat(
             game.rules, target.observation, stop or Stop(self.computer.analysis_seconds), busy=busy
         )

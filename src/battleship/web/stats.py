@@ -50,7 +50,10 @@ def summary(service) -> dict[str, Any]:
             "rows": rules.rows,
             "cols": rules.cols,
             "games": len(group["games"]),
-            "modes": _modes(group["games"]),
+            # how game lengths are counted: moves (both sides' shots), or under salvo rules turns
+            # (both sides' salvos, the shots beside them)
+            "unit": "turns" if rules.salvo is not None else "moves",
+            "modes": _modes(group["games"], rules.salvo is not None),
             "placement": _placement(rules, group["layouts"]),
             "learning": None,
         }
@@ -80,8 +83,9 @@ def label(rules: Rules) -> str:
     return f"custom: {rules.rows}x{rules.cols}, {len(rules.fleet)} ships, {rules.spacing.value}, sinks {rules.sinks.value}"
 
 
-def _modes(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per level (and between friends): games, wins with a 95% interval, and each game's length."""
+def _modes(games: list[dict[str, Any]], salvo: bool = False) -> dict[str, dict[str, Any]]:
+    """Per level (and between friends): games, wins with a 95% interval, and each game's length in moves
+    (and, under salvo rules, in turns)."""
     out: dict[str, dict[str, Any]] = {}
     for name in (*MODES, FRIEND):
         mine = [g for g in games if g["mode"] == name]
@@ -97,6 +101,8 @@ def _modes(games: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "win_rate_ci95": list(wilson(wins, n)),
             "moves": [g["moves"] for g in mine],
         }
+        if salvo:
+            out[name]["turns"] = [g["turns"] or 0 for g in mine]
     return out
 
 

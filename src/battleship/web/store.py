@@ -50,7 +50,7 @@ games = Table(
     Column("status", String(16), nullable=False),  # player-turn | computer-turn | over
     Column("winner", String(16)),  # player | computer (resigned games: computer)
     Column("resigned", Boolean, nullable=False, default=False),
-    Column("moves", Integer, nullable=False, default=0),
+    Column("moves", Integer, nullable=False, default=0),  # shots fired, both sides (every cell of a salvo)
     Column("seed", String(40), nullable=False),
     Column("player_layout", Text, nullable=False),
     Column("computer_layout", Text, nullable=False),
@@ -63,6 +63,8 @@ games = Table(
     Column("turn_started", DateTime(timezone=True)),
     Column("ended_by", String(16)),
     Column("rematch", String(32)),
+    # salvo games: turns taken, both sides (a salvo is one); none in the one-shot game, where a turn is a move
+    Column("turns", Integer),
 )
 
 # a game between friends has two seats, each reached by its own 128-bit random token (the link a
