@@ -28,11 +28,11 @@ from battleship.web.records import (
     Conflict,
     NotFound,
     clock_left,
+    fired_json,
     layout_json,
     pick_rules,
     replay,
     rules_json,
-    fired_json,
     rules_of,
     ships_afloat,
     write_record,
@@ -241,7 +241,9 @@ class Friends(Games):
         self.hub.publish(row["id"])
         return self.view(token)
 
-    def fire(self, token: str, cell: int | str | None = None, cells: list[Any] | None = None) -> dict[str, Any]:
+    def fire(
+        self, token: str, cell: int | str | None = None, cells: list[Any] | None = None
+    ) -> dict[str, Any]:
         """This seat's turn at the other fleet (a shot, or a salvo's ``cells``), within its clock."""
         row, side = self._seat(token)
         with self._lock(row["id"]):

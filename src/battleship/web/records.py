@@ -15,8 +15,8 @@ from typing import Any
 
 from battleship import notation
 from battleship import rules as rules_mod
-from battleship.errors import BattleshipError
 from battleship.cells import cell_name
+from battleship.errors import BattleshipError
 from battleship.game import Game, Observation, Outcome, Shot, Volley
 from battleship.layout import Layout
 from battleship.rules import PRESETS, Rules, Sinks, preset
@@ -312,7 +312,9 @@ def salvo_words(salvo: dict[str, Any], rules: Rules) -> str:
         times = {1: "once", 2: "twice"}
         said = (
             "hit the "
-            + ", the ".join(f"{h['ship']} {times.get(h['hits'], str(h['hits']) + ' times')}" for h in salvo["ship_hits"])
+            + ", the ".join(
+                f"{h['ship']} {times.get(h['hits'], str(h['hits']) + ' times')}" for h in salvo["ship_hits"]
+            )
             if salvo["ship_hits"]
             else "no hit"
         )

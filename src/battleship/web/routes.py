@@ -151,7 +151,10 @@ class Fire(BaseModel):
             "oneOf": [
                 only("cell", {"required": ["cells"]}, AUTO_TRUE),
                 only("cells", {"required": ["cell"]}, AUTO_TRUE),
-                {**only("auto", {"required": ["cell"]}, {"required": ["cells"]}), "properties": {"auto": {"const": True}}},
+                {
+                    **only("auto", {"required": ["cell"]}, {"required": ["cells"]}),
+                    "properties": {"auto": {"const": True}},
+                },
             ],
             "examples": [{"cell": "E5"}, {"cells": ["E5", "F6", "G7"]}, {"auto": True}],
         },

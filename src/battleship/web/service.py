@@ -85,7 +85,9 @@ def read_salvo(cells: object, rules: Rules, seen: Observation, size: int) -> tup
     on the board, none fired at before nor twice; otherwise an error naming the field, the value and
     what is allowed."""
     if not isinstance(cells, list):
-        raise BattleshipError(f"cells: {json.dumps(cells)[:40]} is not a list of cells; this turn fires {size}")
+        raise BattleshipError(
+            f"cells: {json.dumps(cells)[:40]} is not a list of cells; this turn fires {size}"
+        )
     read = tuple(read_cell(c, rules, f"cells[{i}]") for i, c in enumerate(cells))
     for i, cell in enumerate(read):
         name = cell_name(cell, rules.cols)
@@ -94,15 +96,22 @@ def read_salvo(cells: object, rules: Rules, seen: Observation, size: int) -> tup
         if seen.is_shot(cell):
             raise BattleshipError(f"cells[{i}]: {name} has been fired at already")
     if len(read) != size:
-        raise BattleshipError(f"cells: {len(read)} cell{'s' * (len(read) != 1)} given; {turn_words(rules, size)}")
+        raise BattleshipError(
+            f"cells: {len(read)} cell{'s' * (len(read) != 1)} given; {turn_words(rules, size)}"
+        )
     return read
 
 
 def turn_words(rules: Rules, size: int) -> str:
     """How many shots this turn fires, and why (the salvo rule)."""
+    if rules.salvo is None:
+        return "these rules fire one shot a turn"
     shots = f"this turn fires {size} shot{'s' * (size != 1)}"
-    rule = rules.salvo.shots if rules.salvo is not None else 1
-    why = {"afloat": "one for each of your ships afloat", "afloat-cells": "one for each unhit square of your fleet"}
+    rule = rules.salvo.shots
+    why = {
+        "afloat": "one for each of your ships afloat",
+        "afloat-cells": "one for each unhit square of your fleet",
+    }
     return f"{shots} ({why[rule]})" if rule in why else shots
 
 

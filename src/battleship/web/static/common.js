@@ -127,7 +127,9 @@ function labelCells(cells, cols, extra) {
     if (c.contains("miss")) parts.push("miss");
     if (c.contains("hit")) parts.push("hit");
     if (c.contains("sunk")) parts.push("sunk" + (b.textContent && b.textContent !== "#" ? " " + b.textContent : ""));
+    if (c.contains("salvo")) parts.push(`fired in salvo ${b.textContent}, answered with the salvo`);
     if (c.contains("revealed") && !c.contains("sunk")) parts.push("ship not found");
+    if (c.contains("aimed")) parts.push("marked for the salvo");
     if (c.contains("last")) parts.push("the last shot");
     if (extra && extra[i]) parts.push(extra[i]);
     b.setAttribute("aria-label", `${cellName(i, cols)}, ${parts.length ? parts.join(", ") : "not fired at"}`);

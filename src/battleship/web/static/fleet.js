@@ -182,12 +182,15 @@ function drawSide(cells, rules, shots, layout, show) {
       }
     }
   }
-  for (const s of shots) {
-    const b = cells[s.cell];
+  const occupied = new Set(layout && show ? layout.ships.flatMap((ship) => ship.cells) : []);
+  for (const fired of shots) {
+    const b = cells[fired.cell];
     b.classList.add("fired");
     b.setAttribute("aria-disabled", "true");
     if (b.classList.contains("sunk")) continue;
-    b.classList.add(s.outcome === "miss" ? "miss" : s.outcome === "hit" ? "hit" : "sunk");
+    // a shot answered only with its salvo: where the fleet is shown, what it struck is plain to see
+    const s = fired.outcome === "fired" && occupied.size ? {...fired, outcome: occupied.has(fired.cell) ? "hit" : "miss"} : fired;
+    b.classList.add({miss: "miss", hit: "hit", fired: "salvo"}[s.outcome] || "sunk");
     if (s.outcome === "sunk") {
       for (const c of s.cells || [s.cell]) {
         cells[c].classList.remove("hit", "ship", "revealed");

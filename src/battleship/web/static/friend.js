@@ -14,6 +14,9 @@ let live = false;        // the stream is open: the clocks tick only while the s
 let placement = null, placementKey = null;
 let enemy = [], own = [], boardsKey = null;
 let busy = false;
+let aim = null;          // salvo rules: the squares marked for the salvo being aimed
+
+const salvoSize = () => (view && view.salvo && view.status === "your-turn" ? view.salvo.your : 1);
 
 const fragment = () => new URLSearchParams(location.hash.slice(1));
 const oneScreen = () => seats.length === 2;
@@ -136,6 +139,8 @@ function showBanner() {
   b.className = "turn " + (status === "your-turn" ? "player" : status === "over" ? "over" : "computer");
   if (status === "placing") {
     b.textContent = !view.you.placed ? `${view.you.name}: place your fleet.` : `Waiting for ${them} to place their fleet\u2026`;
+  } else if (status === "your-turn" && salvoSize() > 1) {
+    b.textContent = `${view.you.name}: your turn. Mark ${salvoSize()} squares of ${them}'s waters, then fire them together (${salvoRuleWords(view.salvo)}).`;
   } else if (status === "your-turn") {
     b.textContent = `${view.you.name}: your turn. Fire at a square of ${them}'s waters.`;
   } else if (status === "their-turn") {
@@ -158,14 +163,23 @@ function drawBoards(before) {
   const rules = view.rules, key = `${view.id}:${shown}`;
   if (boardsKey !== key) {
     boardsKey = key;
-    enemy = makeBoard($("enemy"), rules.rows, rules.cols, fire, "Their waters: fire at a square");
+    enemy = makeBoard($("enemy"), rules.rows, rules.cols, onEnemyCell, "Their waters: fire at a square");
     own = makeBoard($("own"), rules.rows, rules.cols, null, "Your fleet");
     before = null;
+    if (view.salvo && !aim) aim = new SalvoAim($("message"), (cells) => fire(null, cells));
+    if (aim) aim.clear();
   }
   const over = view.status === "over";
   drawSide(enemy, rules, view.your_shots, view.their_layout, over ? "revealed" : null);
   drawSide(own, rules, view.their_shots, view.your_layout, "own");
+  if (view.salvo) {
+    drawSalvos(enemy, rules, view.your_shots, view.your_salvos, $("enemy-title"));
+    drawSalvos(own, rules, view.their_shots, view.their_salvos, document.querySelector(".own-panel h2"));
+    aim.ready(salvoSize() > 1 ? salvoSize() : 0, enemy);
+  }
+  const badge = $("enemy-title").querySelector(".salvo-badge");
   $("enemy-title").textContent = `${view.them.name}'s waters`;
+  if (badge) $("enemy-title").appendChild(badge);
   $("their-label").textContent = `shots by ${view.them.name}`;
   $("enemy").classList.toggle("inert", view.status !== "your-turn");
   $("enemy-panel").classList.toggle("active", view.status === "your-turn");
@@ -173,14 +187,29 @@ function drawBoards(before) {
   const left = view.their_ships_left;  // the server's count: true once their fleet is shown
   $("afloat").textContent = left === null || left === undefined ? "?" : left;
   $("their-shots").textContent = view.their_shots.length;
+  if (view.salvo) {  // salvo rules: turns counted, shots beside them
+    $("my-shots").textContent = view.your_salvos.length;
+    $("my-shots").nextElementSibling.textContent = `your salvos (${view.your_shots.length} shots)`;
+    $("their-shots").textContent = view.their_salvos.length;
+    $("their-label").textContent = `salvos by ${view.them.name} (${view.their_shots.length} shots)`;
+  }
   $("mine-afloat").textContent = view.your_ships_left === undefined ? "" : view.your_ships_left;
   $("resign").classList.toggle("hidden", over);
   for (const id of ["replaylink", "rematch", "another"]) $(id).classList.toggle("hidden", !over);
   $("rematch").textContent = view.rematch ? "Join the rematch" : "Rematch";
   if (over) $("replaylink").href = `/replay?game=${view.id}`;
-  if (before && before.id === view.id) {
+  if (before && before.id === view.id && view.salvo) {
+    const grew = (now, then) => now.length > then.length;
+    if (grew(view.their_salvos, before.their_salvos || [])) {
+      const salvo = view.their_salvos[view.their_salvos.length - 1];
+      announceSalvo(own, salvo, view.their_shots.slice(-salvo.cells.length));
+      $("message").textContent = describeSalvo(salvo, view.them.name);
+    }
+  } else if (before && before.id === view.id) {
     if (view.their_shots.length > before.their_shots.length) announce(own, view.their_shots[view.their_shots.length - 1]);
     if (view.your_shots.length > before.your_shots.length) announce(enemy, view.your_shots[view.your_shots.length - 1]);
+  }
+  if (before && before.id === view.id) {
     if (view.status === "your-turn" && before.status !== "your-turn" && !oneScreen()) sound.play("turn");
     if (over && before.status !== "over") sound.play(view.winner === "you" ? "win" : "lose");
   }
@@ -230,13 +259,21 @@ async function ready() {
   finally { $("ready").disabled = false; }
 }
 
-async function fire(cell) {
-  if (busy || !view || view.status !== "your-turn" || view.your_shots.some((s) => s.cell === cell)) return;
+// A square of their waters clicked: fire at it, or under salvo rules (more than one shot a turn) mark it.
+function onEnemyCell(cell) {
+  if (salvoSize() > 1) aim.toggle(cell, new Set(view.your_shots.map((s) => s.cell)));
+  else fire(cell);
+}
+
+async function fire(cell, cells) {
+  if (busy || !view || view.status !== "your-turn" || (!cells && view.your_shots.some((s) => s.cell === cell))) return;
   busy = true;
   try {
-    const answer = await api(`/api/seats/${seats[shown]}/fire`, {cell});
-    $("message").textContent = describeShot(answer.shot, "You", view.rules.cols);
+    const answer = await api(`/api/seats/${seats[shown]}/fire`, cells ? {cells} : {cell});
+    $("message").textContent = answer.salvo ? describeSalvo(answer.salvo, "You") : describeShot(answer.shot, "You", view.rules.cols);
+    if (aim) aim.clear();
     render(answer.state, view);
+    if (answer.salvo) announceSalvo(enemy, answer.salvo, answer.shots);
     if (oneScreen() && answer.state.status !== "over") setTimeout(async () => refresh(await api(`/api/seats/${seats[0]}`)), 900);
   } catch (err) { $("message").textContent = err.message; }
   finally { busy = false; }

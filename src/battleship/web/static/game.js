@@ -9,6 +9,10 @@ let placement = null;   // the placement editor
 let game = null;        // the game's state from the server
 let enemy = [], own = [];
 let busy = false;
+let aim = null;         // salvo rules: the squares marked for the salvo being aimed
+
+const salvoGame = () => Boolean(game && game.salvo);
+const salvoSize = () => (salvoGame() && game.status === "player-turn" ? game.salvo.player : 1);
 
 // The levels as radio buttons: the level and what it does in plain words, the shooter it plays named beside.
 function listLevels(saved) {
@@ -87,15 +91,32 @@ function beginPlay() {
   $("play").classList.remove("hidden");
   $("notice").textContent = game.notice || "";  // e.g. the level's exact graph still compiling
   $("message").textContent = "";
-  enemy = makeBoard($("enemy"), rules.rows, rules.cols, fire, "Enemy waters: fire at a square");
+  enemy = makeBoard($("enemy"), rules.rows, rules.cols, onEnemyCell, "Enemy waters: fire at a square");
+  if (salvoGame() && !aim) aim = new SalvoAim($("notice"), (cells) => fire(null, false, cells));
+  if (aim) aim.clear();
+  // a heat map reads shots answered one by one: not offered where salvos are answered whole
+  const whole = salvoGame() && game.salvo.answers !== "each";
+  $("heat").parentElement.classList.toggle("hidden", whole);
+  if (whole) $("heat").checked = false;
   own = makeBoard($("own"), rules.rows, rules.cols, null, "Your fleet");
   render();
+}
+
+// A square of enemy waters clicked: fire at it, or under salvo rules (more than one shot a turn) mark it.
+function onEnemyCell(cell) {
+  if (salvoSize() > 1) aim.toggle(cell, new Set(game.player_shots.map((s) => s.cell)));
+  else fire(cell);
 }
 
 function render() {
   const over = game.status === "over";
   drawSide(enemy, rules, game.player_shots, game.computer_layout, over ? "revealed" : null);
   drawSide(own, rules, game.computer_shots, game.player_layout, "own");
+  if (salvoGame()) {
+    drawSalvos(enemy, rules, game.player_shots, game.player_salvos, $("enemy-panel").querySelector("h2"));
+    drawSalvos(own, rules, game.computer_shots, game.computer_salvos, document.querySelector(".own-panel h2"));
+    aim.ready(game.status === "player-turn" && salvoSize() > 1 ? salvoSize() : 0, enemy);
+  }
   $("enemy").classList.toggle("inert", game.status !== "player-turn");
   showCounts(over);
   showTurn(over);
@@ -108,11 +129,19 @@ function render() {
 function showCounts(over) {
   const left = game.computer_ships_left;  // the server's count: true once the fleet is shown
   $("my-shots").textContent = game.player_shots.length;
+  if (salvoGame()) {  // salvo rules: turns counted, shots beside them
+    $("my-shots").textContent = game.player_salvos.length;
+    $("my-shots").nextElementSibling.textContent = `your salvos (${game.player_shots.length} shots)`;
+  }
   $("afloat").textContent = left === null ? "?" : left;
   $("afloat").title = left === null ? "these rules never say when a ship sinks" : "";
   $("their-shots").textContent = game.computer_shots.length;
   // the level's short name; its shooter's spec (long, unbroken) in the tooltip
   $("their-label").textContent = `shots by the computer (${game.level.level})`;
+  if (salvoGame()) {
+    $("their-shots").textContent = game.computer_salvos.length;
+    $("their-label").textContent = `salvos by the computer (${game.level.level}; ${game.computer_shots.length} shots)`;
+  }
   $("their-label").title = `the ${game.level.level} level plays ${game.level.shooter}`;
   $("mine-afloat").textContent = game.player_ships_left;
 }
@@ -121,14 +150,17 @@ function showTurn(over) {
   const turn = $("turn");
   $("enemy-panel").classList.toggle("active", game.status === "player-turn");
   turn.className = "turn " + (over ? "over" : game.status === "player-turn" ? "player" : "computer");
+  const size = salvoSize();
   if (!over) {
-    turn.textContent = game.status === "player-turn" ? "Your turn: fire at a square of enemy waters."
-      : "The computer is aiming\u2026";
+    turn.textContent = game.status !== "player-turn" ? "The computer is aiming\u2026"
+      : size > 1 ? `Your turn: mark ${size} squares of enemy waters, then fire them together (${salvoRuleWords(game.salvo)}).`
+      : "Your turn: fire at a square of enemy waters.";
     return;
   }
+  const took = (shots, salvos) => (salvos ? `${salvos.length} turns (${shots.length} shots)` : `${shots.length} shots`);
   turn.textContent = game.resigned ? "You resigned: the computer's fleet is shown."
-    : game.winner === "player" ? `You won in ${game.player_shots.length} shots!`
-    : `The computer won in ${game.computer_shots.length} shots.`;
+    : game.winner === "player" ? `You won in ${took(game.player_shots, game.player_salvos)}!`
+    : `The computer won in ${took(game.computer_shots, game.computer_salvos)}.`;
 }
 
 function boardText() {
@@ -168,18 +200,19 @@ function fallbackNotice(move, who) {
   else if (move && move.note) $("notice").textContent = `${who}: ${move.note}.`;
 }
 
-async function fire(cell, auto) {
+async function fire(cell, auto, cells) {
   if (busy || !game || game.status !== "player-turn") return;
-  if (!auto && game.player_shots.some((s) => s.cell === cell)) return;  // fired squares do nothing
+  if (!auto && !cells && game.player_shots.some((s) => s.cell === cell)) return;  // fired squares do nothing
   busy = true;
   $("notice").textContent = "";
   try {
-    const mine = await api(`/api/games/${game.id}/fire`, auto ? {auto: true} : {cell});
+    const mine = await api(`/api/games/${game.id}/fire`, auto ? {auto: true} : cells ? {cells} : {cell});
     game = mine.state;
-    let text = describeShot(mine.shot, "You", rules.cols);
+    let text = mine.salvo ? describeSalvo(mine.salvo, "You") : describeShot(mine.shot, "You", rules.cols);
     fallbackNotice(mine.auto, "Play for me");
+    if (aim) aim.clear();
     render();
-    announce(enemy, mine.shot);
+    if (mine.salvo) announceSalvo(enemy, mine.salvo, mine.shots); else announce(enemy, mine.shot);
     $("message").textContent = text;
     if (game.status === "computer-turn") text += " " + await computerMove();
     $("message").textContent = text;
@@ -199,6 +232,10 @@ async function computerMove() {
   game = theirs.state;
   fallbackNotice(theirs.computer, "The computer");
   render();
+  if (theirs.salvo) {
+    setTimeout(() => announceSalvo(own, theirs.salvo, theirs.shots), 250);
+    return describeSalvo(theirs.salvo, "The computer");
+  }
   setTimeout(() => announce(own, theirs.shot), 250);
   return describeShot(theirs.shot, "The computer", rules.cols);
 }

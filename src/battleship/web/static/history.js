@@ -12,6 +12,11 @@ function result(entry, game, seat) {
   return (game.winner === `player${seat}` ? "you won" : "they won") + how;
 }
 
+// A game's length: its moves, or in a salvo game its turns with the shots beside them.
+function length(game) {
+  return game.turns === null || game.turns === undefined ? game.moves : `${game.turns} turns (${game.moves} shots)`;
+}
+
 async function load() {
   const kept = myGames.all().filter((g) => /^[0-9a-f]{32}$/.test(g.id || ""));
   const body = $("games").querySelector("tbody");
@@ -32,7 +37,7 @@ async function load() {
     const date = when.toLocaleString(undefined, {dateStyle: "short", timeStyle: "short"});
     const against = !game ? (entry.kind === "friend" ? "a friend" : "computer")
       : game.mode === "friend" ? "a friend" : `computer, ${LEVELS[game.mode] || game.mode}`;
-    const cells = [date, against, game ? game.rules : "", game ? result(entry, game, entry.side || null) : "deleted unfinished", game ? game.moves : ""];
+    const cells = [date, against, game ? game.rules : "", game ? result(entry, game, entry.side || null) : "deleted unfinished", game ? length(game) : ""];
     cells.forEach((text, k) => {
       const td = document.createElement("td");
       let link = null;

@@ -5,6 +5,8 @@
 
 let replay = null;    // /api/games/{id}/replay
 let move = 0;         // moves shown so far
+let step = 0;         // steps shown so far: moves, or under salvo rules salvos
+let ends = [];        // the moves shown after each step
 let timer = null;     // playing
 const heatCache = new Map();
 let board = [], heat = [];
@@ -27,16 +29,25 @@ function titles(s) {
     : {fleet: `${second}'s fleet`, by: first, heat: `${first}'s heat map`};
 }
 function shotsOf(s, upTo) { return replay.moves.slice(0, upTo).filter((m) => m.side === s); }
+function salvosOf(s, upTo) { return replay.salvos.slice(0, upTo).filter((v) => v.side === s); }
+// The cells the next step fires, if side ``s`` fires them: one move, or a salvo.
+function nextCells(s) {
+  if (replay.salvos) { const v = replay.salvos[step]; return v && v.side === s ? v.cells : []; }
+  const m = replay.moves[move];
+  return m && m.side === s ? [m.cell] : [];
+}
 
 function paintBoard() {
   const s = shooterSide(), layout = s === 1 ? replay.player_layout : replay.computer_layout;
   drawSide(board, replay.rules, shotsOf(s, move), layout, replay.mode === "friend" || s === 1 ? "own" : "revealed");
-  const next = replay.moves[move];
-  if (next && next.side === s) board[next.cell].classList.add("best");
+  if (replay.salvos) drawSalvos(board, replay.rules, shotsOf(s, move), salvosOf(s, step), null);
+  const next = nextCells(s);
+  next.forEach((c) => board[c].classList.add("best"));
   labelCells(board, replay.rules.cols);
-  const words = titles(s);
+  const words = titles(s), fired = shotsOf(s, move).length;
   $("board-title").textContent = words.fleet;
-  $("board-label").textContent = `${shotsOf(s, move).length} shots by ${words.by}` + (next && next.side === s ? `; next: ${next.name} (outlined)` : "");
+  $("board-label").textContent = (replay.salvos ? `${salvosOf(s, step).length} salvos (${fired} shots)` : `${fired} shots`)
+    + ` by ${words.by}` + (next.length ? `; next: ${next.map((c) => cellName(c, replay.rules.cols)).join(" ")} (outlined)` : "");
 }
 
 async function paintHeat() {
@@ -45,7 +56,12 @@ async function paintHeat() {
   if (!heatCache.has(key)) {
     try {
       heatCache.set(key, await api(`/api/games/${replay.id}/heat?move=${move}&side=${who}`));
-    } catch (err) { $("message").textContent = err.message; return; }
+    } catch (err) {  // e.g. salvos answered whole, where no exact count reads them: the heat map says why
+      heat.forEach((b) => { b.className = "cell"; b.textContent = ""; b.style.background = ""; b.style.color = ""; });
+      $("heat-scale").classList.add("hidden");
+      $("heat-label").textContent = `No heat map: ${err.message}`;
+      return;
+    }
   }
   if (`${move}:${side()}` !== key) return;  // the viewer moved on while this loaded
   const h = heatCache.get(key), shot = new Set(shotsOf(s, move).map((m) => m.cell));
@@ -57,8 +73,7 @@ async function paintHeat() {
     b.textContent = Math.round(100 * h.probability[i]);
     chance[i] = `${Math.round(100 * h.probability[i])}% chance of a ship`;
   });
-  const next = replay.moves[move];
-  if (next && next.side === s) heat[next.cell].classList.add("best");
+  nextCells(s).forEach((c) => heat[c].classList.add("best"));
   labelCells(heat, replay.rules.cols, chance);
   heatScale($("heat-scale"), top);
   $("heat-label").textContent = h.exact
@@ -74,17 +89,22 @@ function paperXY(cell) {
 
 function moveText(m) {
   const who = names()[m.side];
+  if (m.words !== undefined) return `${who}: ${m.names.join(" ")}: ${m.words}`;  // a salvo
   return `${who}: ${m.name}, ${m.outcome}${m.ship ? " " + m.ship : ""}`;
 }
 
+// The steps of the replay: one a move, or under salvo rules one a salvo (each listed with its answer).
+function steps() { return replay.salvos || replay.moves; }
+
 function show(k) {
-  move = Math.max(0, Math.min(replay.moves.length, k));
-  $("slider").value = move;
-  const m = replay.moves[move - 1];
-  $("at").textContent = `${move} of ${replay.moves.length}` + (m ? `: ${moveText(m)}` : "");
+  step = Math.max(0, Math.min(ends.length, k));
+  move = step ? ends[step - 1] : 0;
+  $("slider").value = step;
+  const m = steps()[step - 1];
+  $("at").textContent = `${step} of ${ends.length}` + (m ? `: ${moveText(m)}` : "");
   document.querySelectorAll("#moves li").forEach((li, i) => {
-    li.classList.toggle("current", i === move - 1);
-    li.setAttribute("aria-current", i === move - 1 ? "step" : "false");
+    li.classList.toggle("current", i === step - 1);
+    li.setAttribute("aria-current", i === step - 1 ? "step" : "false");
   });
   const current = document.querySelector("#moves li.current");
   if (current) current.scrollIntoView({block: "nearest"});
@@ -95,20 +115,21 @@ function show(k) {
 
 function play() {
   if (timer) { clearInterval(timer); timer = null; $("play").textContent = "Play"; $("play").setAttribute("aria-label", "Play"); return; }
-  if (move >= replay.moves.length) show(0);
+  if (step >= ends.length) show(0);
   $("play").textContent = "Pause"; $("play").setAttribute("aria-label", "Pause");
-  timer = setInterval(() => { if (move >= replay.moves.length) play(); else show(move + 1); }, Number($("speed").value));
+  timer = setInterval(() => { if (step >= ends.length) play(); else show(step + 1); }, Number($("speed").value));
 }
 
 function listMoves() {
   const list = $("moves");
-  replay.moves.forEach((m, i) => {
+  steps().forEach((m, i) => {
     const li = document.createElement("li");
     li.textContent = moveText(m) + " ";
     const xy = document.createElement("span");
     xy.className = "xy";
-    xy.textContent = paperXY(m.cell);
-    xy.title = `the Dunman High paper's notation: ${m.notation}`;
+    const moves = replay.moves.slice(ends[i] - (m.cells ? m.cells.length : 1), ends[i]);
+    xy.textContent = moves.map((one) => paperXY(one.cell)).join(" ");
+    xy.title = `the Dunman High paper's notation: ${moves.map((one) => one.notation).join(" ")}`;
     li.appendChild(xy);
     li.className = m.side === 0 ? "player-move" : "computer-move";
     li.tabIndex = 0;
@@ -125,7 +146,9 @@ function describe() {
   const winner = friend ? names()[replay.winner === "player1" ? 0 : 1] : replay.winner === "player" ? "You" : "The computer";
   const how = replay.ended_by === "resigned" ? (friend ? ` (${names()[replay.winner === "player1" ? 1 : 0]} resigned)` : "") : replay.ended_by === "time" ? " on time" : "";
   const lead = !friend && replay.resigned ? "You resigned" : `${winner} won${how}`;
-  $("summary").textContent = `${lead} after ${replay.moves.length} moves. The outlined square is the next shot; the heat map is what its shooter could know then.`;
+  $("summary").textContent = replay.salvos
+    ? `${lead} after ${replay.salvos.length} salvos (${replay.moves.length} shots): ${salvoRuleWords(replay.rules.salvo)}. The outlined squares are the next salvo; the heat map is what its shooter could know then.`
+    : `${lead} after ${replay.moves.length} moves. The outlined square is the next shot; the heat map is what its shooter could know then.`;
   $("side").options[0].textContent = friend ? `${second}'s view of ${first}'s fleet` : "the computer's view of your fleet";
   $("side").options[1].textContent = friend ? `${first}'s view of ${second}'s fleet` : "your view of the computer's fleet";
 }
@@ -144,13 +167,14 @@ async function load() {
   board = makeBoard($("board"), r.rows, r.cols, null, "The board at this move");
   heat = makeBoard($("heat"), r.rows, r.cols, null, "Heat map at this move");
   describe();
-  $("slider").max = replay.moves.length;
+  ends = replay.salvos ? replay.salvos.map((v) => v.first + v.cells.length) : replay.moves.map((m, i) => i + 1);
+  $("slider").max = ends.length;
   listMoves();
   $("slider").addEventListener("input", (e) => show(Number(e.target.value)));
   $("first").addEventListener("click", () => show(0));
-  $("back").addEventListener("click", () => show(move - 1));
-  $("forward").addEventListener("click", () => show(move + 1));
-  $("last").addEventListener("click", () => show(replay.moves.length));
+  $("back").addEventListener("click", () => show(step - 1));
+  $("forward").addEventListener("click", () => show(step + 1));
+  $("last").addEventListener("click", () => show(ends.length));
   $("play").addEventListener("click", play);
   $("side").addEventListener("change", () => show(move));
   $("speed").addEventListener("change", () => { if (timer) { play(); play(); } });
@@ -160,12 +184,12 @@ async function load() {
   });
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT" || e.target.classList.contains("cell")) return;
-    if (e.key === "ArrowRight") show(move + 1);
-    if (e.key === "ArrowLeft") show(move - 1);
+    if (e.key === "ArrowRight") show(step + 1);
+    if (e.key === "ArrowLeft") show(step - 1);
     if (e.key === " ") { e.preventDefault(); play(); }
   });
-  const start = Number(params.get("move"));
-  show(Number.isInteger(start) && params.has("move") ? start : 0);
+  const start = Number(params.get("move"));  // the address counts moves: the last step that ends by then
+  show(Number.isInteger(start) && params.has("move") ? ends.filter((e) => e <= start).length : 0);
 }
 
 load();

@@ -61,8 +61,12 @@ function bars(canvas, modes) {
   }));
 }
 
-function histograms(canvas, modes) {
-  const all = Object.values(modes).flatMap((d) => d.moves);
+// Each game's length in the rules' unit: moves (both sides' shots), or under salvo rules turns (both sides' salvos).
+const lengths = (d, unit) => (unit === "turns" ? d.turns : d.moves);
+const UNIT_WORDS = {moves: "moves in the game (both sides' shots)", turns: "turns in the game (both sides' salvos)"};
+
+function histograms(canvas, modes, unit = "moves") {
+  const all = Object.values(modes).flatMap((d) => lengths(d, unit));
   const box = canvas.parentElement;
   box.querySelector("p")?.remove();
   if (!all.length) { canvas.classList.add("hidden"); box.insertAdjacentHTML("beforeend", "<p>No played games under these rules yet.</p>"); return; }
@@ -73,8 +77,8 @@ function histograms(canvas, modes) {
   // counts of games, drawn as steps: each bin is a whole number of games, nothing between bins
   const datasets = Object.entries(modes).map(([m, d], k) => {
     const count = Array(bins).fill(0);
-    for (const v of d.moves) count[Math.floor((v - lo) / width)] += 1;
-    return {label: `${d.level} (${d.moves.length} game${d.moves.length === 1 ? "" : "s"})`, data: count, stepped: "middle",
+    for (const v of lengths(d, unit)) count[Math.floor((v - lo) / width)] += 1;
+    return {label: `${d.level} (${d.games} game${d.games === 1 ? "" : "s"})`, data: count, stepped: "middle",
             tension: 0, pointRadius: 2, borderColor: COLOURS[m], backgroundColor: COLOURS[m], borderDash: [[], [6, 3], [2, 3], [10, 3, 2, 3]][k % 4]};
   });
   charts.push(new Chart(canvas, {
@@ -84,8 +88,8 @@ function histograms(canvas, modes) {
       maintainAspectRatio: false,
       animation: false,
       interaction: {mode: "index", intersect: false},
-      scales: {y: {min: 0, title: AXIS("games"), ticks: {precision: 0}}, x: {title: AXIS("moves in the game (both sides' shots)")}},
-      plugins: {tooltip: {callbacks: {title: (items) => `${items[0].label} moves`, label: (c) => `${c.dataset.label}: ${c.raw} game${c.raw === 1 ? "" : "s"}`}}},
+      scales: {y: {min: 0, title: AXIS("games"), ticks: {precision: 0}}, x: {title: AXIS(UNIT_WORDS[unit])}},
+      plugins: {tooltip: {callbacks: {title: (items) => `${items[0].label} ${unit}`, label: (c) => `${c.dataset.label}: ${c.raw} game${c.raw === 1 ? "" : "s"}`}}},
     },
   }));
 }
@@ -142,7 +146,7 @@ function showRules(key) {
   const body = $("modes").querySelector("tbody");
   body.innerHTML = "";
   for (const [m, d] of Object.entries(entry.modes)) {
-    const mean = (d.moves.reduce((a, b) => a + b, 0) / d.moves.length).toFixed(1);
+    const own = lengths(d, entry.unit), mean = (own.reduce((a, b) => a + b, 0) / own.length).toFixed(1);
     const rate = `${(100 * d.win_rate).toFixed(1)}% (${d.win_rate_ci95.map((x) => (100 * x).toFixed(1) + "%").join(" .. ")})`;
     const row = document.createElement("tr");
     for (const text of [m === "friend" ? "between friends" : `${d.level} (${m})`, d.games, d.wins, rate, mean]) {
@@ -152,7 +156,11 @@ function showRules(key) {
   }
   if (!Object.keys(entry.modes).length) body.innerHTML = "<tr><td colspan=5>No played games under these rules yet.</td></tr>";
   bars($("winrate"), entry.modes);
-  histograms($("lengths"), entry.modes);
+  histograms($("lengths"), entry.modes, entry.unit);
+  $("length-unit").textContent = `mean ${entry.unit}`;
+  $("length-words").textContent = entry.unit === "turns"
+    ? "How many turns (both sides' salvos; a salvo is one turn, however many shots it fires) games lasted: the number of each level's games in each band of lengths, drawn as steps (counts, not a smoothed curve)."
+    : "How many moves (both sides' shots) games lasted: the number of each level's games in each band of lengths, drawn as steps (counts, not a smoothed curve).";
   const r = {rows: entry.rows, cols: entry.cols};
   showPlacement(entry, r);
   showLearning(entry, r);
