@@ -257,3 +257,132 @@ def test_a_salvo_game_between_friends_to_the_end(client):
     assert entry["unit"] == "turns" and entry["modes"]["friend"]["turns"] == [len(replay["salvos"])]
     bad = client.post(f"/api/seats/{seats[0]}/fire", json={"cells": [0, 1]})
     assert bad.status_code == 409  # over
+
+
+# ---- in the browser: a phone and a desktop ----------------------------------------------------------
+
+from tests.web.test_web_browser import (  # noqa: E402  (the browser tests' fixtures and helpers)
+    LONG,
+    browser,  # noqa: F401
+    open_page,  # noqa: F401
+    server,  # noqa: F401
+    setup,
+    start,
+)
+
+NO_SIDEWAYS_SCROLL = "document.documentElement.scrollWidth <= window.innerWidth"
+
+
+def mark_and_fire(page, state: str, shots: str, size: str) -> None:
+    """Mark the turn's squares (``size``) not fired yet (``shots``) on ``#enemy``, one taken back and marked
+    again, then fire them together; ``state`` is the page's state variable."""
+    count = page.evaluate(f"{state}.{size}")
+    cells = page.evaluate(
+        f"[...Array({state}.rules.rows * {state}.rules.cols).keys()].reverse()"
+        f".filter((c) => !{state}.{shots}.some((s) => s.cell === c)).slice(0, {count})"
+    )
+    for cell in cells:
+        page.click(f"#enemy .cell[data-cell='{cell}']")
+    if count > 1:
+        assert page.is_enabled("#fire-salvo")
+        page.click(f"#enemy .cell[data-cell='{cells[0]}']")  # taken back: the salvo is one short
+        assert page.is_disabled("#fire-salvo") and "mark 1 more square" in page.text_content("#salvo-status")
+        page.click(f"#enemy .cell[data-cell='{cells[0]}']")
+        assert page.locator("#enemy .cell.aimed").count() == count
+        page.click("#fire-salvo")  # (a salvo of one fires on the click, as in the one-shot game)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_salvo_game_against_the_computer_in_the_browser_to_the_end(server, open_page, size):  # noqa: F811
+    page = open_page(size)
+    setup(page, server, mode="hunt-target", rules="salvo-count")
+    start(page)
+    assert "mark 5 squares" in page.text_content("#turn") and "only how many shots hit" in page.text_content(
+        "#turn"
+    )
+    assert page.is_hidden("#heat")  # no heat map from shots answered only by their count
+    for _ in range(120):
+        if page.evaluate("game.status") == "over":
+            break
+        before = page.evaluate("game.computer_salvos.length")
+        mark_and_fire(page, "game", "player_shots", "salvo.player")
+        page.wait_for_function(
+            f"game.status === 'over' || (game.status === 'player-turn' && game.computer_salvos.length > {before})",
+            timeout=LONG,
+        )
+        if page.evaluate("game.status") != "over":
+            mine = page.evaluate("game.player_salvos[game.player_salvos.length - 1]")
+            badge = page.text_content("#enemy-panel h2 .salvo-badge")
+            assert badge == f"turn {mine['turn']}: {mine['words']}" and "hit" in badge
+            assert page.locator("#enemy .cell.last").count() == len(mine["cells"])
+            assert page.locator("#enemy .cell.salvo").count() == page.evaluate("game.player_shots.length")
+            assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    else:
+        raise AssertionError("the game did not end")
+    turns = page.evaluate(
+        "game.winner === 'player' ? game.player_salvos.length : game.computer_salvos.length"
+    )
+    assert f"in {turns} turns" in page.text_content("#turn")
+    assert page.text_content("#my-shots") == str(page.evaluate("game.player_salvos.length"))
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    page.click("#replaylink")
+    page.wait_for_url("**/replay?game=*")
+    salvos = page.evaluate(
+        "fetch(`/api/games/${new URLSearchParams(location.search).get('game')}/replay`).then((r) => r.json()).then((r) => r.salvos.length)"
+    )
+    page.wait_for_function(f"document.querySelectorAll('#moves li').length === {salvos}")
+    page.click("#forward")
+    page.wait_for_function("document.querySelector('#at').textContent.startsWith('1 of')")
+    assert (
+        "hit" in page.text_content("#at") and page.locator("#board .cell.fired").count() == 0
+    )  # the computer's view
+    page.select_option("#side", "player")
+    page.wait_for_function("document.querySelectorAll('#board .cell.fired').length === 5")
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    assert page.errors == []
+
+
+@pytest.mark.slow
+def test_a_salvo_game_between_two_browsers_to_the_end(server, open_page):  # noqa: F811
+    ann, bob = open_page("desktop"), open_page("phone")
+    ann.goto(server + "/friend")
+    ann.wait_for_function("document.querySelectorAll('#rules option').length > 0")
+    ann.select_option("#rules", "salvo")
+    ann.fill("#name", "Ann")
+    ann.click("#create-game")
+    ann.wait_for_selector("#invite:not(.hidden)")
+    link = ann.input_value("#invite-link")
+    ann.click("#ready")
+    bob.goto(link)
+    bob.wait_for_selector("#placing:not(.hidden)")
+    bob.fill("#seat-name", "Bob")
+    bob.click("#ready")
+    ann.wait_for_function("view.status === 'your-turn'")
+    assert "Mark 5 squares" in ann.text_content("#banner")
+    pages = [ann, bob]
+    for turn in range(200):
+        page, other = pages[turn % 2], pages[1 - turn % 2]
+        page.wait_for_function("view.status === 'your-turn' || view.status === 'over'", timeout=30_000)
+        if page.evaluate("view.status") == "over":
+            break
+        fired = page.evaluate("view.your_salvos.length")
+        mark_and_fire(page, "view", "your_shots", "salvo.your")
+        other.wait_for_function(
+            f"view.status === 'over' || view.their_salvos.length > {fired}", timeout=30_000
+        )
+        said = other.evaluate("view.their_salvos[view.their_salvos.length - 1]")
+        assert other.text_content("#message").endswith(f"{said['words']}.")  # the other player hears it
+        assert page.evaluate(NO_SIDEWAYS_SCROLL) and other.evaluate(NO_SIDEWAYS_SCROLL)
+    else:
+        raise AssertionError("the game did not end")
+    for page in pages:
+        page.wait_for_function("view.status === 'over'", timeout=30_000)
+    assert sorted(p.evaluate("view.winner") for p in pages) == ["them", "you"]
+    assert ann.evaluate("view.your_salvos.length") == bob.evaluate("view.their_salvos.length")
+    ann.click("#replaylink")
+    ann.wait_for_url("**/replay?game=*")
+    ann.wait_for_function("document.querySelectorAll('#moves li').length > 4")
+    first = ann.locator("#moves li").first.text_content()
+    assert first.startswith("Ann: J9 J8 J7 J6 J10: ")  # the square taken back and marked again comes last
+    assert ann.errors == [] and bob.errors == []

@@ -176,7 +176,7 @@ async function load() {
   $("forward").addEventListener("click", () => show(step + 1));
   $("last").addEventListener("click", () => show(ends.length));
   $("play").addEventListener("click", play);
-  $("side").addEventListener("change", () => show(move));
+  $("side").addEventListener("change", () => show(step));
   $("speed").addEventListener("change", () => { if (timer) { play(); play(); } });
   $("copy").addEventListener("click", async () => {
     try { await navigator.clipboard.writeText(location.href); $("message").textContent = "Link copied: " + location.href; }
