@@ -212,10 +212,15 @@ def test_the_openapi_schema_says_what_the_server_does(client):
     assert any(c.get("pattern") == "^(auto|[A-O](1[0-5]|[1-9]))$" for c in cell)
     assert {"type": "null"} not in cell and fire["requestBody"]["required"] is True  # a shot says where
     not_auto = {"required": ["auto"], "properties": {"auto": {"const": True}}}
-    assert fire_body["oneOf"] == [  # a cell, or auto: true, never both
-        {"required": ["cell"], "not": not_auto},
-        {**not_auto, "not": {"required": ["cell"]}},
+    cells = {"required": ["cells"]}
+    assert fire_body["oneOf"] == [  # a cell, a salvo's cells, or auto: true, never two of them
+        {"required": ["cell"], "not": {"anyOf": [cells, not_auto]}},
+        {**cells, "not": {"anyOf": [{"required": ["cell"]}, not_auto]}},
+        {**not_auto, "not": {"anyOf": [{"required": ["cell"]}, cells]}},
     ]
+    salvo = fire_body["properties"]["cells"]
+    assert salvo["type"] == "array" and salvo["minItems"] == 1 and salvo["maxItems"] == 225
+    assert salvo["items"]["oneOf"][1]["pattern"] == "^([A-O](1[0-5]|[1-9]))$"  # no "auto" in a salvo
     new_game = schema["components"]["schemas"]["NewGame"]
     assert new_game["properties"]["layout"]["anyOf"][0]["pattern"]
     assert new_game["allOf"][0]["then"] == {
