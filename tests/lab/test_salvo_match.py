@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from battleship.cli import app
 from battleship.errors import BattleshipError
 from battleship.game import Observation
-from battleship.layout import Layout
 from battleship.lab.match import WON, Side, play_match, play_salvo_game
+from battleship.layout import Layout
 from battleship.rng import game_rng, kernel_state, shuffled
 from battleship.rules import Answers, Rules, Salvo, Ship
 from battleship.shooters.options import Options
