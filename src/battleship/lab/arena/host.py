@@ -92,7 +92,7 @@ class Host:
 
     def _shoot(self, word: str, rest: str) -> None:
         """Answer ``shoot`` with a cell, or ``shoot K`` with a salvo of K cells on one line."""
-        rules, observation = self._rules(word), self._observation(word)
+        observation, rules = self._observation(word), self._rules(word)
         if not rest:
             self.say(cell_name(int(self.shooter.next_shot(observation)), rules.cols))
             return
@@ -101,7 +101,7 @@ class Host:
 
     def _result(self, line: str) -> None:
         """A shot's answer: the one-shot game's, or one of a salvo's (the salvo is seen once all are in)."""
-        rules, observation = self._rules("result"), self._observation("result")
+        observation, rules = self._observation("result"), self._rules("result")
         shot = protocol.read_result(line, rules)
         if rules.salvo is None:
             self.observation = observation.after(shot)
