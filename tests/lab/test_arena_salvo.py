@@ -210,3 +210,15 @@ def test_matches_under_salvo_rules() -> None:
     assert fixed.matches is not None and fixed.matches[0].games == 2
     with pytest.raises(BattleshipError, match="battleship match"):
         run([bot(), "hunt-target"], salvo_rules("afloat"), games=2, matches=True)
+
+
+def test_a_salvo_run_verifies_from_its_results(tmp_path: Path) -> None:
+    """The results keep the salvo rule, so a replay plays the same salvos: every check passes."""
+    from battleship.lab.arena.results import save
+    from battleship.lab.arena.verify import verify
+
+    result = run([bot(), "hunt-target"], salvo_rules("afloat", Answers.COUNT), games=2)
+    path = tmp_path / "run.json"
+    save(result, path)
+    checks = verify(path, [bot()], jail=JAIL)
+    assert all(c.ok and c.checked for c in checks), [c for c in checks if not (c.ok and c.checked)]
