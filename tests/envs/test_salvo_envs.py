@@ -8,11 +8,11 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import battleship.envs
 from battleship.envs import hunt
-from battleship.envs.match import AGENTS, env
+from battleship.envs.match import AGENTS, env, parallel_env
 from battleship.game import Game
 from battleship.layout import Layout
 from battleship.rules import Answers, Rules, Salvo, Ship
@@ -116,3 +116,42 @@ def test_bad_turns_are_refused_clearly() -> None:
     match = env(rules="salvo", turns="simultaneous")
     with pytest.raises(ValueError, match="nobody moves first"):
         match.reset(options={"first": "player_1"})
+
+
+@pytest.mark.parametrize("rules", ["salvo", "salvo-count", "standard"])
+def test_pettingzoos_parallel_api_test_passes(rules: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        parallel_api_test(parallel_env(rules=rules, seed=1), num_cycles=300)
+
+
+def test_pettingzoos_parallel_seed_test_passes() -> None:
+    parallel_seed_test(lambda: parallel_env(rules="salvo-count"), num_cycles=200)
+
+
+def parallel_race(layouts: dict[str, str], rules: Rules = BOATS):
+    """Both sides aim left to right, at once; the sizes each was offered, and the last step's rewards."""
+    match = parallel_env(rules=rules)
+    obs, _ = match.reset(
+        seed=0, options={"layouts": {a: Layout.from_text(t, rules) for a, t in layouts.items()}}
+    )
+    offered: dict[str, list[int]] = {a: [] for a in AGENTS}
+    rewards: dict[str, float] = {}
+    while match.agents:
+        actions = {}
+        for agent in match.agents:
+            mask = obs[agent]["action_mask"]
+            if mask.any() and not (obs[agent]["observation"][0].ravel() == hunt.AIMED).any():
+                offered[agent].append(int(obs[agent]["to_aim"]))
+            actions[agent] = int(np.flatnonzero(mask)[0]) if mask.any() else 0  # waiting: ignored
+        obs, rewards, *_ = match.step(actions)
+    return offered, rewards, match
+
+
+def test_the_parallel_match_is_the_simultaneous_race() -> None:
+    offered, rewards, match = parallel_race({"player_0": "A....B", "player_1": "..AB.."})
+    assert offered == {"player_0": [2, 1, 1], "player_1": [2, 2, 1]}
+    assert rewards == {"player_0": 1.0, "player_1": -1.0} and match.winner() == "player_0"
+    count = Rules(1, 4, BOATS.fleet, salvo=Salvo("afloat", Answers.COUNT))
+    _, rewards, match = parallel_race({"player_0": "AB..", "player_1": "AB.."}, count)
+    assert match.tie() and rewards == dict.fromkeys(AGENTS, 0.0)

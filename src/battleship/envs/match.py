@@ -43,6 +43,9 @@ fleet, ``turn``, ``hits`` (and ``ship_hits`` under ``ships`` answers), and the p
 changes nothing. ``turns="simultaneous"`` (BattleSalvo's rule, under any rules) has both sides aim
 in turn, ``player_0`` first, neither seeing the other's aim, and both salvos fire once the second
 side has aimed: both fleets sunk in the same turn is a tie, 0 to each (``tie()`` says so).
+:func:`parallel_env` offers the same simultaneous match as a PettingZoo ``ParallelEnv``: each step
+both sides aim a cell, and both salvos fire once both are aimed (a side done aiming before the other,
+its salvo being smaller, waits with an empty action mask, and its actions are ignored).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from typing import Any, ClassVar, TypedDict
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import AgentSelector, wrappers
 
 from battleship import generators
@@ -179,7 +182,10 @@ class MatchEnv(AECEnv):
         return fleets
 
     def observe(self, agent: str) -> AgentView:
-        to_move = agent == self.agent_selection and not self._done(agent)
+        return self._view(agent, agent == self.agent_selection and not self._done(agent))
+
+    def _view(self, agent: str, to_move: bool) -> AgentView:
+        """What ``agent`` observes; its action mask is open only when ``to_move``."""
         seen = self.observation(agent)
         if self.rules.salvo is None:
             found, incoming = view(seen), view(self.observation(self._other(agent)))
@@ -298,6 +304,104 @@ class MatchEnv(AECEnv):
     @staticmethod
     def _other(agent: str) -> str:
         return AGENTS[1 - AGENTS.index(agent)]
+
+
+def parallel_env(**kwargs: Any) -> SimultaneousMatch:
+    """The simultaneous match as a PettingZoo ``ParallelEnv`` (the module's docstring)."""
+    return SimultaneousMatch(**kwargs)
+
+
+class SimultaneousMatch(ParallelEnv):
+    """BattleSalvo's simultaneous turns, every step both sides aiming a cell (see the module's docstring)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "battleship_simultaneous_v0",
+        "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        rules: str | Rules = "salvo",
+        generator: str = "uniform",
+        seed: int | None = None,
+        render_mode: str | None = None,
+    ):
+        self._match = MatchEnv(rules, generator, seed, render_mode, turns="simultaneous")
+        self.rules, self.render_mode = self._match.rules, render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents: list[str] = []
+        self.observation_spaces = self._match.observation_spaces
+        self.action_spaces = self._match.action_spaces
+        self._steps = 0
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, AgentView], dict[str, dict]]:
+        """New fleets for both sides (``options`` as the AEC match's: ``layouts``)."""
+        self._match.reset(seed, options)
+        self.agents, self._steps = list(AGENTS), 0
+        return {a: self._observe(a) for a in self.agents}, {a: {} for a in self.agents}
+
+    def step(self, actions: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
+        """Each side still aiming aims its action's cell; once both have aimed, both salvos fire."""
+        match, infos = self._match, {}
+        for agent in self.agents:
+            aiming = match._aimed[agent]
+            repeated = False
+            if len(aiming) < match._size(agent):
+                cell = int(actions[agent])
+                repeated = aimed(match._games[agent].observation, aiming).is_shot(cell)
+                if not repeated:
+                    aiming.append(cell)
+            infos[agent] = {"repeated": repeated}
+        if all(len(match._aimed[a]) == match._size(a) for a in AGENTS):
+            for agent in AGENTS:
+                match._fire(agent)
+        self._steps += 1
+        sunk = [a for a in AGENTS if match._games[a].over]
+        rewards = dict.fromkeys(self.agents, 0.0)
+        if len(sunk) == 1:
+            rewards = {a: (1.0 if a == sunk[0] else -1.0) for a in self.agents}
+        over = bool(sunk)
+        cut = not over and self._steps >= 2 * self.rules.cells
+        observations = {a: self._observe(a) for a in self.agents}
+        for agent in self.agents:
+            seen = match._games[agent].observation
+            infos[agent] |= {"shots": seen.fired, "turns": seen.turns}
+        terminations, truncations = dict.fromkeys(self.agents, over), dict.fromkeys(self.agents, cut)
+        if over or cut:
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def _observe(self, agent: str) -> AgentView:
+        match = self._match
+        return match._view(agent, len(match._aimed[agent]) < match._size(agent) and not self.tie_or_won())
+
+    def tie_or_won(self) -> bool:
+        """True once a fleet is sunk."""
+        return any(game.over for game in self._match._games.values())
+
+    def tie(self) -> bool:
+        """True when both fleets sank in the same turn."""
+        return self._match.tie()
+
+    def winner(self) -> str | None:
+        """The side that sank the other's fleet alone, or None (no one yet, or a tie)."""
+        return self._match.winner()
+
+    def render(self) -> str | None:
+        return self._match.render()
+
+    def observation(self, agent: str) -> Observation:
+        """What ``agent`` has found of the other fleet, with its aim pending."""
+        return self._match.observation(agent)
 
 
 raw_env = MatchEnv
