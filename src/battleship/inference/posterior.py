@@ -403,10 +403,36 @@ def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray
     The sweep's figure comes from its graph (exact once compiled; otherwise the compiler's first
     pass runs, which takes up to a few seconds on a large board and is reused by the compiler).
     """
+    weight = None if prior is None else check_prior(rules, prior)
+    board = observation or Observation(rules)
+    sev = global_evidence(rules, board)
+    if sev is not None:
+        return _salvo_work(rules, sev, weight)
+    return _work(rules, evidence(rules, board), weight)
+
+
+PATTERNS_FORESEEN = 4_096  # hit patterns counted up front, at most, to foresee the work
+
+
+def _salvo_work(rules: Rules, sev: SalvoEvidence, weight: np.ndarray | None) -> Work:
+    """The work of a count over the salvos' hit patterns: each at most the work of the per-placement
+    evidence they all share (a pattern only adds misses and hits to it)."""
+    from battleship.inference.salvos import TooManyParts, count_parts
+
+    each = _work(rules, sev.base, weight)
+    try:
+        n = count_parts(rules, sev, limit=PATTERNS_FORESEEN)
+        said = f"{n:,} hit pattern{'s' * (n != 1)} of the salvos"
+    except TooManyParts:
+        n = PATTERNS_FORESEEN * 4  # a guess, past what was counted up front
+        said = f"more than {PATTERNS_FORESEEN:,} hit patterns of the salvos"
+    return Work(each.engine, each.once + n * each.again, f"{said}, each at most {each.detail}", each.once)
+
+
+def _work(rules: Rules, ev: Evidence, weight: np.ndarray | None) -> Work:
+    """:func:`work` on per-placement evidence."""
     from battleship.inference import frontier, sweep
 
-    ev = evidence(rules, observation or Observation(rules))
-    weight = None if prior is None else check_prior(rules, prior)
     engine = choose_engine(rules, ev, weight)
     if engine == "sweep":
         est = sweep.estimate(rules, ev, weight)
@@ -461,6 +487,13 @@ def engine_counts(rules: Rules, ev: Evidence, stop: Stop | None = None) -> tuple
     """Layouts and per-placement counts by the fastest exact engine for ``rules``."""
     total, counts, _ = _engine_counts(choose_engine(rules, ev), rules, ev, True, None, stop)
     return total, counts
+
+
+def engine_total(rules: Rules, ev: Evidence, stop: Stop | None = None) -> int:
+    """Layouts of per-placement evidence by the fastest exact engine, without per-placement counts."""
+    engine = choose_engine(rules, ev)
+    check_size(rules, ev, None, engine)
+    return int(_engine_counts(engine, rules, ev, False, None, stop)[0])
 
 
 def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]:
