@@ -426,7 +426,8 @@ def _salvo_work(rules: Rules, sev: SalvoEvidence, weight: np.ndarray | None) -> 
     except TooManyParts:
         n = PATTERNS_FORESEEN * 4  # a guess, past what was counted up front
         said = f"more than {PATTERNS_FORESEEN:,} hit patterns of the salvos"
-    return Work(each.engine, each.once + n * each.again, f"{said}, each at most {each.detail}", each.once)
+    detail = f"{said}, each counted by the {each.engine} engine"
+    return Work(each.engine, each.once + n * each.again, detail, each.once)
 
 
 def _work(rules: Rules, ev: Evidence, weight: np.ndarray | None) -> Work:

@@ -269,6 +269,7 @@ def _count(
             admissible &= touches[:, i] == 0
         elif volley.hits < len(volley.cells):
             partial.append(Partial(i, volley.cells, volley.hits))
+            admissible &= touches[:, i] <= volley.hits  # no ship meets a salvo more often than it hit
     sinkings: tuple[int, ...] | None = None
     if rules.sinks is Sinks.SUNK:
         counts = np.array([v.sunk_count for v in volleys] + [0], dtype=np.int64)

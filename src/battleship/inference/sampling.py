@@ -325,9 +325,15 @@ def _draw_salvos(
     out = np.empty((count, len(rules.fleet)), dtype=np.int64)
     state = stream(np.uint64(seed_words(seed)), np.uint64(1))
     filled = tried = rounds = 0
+    spent = 0.0
     while filled < count:
         size = SALVO_PILOT if rounds == 0 else min(SALVO_TRIES, max(SALVO_PILOT, 4 * tried))
+        if deadline is not None and tried:  # a round that fits in the time left
+            left = deadline - time.perf_counter()
+            size = max(1, min(size, int(left / max(spent / tried, 1e-9))))
+        started = time.perf_counter()
         rows = _draw(rules, sev.base, size, state, seed * 1_000_003 + rounds, deadline, stop)
+        spent += time.perf_counter() - started
         kept = rows[sev.agrees(rows)][: count - filled]
         out[filled : filled + len(kept)] = kept
         filled += len(kept)
