@@ -194,7 +194,7 @@ class MatchEnv(AECEnv):
             incoming = salvo_view(self._games[self._other(agent)].observation, 0)  # the other's aim unseen
         mask = open_cells(seen) if to_move else np.zeros(self.rules.cells, dtype=np.int8)
         board = found.pop("board")  # type: ignore[misc]
-        return {  # type: ignore[typeddict-item]
+        return {  # type: ignore[typeddict-unknown-key]
             "observation": np.stack([board, incoming["board"]]),
             "action_mask": mask,
             **found,
@@ -351,7 +351,8 @@ class SimultaneousMatch(ParallelEnv):
 
     def step(self, actions: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
         """Each side still aiming aims its action's cell; once both have aimed, both salvos fire."""
-        match, infos = self._match, {}
+        match = self._match
+        infos: dict[str, dict[str, Any]] = {}
         for agent in self.agents:
             aiming = match._aimed[agent]
             repeated = False
