@@ -200,3 +200,22 @@ def test_match_command_reports_ties_and_resumes_a_salvo_file(tmp_path) -> None:
     assert table.exit_code == 0 and "ties (95% CI)" in table.stdout and "A turns" in table.stdout
     bad = runner.invoke(app, [*args, "--first", "b"])
     assert bad.exit_code == 2 and "both sides fire at once" in bad.output
+
+
+class Stubborn(LeftToRight):
+    """Asks for A1 again and again: its salvos name a cell twice."""
+
+    name = "stubborn"
+
+    def next_shot(self, observation: Observation) -> int:
+        return 0
+
+
+def test_a_shooter_firing_an_illegal_salvo_is_named() -> None:
+    rules = Rules(1, 6, BOATS, salvo=Salvo("afloat"))
+    hidden = (row_of(rules, (0,), (5,)), row_of(rules, (2,), (3,)))
+    rngs = (np.random.default_rng(0), np.random.default_rng(1))
+    with pytest.raises(
+        BattleshipError, match="stubborn chose a salvo it may not fire: A1 is in the salvo twice"
+    ):
+        play_salvo_game((Stubborn(), LeftToRight()), hidden, rngs)  # type: ignore[arg-type]

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from battleship import generators
-from battleship.errors import BattleshipError
+from battleship.errors import BattleshipError, IllegalShot
 from battleship.game import Game, Shooter, choose_salvo
 from battleship.lab import runner
 from battleship.lab.pool import Pool, Threads
@@ -312,8 +312,8 @@ def play_salvo_game(
             size_a, size_b = size(0), size(1)
             aim_a = choose_salvo(a, at_b.observation, size_a)
             aim_b = choose_salvo(b, at_a.observation, size_b)
-            at_b.fire_salvo(aim_a, size_a)
-            at_a.fire_salvo(aim_b, size_b)
+            _fire(a, at_b, aim_a, size_a)
+            _fire(b, at_a, aim_b, size_b)
             salvos[0] += 1
             salvos[1] += 1
             if at_a.over or at_b.over:
@@ -322,10 +322,18 @@ def play_salvo_game(
             continue
         for side in (0, 1) if a_first else (1, 0):
             target, k = (at_b if side == 0 else at_a), size(side)
-            target.fire_salvo(choose_salvo(shooters[side], target.observation, k), k)
+            _fire(shooters[side], target, choose_salvo(shooters[side], target.observation, k), k)
             salvos[side] += 1
             if target.over:
                 return _salvo_row(salvos, at_b, at_a, WON["a"] if side == 0 else WON["b"])
+
+
+def _fire(shooter: Shooter, target: Game, cells: tuple[int, ...], size: int) -> None:
+    """Fire the salvo ``shooter`` chose; one it may not fire is refused naming the shooter."""
+    try:
+        target.fire_salvo(cells, size)
+    except IllegalShot as exc:
+        raise BattleshipError(f"{shooter.name} chose a salvo it may not fire: {exc}") from None
 
 
 def _salvo_row(salvos: list[int], at_b: Game, at_a: Game, winner: int) -> tuple[int, int, int, int, int]:
