@@ -661,8 +661,9 @@ def test_the_replay_has_its_controls_above_the_board_and_the_papers_notation_bes
         shoot(page, "phone-replay.png", full=False)
 
 
-def test_the_replay_shows_each_move_in_the_papers_notation(server, open_page):
-    page = open_page("desktop")
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_replay_shows_each_move_in_the_papers_notation(server, open_page, size):
+    page = open_page(size)
     setup(page, server, "random")
     start(page)
     fire(page, 44)  # E5: column 5 from the left, row 6 from the bottom of ten
@@ -797,8 +798,9 @@ def test_sounds_are_made_on_the_spot_and_the_mute_switch_is_kept(server, open_pa
     page.wait_for_function("document.querySelector('#sound').textContent === 'Sound off'")
 
 
-def test_the_api_docs_page_needs_no_network(server, open_page):
-    page = open_page("desktop")
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_api_docs_page_needs_no_network(server, open_page, size):
+    page = open_page(size)
     outside: list[str] = []
 
     def only_the_server(route):
@@ -922,16 +924,38 @@ def test_a_friend_game_lost_on_time_shows_the_losers_clock_at_0_00_on_both_pages
 
 
 @contextmanager
-def warming_server(tmp_path, monkeypatch):
-    """A server (in this process, in a thread) whose warm-up waits for the test: yields its URL and the two
-    events that end the warm-up's parts (the server's own kernels, the worker processes)."""
+def served_here(app):
+    """Serve ``app`` from a thread of this process (so a test can reach into it); yield its base URL."""
     import threading
 
     import uvicorn
 
+    from tests.web.server import free_port
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True, name="server-here")
+    thread.start()
+    try:
+        for _ in range(3000):  # bounded: the port opens at once
+            if server.started or not thread.is_alive():
+                break
+            threading.Event().wait(0.01)
+        assert server.started
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(60)
+
+
+@contextmanager
+def warming_server(tmp_path, monkeypatch):
+    """A server whose warm-up waits for the test: yields its URL and the two events that end the
+    warm-up's parts (the server's own kernels, the worker processes)."""
+    import threading
+
     from battleship.web import app as app_module
     from battleship.web.app import Settings, create_app
-    from tests.web.server import free_port
 
     here, workers = threading.Event(), threading.Event()
     monkeypatch.setattr(app_module, "_warm_here", lambda _app: here.wait(300))  # bounded
@@ -940,22 +964,12 @@ def warming_server(tmp_path, monkeypatch):
     settings = Settings(rate_limit="", heavy_workers=1)
     app = create_app(f"sqlite:///{tmp_path / 'games.db'}", warm=True, settings=settings)
     monkeypatch.setattr(app.state.workers, "start", lambda: workers.wait(300))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True, name="warming-server")
-    thread.start()
     try:
-        for _ in range(3000):  # bounded: the port opens at once
-            if server.started:
-                break
-            threading.Event().wait(0.01)
-        assert server.started
-        yield f"http://127.0.0.1:{port}", here, workers
+        with served_here(app) as url:
+            yield url, here, workers
     finally:
         here.set()
         workers.set()
-        server.should_exit = True
-        thread.join(60)
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
@@ -1056,3 +1070,52 @@ def test_my_games_says_a_friend_game_waits_for_its_fleets_not_for_the_computer(s
     row = page.text_content("#games tbody tr:first-child")
     assert "a friend" in row and "placing fleets" in row and "computer" not in row
     assert page.evaluate(FITS) and page.errors == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_new_game_and_its_moves_are_answered_while_two_heavy_calculations_run(tmp_path, open_page, size):
+    """Two other clients post exact counts that take minutes on custom rules (each holds an analysis slot
+    to its deadline); meanwhile the page starts a game at Expert and plays."""
+    import threading
+
+    from fastapi.testclient import TestClient
+
+    from battleship.web.app import Settings, create_app
+    from tests.web.slow_rules import ONE_HIT, T_SHAPES
+
+    settings = Settings(rate_limit="", heavy_workers=4, heavy_wait=1.0, analysis_seconds=120.0)
+    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", settings=settings)
+    calc = {"rules": "custom", "rules_toml": T_SHAPES, "board": ONE_HIT}
+    with served_here(app) as url:
+        posters = [TestClient(app, client=(f"10.0.0.{n}", 5000)) for n in (1, 2)]
+        threads = [
+            threading.Thread(target=c.post, args=("/api/calc",), kwargs={"json": calc}) for c in posters
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            for _ in range(6000):  # bounded: both calculations hold their slots
+                if app.state.gate.busy("analysis") == 2:
+                    break
+                threading.Event().wait(0.01)
+            assert app.state.gate.busy("analysis") == 2
+            page = open_page(size)
+            setup(page, url, "best")
+            page.click("#start")  # Expert, timed under these rules on the way: a start's own slot
+            page.wait_for_function(
+                "document.querySelector('#turn').textContent.startsWith('Your turn')", timeout=LONG
+            )
+            for cell in (44, 45, 46):
+                fire(page, cell)
+            assert (
+                page.evaluate("game.computer_shots.length") == 3 and page.text_content("#setup-message") == ""
+            )
+            assert app.state.gate.busy("analysis") == 2  # the two ran all along
+            assert page.errors == []
+        finally:
+            app.state.stopping.set()
+            for stop in list(app.state.stops):
+                stop.request()
+            for thread in threads:
+                thread.join(60)
