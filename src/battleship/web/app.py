@@ -238,8 +238,7 @@ def _warm_up(app: FastAPI) -> None:
     on a fresh clone both compile at once on two cores, where one after the other took their sum.
     """
     failed: list[Exception] = []
-
-    warming = app.state.warming
+    warming = app.state.warming  # each part named while it runs: GET /api/ready and the warming page say it
 
     def here() -> None:
         try:
