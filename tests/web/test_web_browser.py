@@ -1119,3 +1119,74 @@ def test_a_new_game_and_its_moves_are_answered_while_two_heavy_calculations_run(
                 stop.request()
             for thread in threads:
                 thread.join(60)
+
+
+# Machado, Oliveira and Fernandes (2009): linear RGB as seen under each complete dichromacy
+DICHROMACY = {
+    "protanopia": (
+        (0.152286, 1.052583, -0.204868),
+        (0.114503, 0.786281, 0.099216),
+        (-0.003882, -0.048116, 1.051998),
+    ),
+    "deuteranopia": (
+        (0.367322, 0.860646, -0.227968),
+        (0.280085, 0.672501, 0.047413),
+        (-0.01182, 0.04294, 0.968881),
+    ),
+    "tritanopia": (
+        (1.255528, -0.076749, -0.178779),
+        (-0.078411, 0.930809, 0.147602),
+        (0.004733, 0.691367, 0.3039),
+    ),
+    "typical": ((1, 0, 0), (0, 1, 0), (0, 0, 1)),
+}
+
+
+def seen_lab(rgb: tuple[int, int, int], vision: str) -> tuple[float, float, float]:
+    """The CIELAB colour (D65) of an sRGB colour as ``vision`` sees it."""
+    linear = [c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    seen = [
+        min(1.0, max(0.0, sum(m * c for m, c in zip(row, linear, strict=True)))) for row in DICHROMACY[vision]
+    ]
+    xyz = [
+        sum(m * c for m, c in zip(row, seen, strict=True)) / white
+        for row, white in zip(
+            ((0.4124, 0.3576, 0.1805), (0.2126, 0.7152, 0.0722), (0.0193, 0.1192, 0.9505)),
+            (0.95047, 1, 1.08883),
+            strict=True,
+        )
+    ]
+    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in xyz]
+    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_no_heat_map_colour_looks_like_a_hit_or_a_sunk_ship_under_common_colour_blindness(
+    server, open_page, size
+):
+    """Every colour the heat maps draw, against the hit and sunk squares', in the light and dark schemes:
+    a CIELAB difference of 10 or more (clearly apart at a glance) under each dichromacy."""
+    import math
+    import re
+
+    worst = (math.inf, "")
+    for scheme in ("light", "dark"):
+        page = open_page(size, color_scheme=scheme)
+        page.goto(server + "/")
+        page.wait_for_function("typeof heatColour === 'function'")
+        drawn = page.evaluate(
+            """() => {
+                const probe = document.createElement('div'); document.body.appendChild(probe);
+                const colour = (css) => { probe.style.background = css; return getComputedStyle(probe).backgroundColor; };
+                return {heat: [...Array(21).keys()].map((k) => heatColour(k / 20)),
+                        hit: colour('var(--hit)'), sunk: colour('var(--sunk)')};
+            }"""
+        )
+        rgb = {text: tuple(int(x) for x in re.findall(r"\d+", text)[:3]) for text in drawn["heat"]}
+        for square in ("hit", "sunk"):
+            mark = tuple(int(x) for x in re.findall(r"\d+", drawn[square])[:3])
+            for heat in rgb.values():
+                for vision in DICHROMACY:
+                    apart = math.dist(seen_lab(heat, vision), seen_lab(mark, vision))
+                    worst = min(worst, (apart, f"{scheme} {square} {mark} vs heat {heat} ({vision})"))
+    assert worst[0] >= 10, worst
