@@ -265,6 +265,7 @@ from tests.web.test_web_browser import (  # noqa: E402  (the browser tests' fixt
     LONG,
     browser,  # noqa: F401
     open_page,  # noqa: F401
+    served,  # noqa: F401
     server,  # noqa: F401
     setup,
     start,
