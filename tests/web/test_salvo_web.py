@@ -259,6 +259,27 @@ def test_a_salvo_game_between_friends_to_the_end(client):
     assert bad.status_code == 409  # over
 
 
+def test_the_stand_in_heat_map_reads_what_salvos_answered_whole_settle():
+    from battleship.game import Game
+    from battleship.layout import Layout
+    from battleship.web import jobs
+
+    rules = preset("salvo-count")
+    layout = Layout.from_text(
+        "CCCCC...../BBBB....../DDD......./SSS......./PP......../" + "/".join(["." * 10] * 5), rules
+    )
+    game = Game(layout)
+    game.fire_salvo(["F1", "F2", "F3", "F4", "F5"])  # no hit: five squares of water
+    game.fire_salvo(["A1", "A2", "A3", "A4", "A5"])  # five hits: the Carrier, sunk and named
+    game.fire_salvo(["B1", "J10", "J9"])  # one hit among three: nothing settled
+    seen = game.observation
+    value = jobs.estimate(rules, seen)["probability"]
+    assert all(value[c] == 0 for c in range(50, 55)) and all(value[c] == 1 for c in range(5))
+    assert 0 < value[10] < 1 and 0 < value[99] < 1
+    open_board = jobs.estimate(rules, Game(layout).observation)["probability"]
+    assert value[9] < open_board[9]  # the Carrier, sunk, no longer counts on A10
+
+
 # ---- in the browser: a phone and a desktop ----------------------------------------------------------
 
 from tests.web.test_web_browser import (  # noqa: E402  (the browser tests' fixtures and helpers)

@@ -325,6 +325,11 @@ class Computer:
             f"{why}: this is an estimate "
             "(each ship's placements counted on their own, as DataGenetics' density does)"
         )
+        if any(not v.shots for v in observation.volleys):  # salvos answered whole
+            answer["note"] += (
+                "; of the salvos answered whole it reads only the squares their answers settle and the ships "
+                "named sunk, not how many hits each salvo had"
+            )
         return answer
 
     def admit(self, rules: Rules, name: str, stop: Stop, model: PlacementModel | None = None) -> None:

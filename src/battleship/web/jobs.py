@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from battleship.cells import cell_name
+from battleship.cells import cell_name, iter_cells
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, choose_salvo
 from battleship.inference import posterior
@@ -26,7 +26,7 @@ from battleship.inference.prior import PlacementModel
 from battleship.rng import game_rng
 from battleship.rules import Rules
 from battleship.shooters import make, resolve
-from battleship.shooters.choice import HIT, UNKNOWN
+from battleship.shooters.choice import HIT, MISS, UNKNOWN
 from battleship.shooters.density import best_cells, observed_status
 from battleship.shooters.learning import LearningShooter
 from battleship.shooters.options import format_spec
@@ -188,6 +188,11 @@ def estimate(rules: Rules, observation: Observation, skew: bool = False) -> dict
     shooter weighs them); not exact, because it ignores how the ships constrain each other.
     """
     status, afloat = observed_status(rules, observation)
+    whole = any(not v.shots for v in observation.volleys)  # salvos answered whole: what they settle
+    if whole:
+        status[list(iter_cells(observation.miss_mask))] = MISS
+        status[[c for c in iter_cells(observation.hit_mask) if status[c] == UNKNOWN]] = HIT
+        afloat[list(observation.sunk_ships)] = False
     t = tables(rules)
     value = np.zeros(rules.cells)
     for s in np.flatnonzero(afloat):
@@ -200,6 +205,9 @@ def estimate(rules: Rules, observation: Observation, skew: bool = False) -> dict
     value = np.minimum(value, 1.0)
     for shot in observation.shots:
         value[shot.cell] = 0.0 if shot.outcome is Outcome.MISS else 1.0
+    if whole:
+        value[list(iter_cells(observation.miss_mask))] = 0.0
+        value[list(iter_cells(observation.hit_mask))] = 1.0
     return heat_map(rules, observation, value, skew, "estimate")
 
 
