@@ -323,7 +323,7 @@ def test_a_salvo_game_against_the_computer_in_the_browser_to_the_end(server, ope
     assert "mark 5 squares" in page.text_content("#turn") and "only how many shots hit" in page.text_content(
         "#turn"
     )
-    assert page.is_hidden("#heat")  # no heat map from shots answered only by their count
+    page.check("#heat")  # the heat map reads the salvos' counts too
     for _ in range(120):
         if page.evaluate("game.status") == "over":
             break
@@ -340,6 +340,10 @@ def test_a_salvo_game_against_the_computer_in_the_browser_to_the_end(server, ope
             assert page.locator("#enemy .cell.last").count() == len(mine["cells"])
             assert page.locator("#enemy .cell.salvo").count() == page.evaluate("game.player_shots.length")
             assert page.evaluate(NO_SIDEWAYS_SCROLL)
+            if page.is_checked("#heat"):  # once, after the first turns: then it is left off
+                page.wait_for_selector("#heat-scale:not(.hidden)", timeout=LONG)
+                assert page.text_content("#message").startswith("You fired")  # no error in its place
+                page.uncheck("#heat")
     else:
         raise AssertionError("the game did not end")
     turns = page.evaluate(

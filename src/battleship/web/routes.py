@@ -47,7 +47,10 @@ else:
 MAX_CELL = MAX_SIDE * MAX_SIDE - 1
 CELL_NAME = r"^(auto|[A-O](1[0-5]|[1-9]))$"  # A1 .. O15: rows A.., columns 1.. (boards up to 15x15)
 LAYOUT = r"^[.A-Z/\n]+$"  # rows of '.' and ship letters joined by '/' (or one a line)
-BOARD = r"^[.oxA-Z#/\n]+$"  # rows of '.', 'o', 'x', '#' and ship letters
+# rows of '.', 'o', 'x', '#' and ship letters; under salvo rules answered whole also '?' (fired, not known
+# on its own) and, after " | ", each salvo and its answer ("E5,F5,G5=2+C", "E5=B", "F1=-")
+BOARD = r"^[.oxA-Z#/\n?| ,=+\-0-9]+$"
+MAX_BOARD = 4000  # characters: a 15x15 board and a long game's salvos
 HEX = r"^[0-9a-f]{32}$"
 GameId = Annotated[str, Path(pattern=HEX, description="The game's id (32 hex digits).")]
 RulesToml = Annotated[
@@ -227,7 +230,7 @@ class Calc(BaseModel):
     )
     rules: RuleName = None  # type: ignore[assignment]  # absent: standard, or the custom rules of rules_toml
     rules_toml: RulesToml = None
-    board: Annotated[str, Field(min_length=1, max_length=480, pattern=BOARD)]
+    board: Annotated[str, Field(min_length=1, max_length=MAX_BOARD, pattern=BOARD)]
     skew: StrictBool = False
 
 

@@ -327,6 +327,8 @@ class Service(Games):
         }
         if rules.salvo is not None:
             view.update(salvo_view(game, PLAYER, over, "player", "computer"))
+            # what the player has seen of the computer's fleet, as the calculator reads it (the heat map)
+            view["player_board"] = game.at[COMPUTER].observation.text()
         if over:
             view["computer_layout"] = layout_json(game.layouts[COMPUTER])
             view["notation"] = row["notation"]

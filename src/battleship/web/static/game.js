@@ -94,10 +94,6 @@ function beginPlay() {
   enemy = makeBoard($("enemy"), rules.rows, rules.cols, onEnemyCell, "Enemy waters: fire at a square");
   if (salvoGame() && !aim) aim = new SalvoAim($("notice"), (cells) => fire(null, false, cells));
   if (aim) aim.clear();
-  // a heat map reads shots answered one by one: not offered where salvos are answered whole
-  const whole = salvoGame() && game.salvo.answers !== "each";
-  $("heat").parentElement.classList.toggle("hidden", whole);
-  if (whole) $("heat").checked = false;
   own = makeBoard($("own"), rules.rows, rules.cols, null, "Your fleet");
   render();
 }
@@ -179,7 +175,8 @@ function boardText() {
 
 async function heatMap() {
   try {
-    const body = rules.toml ? {rules_toml: rules.toml, board: boardText()} : {rules: rules.name, board: boardText()};
+    const board = game.player_board || boardText();  // salvo rules: the server's board text, salvos and all
+    const body = rules.toml ? {rules_toml: rules.toml, board} : {rules: rules.name, board};
     const calc = await api("/api/calc", body);
     const fired = new Set(game.player_shots.map((s) => s.cell));
     const top = Math.max(...calc.probability.filter((p, i) => !fired.has(i)), 1e-9), chance = {};
