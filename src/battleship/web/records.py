@@ -10,12 +10,13 @@ computer is played by "Player" and "Computer", a game between friends by "Player
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from battleship import notation
 from battleship import rules as rules_mod
-from battleship.cells import cell_name
+from battleship.cells import cell_name, from_xy, to_xy
 from battleship.errors import BattleshipError
 from battleship.game import Game, Observation, Outcome, Shot, Volley
 from battleship.layout import Layout
@@ -157,24 +158,46 @@ def replay(row: dict[str, Any]) -> Replay:
 
 
 def _replay_salvos(row: dict[str, Any], rules: Rules) -> Replay:
-    """A salvo game: each side's run of moves is one salvo, fired whole, of the size its turn allows."""
-    grids, moves = split_record(row["record"], rules)
+    """A salvo game: each turn one salvo, fired whole, of the size its turn allows."""
+    grids, turns = split_record(row["record"], rules)
     paper = notation.read_game(grids, rules)
     names = sides(row)
     fleets = (_fleet(paper, names[0]), _fleet(paper, names[1]))
-    game = Replay(rules, names, fleets, list(moves), (Game(fleets[0]), Game(fleets[1])))
-    for side, cells in group_turns(names, moves):
+    moves = [(who, c) for who, cells in turns for c in cells]
+    game = Replay(rules, names, fleets, moves, (Game(fleets[0]), Game(fleets[1])))
+    for who, cells in turns:
+        if who not in names:
+            raise BattleshipError(f"the stored game has a turn by {who!r}, who is not one of its players")
+        side = names.index(who)
         game.target(side).fire_salvo(cells, game.turn_size(side))
         game.turns.append((side, cells))
     return game  # its moves are the stored ones: ``play`` adds to them
 
 
-def split_record(record: str, rules: Rules) -> tuple[str, list[tuple[str, int]]]:
-    """A stored salvo game's text as its players and grids (a game of no moves) and its moves."""
+_TURN = re.compile(r"^\s*([^\[\]\n]+?)\s*:\s*((?:\(\s*\d+\s*,\s*\d+\s*\)\s*)+)$")
+_XY = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+
+
+def split_record(record: str, rules: Rules) -> tuple[str, list[tuple[str, tuple[int, ...]]]]:
+    """A stored salvo game's text as its players and grids (a game of no moves), and its turns: one a
+    line, the player then the salvo's cells in the order fired (``Player: (3, 7) (4, 7)``)."""
     lines = record.split("\n")
     grid_end = max((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), default=-1) + 1
-    moves = notation.read_moves("\n".join(lines[grid_end:]), rules, grid_end + 1)
-    return "\n".join(lines[:grid_end]) + "\n", moves
+    turns = []
+    for n, line in enumerate(lines[grid_end:], grid_end + 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _TURN.match(line)
+        if match is None:
+            raise BattleshipError(f"the stored game's line {n} is no turn like 'Player: (3, 7) (4, 7)'")
+        xy = [(int(x), int(y)) for x, y in _XY.findall(match.group(2))]
+        turns.append((match.group(1), tuple(from_xy(x, y, rules.rows, rules.cols) for x, y in xy)))
+    return "\n".join(lines[:grid_end]) + "\n", turns
+
+
+def write_turn(player: str, cells: tuple[int, ...], rules: Rules) -> str:
+    """One turn of a salvo game as a line: ``Player 1: (3, 7) (4, 7) (5, 7)``, the cells in the order fired."""
+    return f"{player}: " + " ".join("({}, {})".format(*to_xy(c, rules.rows, rules.cols)) for c in cells)
 
 
 def group_turns(names: tuple[str, str], moves: list[tuple[str, int]]) -> list[tuple[int, tuple[int, ...]]]:
@@ -200,16 +223,13 @@ def _fleet(paper: notation.PaperGame, name: str) -> Layout:
 
 
 def write_record(rules: Rules, names: tuple[str, str], layouts: tuple[Layout, Layout], moves) -> str:
-    """The Dunman High paper's game notation of the whole game so far (under salvo rules, each salvo's
-    moves on one line)."""
+    """The Dunman High paper's game notation of the whole game so far (under salvo rules one turn a line,
+    the player then the salvo's cells: :func:`write_turn`)."""
     players = ((names[0], layouts[0]), (names[1], layouts[1]))
     if rules.salvo is None:
         return notation.write_game(notation.PaperGame(rules, players, tuple(moves)))
     text = notation.write_game(notation.PaperGame(rules, players, ()))
-    lines = [
-        " ".join(notation.write_move(names[side], c, rules) for c in cells)
-        for side, cells in group_turns(names, list(moves))
-    ]
+    lines = [write_turn(names[side], cells, rules) for side, cells in group_turns(names, list(moves))]
     return text + "".join(line + "\n" for line in lines)
 
 
