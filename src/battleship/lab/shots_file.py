@@ -2,7 +2,9 @@
 
 A line holds whole numbers separated by spaces: a game's shots (``simulate``), each shooter's shots
 on the same layout (``compare``), both sides' shots (``match``). Files of more than one column
-start with a ``#`` line naming the columns; ``numpy.loadtxt`` and most tools skip it. The run's
+start with a ``#`` line naming the columns; ``numpy.loadtxt`` and most tools skip it. Under salvo
+rules the numbers are turns (salvos to sink the fleet), and the ``#`` line says so first: ``# turns``
+for one column, ``# turns: a<TAB>b`` for several (files in shots are written as they always were). The run's
 parameters are kept beside the file, in ``FILE.run.json``.
 
 Every line is a finished game and games are written in order, so a file cut anywhere (Ctrl-C,
@@ -32,12 +34,16 @@ class ShotsFile:
     ``columns`` names the numbers of a line when there is more than one (the header line).
     """
 
-    def __init__(self, path: Path, params: dict, columns: list[str] | None = None):
+    def __init__(self, path: Path, params: dict, columns: list[str] | None = None, unit: str = "shots"):
         self.path = path
         self.meta = path.with_name(path.name + ".run.json")
         self.params = params
         self.columns = list(columns or ["shots"])
-        self.header = "# " + "\t".join(self.columns) + "\n" if len(self.columns) > 1 else ""
+        self.unit = unit
+        named = "\t".join(self.columns) if len(self.columns) > 1 else ""
+        if unit != "shots":
+            named = f"{unit}: {named}" if named else unit
+        self.header = f"# {named}\n" if named else ""
         self._synced = 0.0
 
     @property
