@@ -452,6 +452,7 @@ def compare_cmd(
             r.ship_cells,
             figures_dir,
             f"{r.name}, {games:,} games",
+            r.turn_size() if r.salvo is not None else 0,
         )
     if as_json:
         emit_json({**result.as_dict(), "figures": [str(p) for p in written]})
