@@ -106,3 +106,24 @@ def test_the_salvo_solver_says_when_its_budget_runs_out():
     rules = _rules(3, 3, (2, 1), 2, Answers.COUNT)
     with pytest.raises(BattleshipError, match="did not finish within 10 states"):
         salvo_optimum(rules, brute_force_layouts(rules), budget=10)
+
+
+def test_limit_json_gives_the_optimum_and_each_mean_in_turns(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from battleship.cli import app
+
+    rules = _rules(2, 3, (2, 1), 2, Answers.EACH)
+    path = tmp_path / "tiny.toml"
+    path.write_text(rules.to_toml())
+    result = CliRunner().invoke(app, ["limit", "random", "--rules", str(path), "--seed", "3", "--json"])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["unit"] == "turns" and len(data["first_salvo"]) == 2
+    assert data["optimum"] == pytest.approx(float(expectimax_turns(rules)), abs=1e-9)
+    (shooter,) = data["shooters"]
+    assert shooter["mean"] - data["optimum"] == pytest.approx(shooter["gap"])
+    shown = CliRunner().invoke(app, ["limit", "random", "--rules", str(path)])
+    assert shown.exit_code == 0 and "turns" in shown.stdout and "first salvo" in shown.stdout

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from battleship.errors import BattleshipError
+from battleship.errors import BattleshipError, IllegalShot
 from battleship.game import Observation
 from battleship.inference import count, evidence, select_by_search
 from battleship.inference.endgame import Solver
@@ -184,7 +184,12 @@ def beside(
             result.means[text] = None
             result.refusals[text] = why
             continue
-        shots = simulate(rules, name, len(rows), seed=seed, layouts=rows, options=options, stop=stop)
+        try:
+            shots = simulate(rules, name, len(rows), seed=seed, layouts=rows, options=options, stop=stop)
+        except IllegalShot as exc:  # a shooter not yet taught these rules (salvos) fires an illegal turn
+            result.means[text] = None
+            result.refusals[text] = f"fired an illegal turn on these rules: {exc}"
+            continue
         if stop is not None:
             stop.check()  # a stop cuts the games short: no mean over part of them
         result.means[text] = float(shots.mean())

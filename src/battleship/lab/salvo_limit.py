@@ -141,14 +141,14 @@ class SalvoSolver:
         return best, choice
 
     def _count(self) -> None:
-        """Count a state solved; refuse past the budget, and look at the stop flag now and then."""
+        """Count a state solved; refuse past the budget, and look at the stop flag."""
         self.solving += 1
         if self.solving > self.budget:
             raise BattleshipError(
                 f"the salvo solver did not finish within {self.budget:,} states "
                 f"({len(self.layouts):,} layouts): try a smaller board or fleet, or a larger budget"
             )
-        if self.stop is not None and self.solving % 256 == 0:
+        if self.stop is not None:  # a state can take a while (every salvo split over every layout)
             self.stop.check()
 
     def _salvos(self, fired: int, group: int) -> Iterator[tuple[int, ...]]:
