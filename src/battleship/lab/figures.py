@@ -67,7 +67,8 @@ def compare_charts(
             ax.plot(shots, y, color=COLOURS[i % len(COLOURS)], label=f"{name} (mean {mean:.2f})", lw=1.8)
             if name == "random":
                 exact_y = np.diff(exact, prepend=0.0) if kind == "distribution" else exact
-                ax.plot(shots, exact_y, color="black", ls=":", lw=1.2, label="random, exact: C(n,K)/C(N,K)")
+                exact_label = f"C(min({salvo}n, N),K)/C(N,K)" if salvo else "C(n,K)/C(N,K)"
+                ax.plot(shots, exact_y, color="black", ls=":", lw=1.2, label=f"random, exact: {exact_label}")
         ax.set_xlabel(f"{unit} to sink the fleet")
         ax.set_ylabel("share of games" if kind == "distribution" else f"P(finished within n {unit})")
         ax.set_xlim((-(-ship_cells // salvo) if salvo else ship_cells) - 1, cells)
