@@ -78,6 +78,46 @@ def _sinking(sinks: Sinks, ship: int, mask: int) -> tuple:
     )
 
 
+def _moved(mask: int, where: tuple[int, ...]) -> int:
+    """``mask`` with bit ``i`` moved to bit ``where[i]``."""
+    out = 0
+    while mask:
+        low = mask & -mask
+        out |= 1 << where[low.bit_length() - 1]
+        mask ^= low
+    return out
+
+
+def _symmetries(rules: Rules, layouts: Layouts) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """The board's symmetries that map every layout to a layout: (where each cell goes, where each
+    layout goes), the identity first. Mirror images of a state have the same value."""
+    rows, cols = rules.rows, rules.cols
+    maps = [
+        lambda r, c: (r, c),
+        lambda r, c: (r, cols - 1 - c),
+        lambda r, c: (rows - 1 - r, c),
+        lambda r, c: (rows - 1 - r, cols - 1 - c),
+    ]
+    if rows == cols:
+        n = rows
+        maps += [
+            lambda r, c: (c, r),
+            lambda r, c: (c, n - 1 - r),
+            lambda r, c: (n - 1 - c, r),
+            lambda r, c: (n - 1 - c, n - 1 - r),
+        ]
+    index = {tuple(ships): i for i, ships in enumerate(layouts)}
+    out = []
+    for move in maps:
+        cells = tuple(
+            r * cols + c for r, c in (move(cell // cols, cell % cols) for cell in range(rules.cells))
+        )
+        images = [index.get(tuple(_moved(m, cells) for m in ships)) for ships in layouts]
+        if all(i is not None for i in images):
+            out.append((cells, tuple(int(i) for i in images if i is not None)))
+    return out
+
+
 def _union(masks: tuple[int, ...]) -> int:
     out = 0
     for m in masks:
@@ -99,6 +139,7 @@ class SalvoSolver:
         self.stop = stop
         self.memo: dict[tuple[int, int], tuple[float, tuple[int, ...]]] = {}
         self.solving = 0  # states solved so far (read by a progress line)
+        self.symmetries = _symmetries(rules, self.layouts)
 
     def solve(self) -> tuple[float, tuple[int, ...]]:
         """Expected turns from the empty board over uniform layouts, and a best first salvo."""
@@ -111,7 +152,7 @@ class SalvoSolver:
 
     def value(self, fired: int, group: int) -> tuple[float, tuple[int, ...]]:
         """Expected turns to finish, the layouts of ``group`` (a bitmask of indices) equally likely."""
-        key = (fired, group)
+        key = self._canonical(fired, group)
         if key in self.memo:
             return self.memo[key]
         if group & (group - 1) == 0:  # one layout left: hit its cells, K a turn
@@ -139,6 +180,16 @@ class SalvoSolver:
                 best, choice = expected, salvo
         self.memo[key] = (best, choice)
         return best, choice
+
+    def _canonical(self, fired: int, group: int) -> tuple[int, int]:
+        """The least of the state's images under the board's symmetries: mirror states share one entry
+        (their values are equal; the salvo kept is in the first one's frame, used at the root only)."""
+        if fired == 0 and group == (1 << len(self.layouts)) - 1:
+            return fired, group  # the empty board is its own image
+        images = []
+        for cells, layouts in self.symmetries:
+            images.append((_moved(fired, cells), _moved(group, layouts)))
+        return min(images)
 
     def _count(self) -> None:
         """Count a state solved; refuse past the budget, and look at the stop flag."""
