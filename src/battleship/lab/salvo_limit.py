@@ -48,7 +48,7 @@ def answer(rules: Rules, ships: tuple[int, ...], fired: int, salvo: tuple[int, .
     sinks, answers = rules.sinks, rules.answers
     hit = fired & _union(ships)
     if answers is Answers.EACH:
-        said = []
+        said: list[object] = []
         for cell in salvo:
             bit = 1 << cell
             ship = next((i for i, m in enumerate(ships) if m & bit), None)
@@ -56,8 +56,8 @@ def answer(rules: Rules, ships: tuple[int, ...], fired: int, salvo: tuple[int, .
                 said.append(0)
                 continue
             hit |= bit
-            sunk = hit & ships[ship] == ships[ship] and sinks is not Sinks.NONE
-            said.append(_sinking(sinks, ship, ships[ship]) if sunk else 1)
+            sinks_it = hit & ships[ship] == ships[ship] and sinks is not Sinks.NONE
+            said.append(_sinking(sinks, ship, ships[ship]) if sinks_it else 1)
         return tuple(said)
     salvo_mask = sum(1 << c for c in salvo)
     per_ship = tuple((m & salvo_mask).bit_count() for m in ships)
@@ -160,7 +160,8 @@ class SalvoSolver:
             cells = tuple(iter_cells(unhit))
             return float(-(-len(cells) // self.size)), cells[: self.size]
         self._count()
-        best, choice = float("inf"), ()
+        best = float("inf")
+        choice: tuple[int, ...] = ()
         total = group.bit_count()
         scored = []
         for salvo in self._salvos(fired, group):
