@@ -127,3 +127,11 @@ def test_limit_json_gives_the_optimum_and_each_mean_in_turns(tmp_path):
     assert shooter["mean"] - data["optimum"] == pytest.approx(shooter["gap"])
     shown = CliRunner().invoke(app, ["limit", "random", "--rules", str(path)])
     assert shown.exit_code == 0 and "turns" in shown.stdout and "first salvo" in shown.stdout
+
+
+@pytest.mark.parametrize("sinks", [Sinks.NONE, Sinks.NAMED])
+def test_a_salvo_of_one_answered_each_is_the_one_shot_game(sinks):
+    rules = _rules(3, 3, (2, 1), 1, Answers.EACH, sinks)
+    one_shot = lab_limit.optimum(rules.one_shot())
+    salvo = salvo_optimum(rules, brute_force_layouts(rules), budget=1_000_000)
+    assert salvo.turns == pytest.approx(one_shot.shots, abs=1e-9)
