@@ -145,7 +145,13 @@ def _salvo_optimum(
     solver = SalvoSolver(rules, layouts, min(budget, MAX_SALVO_STATES), stop)
     if watch is not None:
         watch(solver)
-    turns, first = solver.solve()
+    try:
+        turns, first = solver.solve()
+    except OutOfTime:
+        raise OutOfTime(
+            f"out of time: the salvo solver solved {solver.solving:,} states in "
+            f"{time.perf_counter() - start:.0f} s ({len(layouts):,} layouts) without finishing"
+        ) from None
     seconds = time.perf_counter() - start
     return Optimum(len(layouts), turns, first[0], solver.solving, seconds, tuple(first))
 
