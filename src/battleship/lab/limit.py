@@ -128,7 +128,7 @@ def optimum(
     return Optimum(len(rows), solved[0], solved[1], solver.visits, time.perf_counter() - start)
 
 
-MAX_SALVO_STATES = 5_000_000  # the salvo solver keeps every state in a Python dict: memory caps it
+MAX_SALVO_STATES = 2_000_000  # the salvo solver keeps every state in a Python dict: memory caps it
 
 
 def _salvo_optimum(

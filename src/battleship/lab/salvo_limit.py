@@ -42,16 +42,23 @@ class SalvoOptimum:
     seconds: float
 
 
-def answer(rules: Rules, ships: tuple[int, ...], fired: int, salvo: tuple[int, ...]) -> tuple:
+def answer(
+    rules: Rules, ships: tuple[int, ...], fired: int, salvo: tuple[int, ...], where: Sequence[int] = ()
+) -> tuple:
     """What the referee says to ``salvo`` (cells in the order fired) on a layout after ``fired``, as a
-    comparable key: equal keys for two layouts mean the shooter cannot tell them apart by it."""
+    comparable key: equal keys for two layouts mean the shooter cannot tell them apart by it.
+
+    ``where``: the layout's ship index on each cell (-1 for water), when the caller has it."""
     sinks, answers = rules.sinks, rules.answers
     hit = fired & _union(ships)
     if answers is Answers.EACH:
         said: list[object] = []
         for cell in salvo:
             bit = 1 << cell
-            ship = next((i for i, m in enumerate(ships) if m & bit), None)
+            if where:
+                ship: int | None = where[cell] if where[cell] >= 0 else None
+            else:
+                ship = next((i for i, m in enumerate(ships) if m & bit), None)
             if ship is None:
                 said.append(0)
                 continue
@@ -118,6 +125,15 @@ def _symmetries(rules: Rules, layouts: Layouts) -> list[tuple[tuple[int, ...], t
     return out
 
 
+def _ship_on_each_cell(cells: int, ships: tuple[int, ...]) -> list[int]:
+    """Each cell's ship index in a layout, -1 for water."""
+    out = [-1] * cells
+    for i, mask in enumerate(ships):
+        for cell in iter_cells(mask):
+            out[cell] = i
+    return out
+
+
 def _union(masks: tuple[int, ...]) -> int:
     out = 0
     for m in masks:
@@ -134,6 +150,7 @@ class SalvoSolver:
         self.rules = rules
         self.layouts = list(layouts)
         self.occupied = [_union(ships) for ships in self.layouts]
+        self.where = [_ship_on_each_cell(rules.cells, ships) for ships in self.layouts]
         self.size = rules.turn_size()  # a whole fleet: nobody fires back
         self.budget = budget
         self.stop = stop
@@ -152,13 +169,17 @@ class SalvoSolver:
 
     def value(self, fired: int, group: int) -> tuple[float, tuple[int, ...]]:
         """Expected turns to finish, the layouts of ``group`` (a bitmask of indices) equally likely."""
-        key = self._canonical(fired, group)
-        if key in self.memo:
-            return self.memo[key]
         if group & (group - 1) == 0:  # one layout left: hit its cells, K a turn
             unhit = self.occupied[group.bit_length() - 1] & ~fired
             cells = tuple(iter_cells(unhit))
             return float(-(-len(cells) // self.size)), cells[: self.size]
+        seen = self.memo.get((fired, group))  # this very state (its images are looked up below)
+        if seen is not None:
+            return seen
+        key = self._canonical(fired, group)
+        if key in self.memo:
+            self.memo[fired, group] = self.memo[key]
+            return self.memo[key]
         self._count()
         best = float("inf")
         choice: tuple[int, ...] = ()
@@ -179,7 +200,7 @@ class SalvoSolver:
                     break
             if expected < best - 1e-12:
                 best, choice = expected, salvo
-        self.memo[key] = (best, choice)
+        self.memo[key] = self.memo[fired, group] = (best, choice)
         return best, choice
 
     def _canonical(self, fired: int, group: int) -> tuple[int, int]:
@@ -232,7 +253,7 @@ class SalvoSolver:
         for i in iter_cells(group):
             if self.occupied[i] & ~after == 0:
                 continue  # finished: no further turn
-            said = answer(self.rules, self.layouts[i], fired, salvo)
+            said = answer(self.rules, self.layouts[i], fired, salvo, self.where[i])
             parts[said] = parts.get(said, 0) | 1 << i
         return [(mask, g) for g in parts.values()]
 
