@@ -13,6 +13,10 @@ observed. That condition splits into two parts:
 
 The engines (:mod:`battleship.inference.search`, :mod:`battleship.inference.rows`) count the
 combinations of admissible placements that satisfy the second part.
+
+Salvos answered whole are read by :mod:`battleship.inference.salvos`: answers by ship are
+per-placement evidence like the above; a count that leaves open which cells hit constrains whole
+layouts (:class:`GlobalEvidence` here), which the posterior splits into per-placement events.
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ class Posterior:
 
         r = self.rules
         grid = (self.observation or Observation(r)).grid()
-        title = f"P(ship), {0 if self.observation is None else len(self.observation.shots)} shots"
+        title = f"P(ship), {0 if self.observation is None else self.observation.fired} shots"
         return grid_svg(
             grid, r.symbols, heat=self.probability.tolist(), framed=frozenset(self.best()), title=title
         )
