@@ -32,7 +32,7 @@ import numpy as np
 from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Volley
-from battleship.inference.evidence import Contradiction, Evidence
+from battleship.inference.facts import Contradiction, Evidence
 from battleship.rules import Answers, Rules, Sinks
 from battleship.stop import Stop
 from battleship.tables import tables
