@@ -745,7 +745,7 @@ def _letter_at(rows: list[tuple[str, int, int]], rules: Rules, mask: int) -> tup
 
 def _read_volleys(text: str, start: int, rules: Rules, letters: dict[int, int]) -> list[Volley]:
     """The salvos listed from ``text[start:]``, space separated: ``E5,F5,G5=2``, ``E5,F5=BB+B``."""
-    volleys = []
+    volleys: list[Volley] = []
     i = start
     while i < len(text):
         if text[i].isspace():
