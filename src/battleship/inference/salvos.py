@@ -334,7 +334,8 @@ def parts(
             made += 1
             if made > limit:
                 raise TooManyParts(
-                    f"the salvos' answers leave more than {limit:,} hit patterns to count one by one"
+                    f"the salvos' answers leave more than {limit:,} hit patterns to count one by one: estimate "
+                    "by Monte Carlo instead (inference.sampling.monte_carlo; calc --time)"
                 )
             if stop is not None and made % 64 == 0:
                 stop.check()
