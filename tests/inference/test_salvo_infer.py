@@ -291,3 +291,42 @@ def brute_first(rules: Rules) -> tuple[int, ...]:
     from battleship import generators
 
     return generators.to_layout(rules, generators.draw(rules, "uniform", 1, 1)[0]).masks
+
+
+@pytest.mark.parametrize("answers", [Answers.SHIPS, Answers.COUNT])
+@pytest.mark.parametrize("sinks", list(Sinks))
+@pytest.mark.parametrize("spacing", list(Spacing))
+def test_every_spacing_and_sink_rule_agrees_with_the_replayed_layouts(spacing, sinks, answers) -> None:
+    """Each rule combination for certain (the Hypothesis test above draws them): an L tromino and two
+    boats on 4x4, two games of salvos of three until the fleet is sunk, every turn checked."""
+    fleet = (Ship("Ell", "C", ELL), Ship.line("Boat A", "A", 2), Ship.line("Boat B", "B", 1))
+    rules = Rules(4, 4, fleet, spacing, sinks, salvo=Salvo(3, answers))
+    every = brute_layouts(rules, cap=100_000)
+    rng = random.Random(f"{spacing.value}-{sinks.value}-{answers.value}")
+    for _ in range(2):
+        game = Game(Layout(rules, every[rng.randrange(len(every))]))
+        order = list(range(rules.cells))
+        rng.shuffle(order)
+        while not game.over:
+            game.fire_salvo([c for c in order if not game.observation.is_shot(c)][:3])
+        volleys = game.observation.volleys
+        replays = [_replayed_prefix(rules, m, volleys) for m in every]
+        for k in range(1, len(volleys) + 1):
+            keep = [m for m, r in zip(every, replays, strict=True) if r[:k] == volleys[:k]]
+            found = posterior(Observation(rules, (), volleys[:k]))
+            assert found.layouts == len(keep)
+            cells = np.zeros(rules.cells, dtype=np.int64)
+            for masks in keep:
+                for c in range(rules.cells):
+                    cells[c] += sum(mask >> c & 1 for mask in masks)
+            assert (found.cell_layouts.ravel() == cells).all()
+
+
+def _replayed_prefix(rules: Rules, masks: tuple[int, ...], volleys: tuple[Volley, ...]) -> tuple[Volley, ...]:
+    """The referee's answers on ``masks`` to the salvos of ``volleys``, as many as its game lasts."""
+    game = Game(Layout(rules, masks))
+    for volley in volleys:
+        if game.over:
+            break
+        game.fire_salvo(volley.cells)
+    return game.observation.volleys
