@@ -225,3 +225,23 @@ def test_calc_says_what_is_wrong_with_salvo_text_in_one_line(change, said):
     assert out.exit_code != 0
     message = out.output.strip()
     assert said in message and "\n" not in message and "Traceback" not in message
+
+
+def test_replay_of_salvos_answered_whole_gives_each_salvos_expected_hits():
+    from battleship.cli.calc import replay_salvos
+    from battleship.game import Game, Observation, Record
+    from battleship.inference import posterior
+    from battleship.layout import Layout
+    from battleship.rules import Answers, Rules, Salvo, Ship
+
+    rules = Rules(5, 5, (Ship.line("A", "A", 3), Ship.line("B", "B", 2)), salvo=Salvo(3, Answers.COUNT))
+    layout = Layout(rules, (0b111, 0b11 << 12))
+    game = Game(layout)
+    for cells in ([0, 6, 12], [1, 18, 24], [13, 20, 22]):
+        game.fire_salvo(cells)
+    turns = replay_salvos(rules, Record(layout, "me", (), game.observation.volleys), lambda: None)
+    assert [t["cell"] for t in turns] == ["A1,B2,C3", "A2,D4,E5", "C4,E1,E3"]
+    assert [t["outcome"] for t in turns] == ["2", "1", "1+B"]  # C4 completes B
+    before = posterior(Observation(rules, (), game.observation.volleys[:1]))
+    assert turns[1]["layouts"] == before.layouts
+    assert turns[1]["expected_hits"] == pytest.approx(sum(before.probability.ravel()[[1, 18, 24]]))
