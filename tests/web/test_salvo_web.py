@@ -149,6 +149,9 @@ def test_a_salvo_game_against_the_computer_round_trips_through_the_store(request
         lines = [line for line in record.splitlines() if line and line[0] not in "[#"]
         assert len(lines) == turns  # one turn a line: the player once, then the salvo's cells in order
         assert all(line.startswith(("Player: (", "Computer: (")) and line.count(":") == 1 for line in lines)
+        paper = notation.read_game(record, rules)  # the notation's own reader takes it, salvo by salvo
+        assert [len(cells) for _who, cells in paper.salvos] == [len(s["cells"]) for s in replay["salvos"]]
+        assert [cells for _who, cells in paper.salvos] == [tuple(s["cells"]) for s in replay["salvos"]]
         summary = client.post("/api/history", json={"games": [gid]}).json()["games"][0]
         assert summary["turns"] == turns and summary["moves"] == len(fired[0]) + len(fired[1])
         entry = next(r for r in client.get("/api/stats").json()["rules"] if r["key"] == rules_name)
