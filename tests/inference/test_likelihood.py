@@ -110,7 +110,7 @@ def _brute_posterior(rules: Rules, generator: str, observation: Observation) -> 
 
 @pytest.mark.parametrize("shots", [0, 3, 8])
 def test_importance_weights_tend_to_the_exact_posterior_under_the_law(shots):
-    rules = Rules(6, 6, (Ship.line("D", "D", 3), *FLEET), Spacing.NO_CONTACT, Sinks.NONE)
+    rules = Rules(5, 5, (Ship.line("D", "D", 3), *FLEET[1:]), Spacing.NO_CONTACT, Sinks.NONE)
     layout = generators.generate(rules, "contest", 5, 1)[0]
     game = Game(layout)
     for cell in np.random.default_rng(7).permutation(rules.cells)[:shots]:
@@ -153,3 +153,15 @@ def test_optimal_under_the_exact_prior_sinks_every_ship_and_replays_its_seed():
         return [s.cell for s in game.observation.shots]
 
     assert shots(4) == shots(4)
+
+
+def test_a_layout_the_generator_never_draws_is_still_played_to_the_end():
+    rules = Rules(5, 5, (Ship.line("D", "D", 3), *FLEET[1:]), Spacing.NO_CONTACT, Sinks.NONE)
+    rows = generators.draw(rules, "uniform", 8, 50)
+    never = rows[np.isneginf(likelihood.log_weights(rules, "contest", rows))][0]
+    shooter = make("optimal:prior=contest-exact,samples=500")
+    shooter.reset(rules, np.random.default_rng(1))
+    game = Game(generators.to_layout(rules, never))
+    while not game.over and len(game.observation.shots) < rules.cells:
+        game.fire(shooter.next_shot(game.observation))
+    assert game.over

@@ -221,9 +221,19 @@ def draw_possible(rules: Rules, ev: Evidence, count: int, seed: int) -> np.ndarr
 
 def importance(rules: Rules, observation: Observation, generator: str, samples: int, seed: int) -> Weighted:
     """Hit and placement weights of the layouts consistent with ``observation`` under ``generator``'s law,
-    from ``samples`` exact uniform samples of the consistent layouts it can draw, weighed by the law."""
+    from ``samples`` exact uniform samples of the consistent layouts it can draw, weighed by the law.
+
+    A board no layout of the generator fits (it drew none of them) is answered as if layouts were
+    uniform: a prior never makes a legal board unplayable."""
     if not sweep.applies(rules):
         raise BattleshipError("an exact generator prior needs straight ships (the sweep engine's sampler)")
-    ev = restricted(rules, evidence(rules, observation), generator)
-    rows = draw_possible(rules, ev, samples, seed)
+    ev = evidence(rules, observation)
+    try:
+        rows = draw_possible(rules, restricted(rules, ev, generator), samples, seed)
+    except Contradiction:  # a board the generator could not have drawn: every consistent layout alike
+        rows = draw_possible(rules, ev, samples, seed)
+        t = tables(rules)
+        cells, placements = np.zeros(rules.cells), np.zeros(len(t.masks))
+        _tally(rows, np.ones(len(rows)), t.cell_list, t.size, t.ship_of, cells, placements)
+        return Weighted(cells, placements, float(len(rows)), len(rows), float(len(rows)))
     return weighted_occupancy(rules, generator, rows)
