@@ -165,3 +165,12 @@ def test_a_layout_the_generator_never_draws_is_still_played_to_the_end():
     while not game.over and len(game.observation.shots) < rules.cells:
         game.fire(shooter.next_shot(game.observation))
     assert game.over
+
+
+def test_rules_the_exact_prior_cannot_play_are_refused_at_the_start():
+    margin = Rules(5, 5, FLEET, Spacing.NO_CONTACT)
+    with pytest.raises(BattleshipError, match="r-blog generator lets ships touch"):
+        make("optimal:prior=r-blog-exact").reset(margin, np.random.default_rng(0))
+    bent = Rules(4, 4, (Ship("T", "T", ((0, 0), (0, 1), (1, 1))), Ship.line("B", "B", 2)))
+    with pytest.raises(BattleshipError, match="straight ships"):
+        make("optimal:prior=contest-exact").reset(bent, np.random.default_rng(0))

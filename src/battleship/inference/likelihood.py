@@ -219,14 +219,20 @@ def draw_possible(rules: Rules, ev: Evidence, count: int, seed: int) -> np.ndarr
     return rest
 
 
+def check(rules: Rules, generator: str) -> None:
+    """Refuse, saying why, rules that :func:`importance` cannot play under ``generator``'s law."""
+    if not sweep.applies(rules):
+        raise BattleshipError("an exact generator prior needs straight ships (the sweep engine's sampler)")
+    law(rules, generator)  # the generator's own refusals (r-blog under a margin, bent ships)
+
+
 def importance(rules: Rules, observation: Observation, generator: str, samples: int, seed: int) -> Weighted:
     """Hit and placement weights of the layouts consistent with ``observation`` under ``generator``'s law,
     from ``samples`` exact uniform samples of the consistent layouts it can draw, weighed by the law.
 
     A board no layout of the generator fits (it drew none of them) is answered as if layouts were
     uniform: a prior never makes a legal board unplayable."""
-    if not sweep.applies(rules):
-        raise BattleshipError("an exact generator prior needs straight ships (the sweep engine's sampler)")
+    check(rules, generator)
     ev = evidence(rules, observation)
     try:
         rows = draw_possible(rules, restricted(rules, ev, generator), samples, seed)

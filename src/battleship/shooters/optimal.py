@@ -27,7 +27,7 @@ import numpy as np
 from battleship.game import Observation
 from battleship.inference import evidence, posterior, select_by_search
 from battleship.inference.endgame import Solver
-from battleship.inference.likelihood import importance, split_prior
+from battleship.inference.likelihood import check, importance, split_prior
 from battleship.inference.prior import generator_weights
 from battleship.rng import kernel_state, seed_words
 from battleship.rules import Rules, Sinks
@@ -90,6 +90,7 @@ class OptimalShooter:
         self._law = generator if exact else ""
         self._prior = generator_weights(rules, generator) if not exact else None
         if exact:  # drawn after the tie-break stream: the other priors' play is unchanged
+            check(rules, generator)
             self._seed = int(rng.integers(0, 2**63))
 
     def weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:
