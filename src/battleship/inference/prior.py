@@ -270,6 +270,13 @@ def generator_weights(rules: Rules, generator: str) -> np.ndarray | None:
     if not generator or generator == "uniform":
         return None
     from battleship import generators
+    from battleship.inference.likelihood import split_prior
+
+    if split_prior(generator)[1]:
+        raise BattleshipError(
+            f"prior={generator}: a generator's exact layout law is played by optimal only; "
+            f"this shooter weighs placements (prior={split_prior(generator)[0]})"
+        )
 
     rows = generators.draw(rules, generator, GENERATOR_SEED, GENERATOR_LAYOUTS)
     drawn = np.bincount(rows.ravel(), minlength=len(tables(rules).masks)).astype(np.float64)

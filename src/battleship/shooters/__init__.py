@@ -303,7 +303,7 @@ register(
         "optimal",
         f"{_HERE}.optimal:OptimalShooter",
         "The Dunman High paper done exactly: the cell most consistent layouts put a ship on",
-        options=_options(*SCORING, "exact", "prior", informative=True),
+        options=_options(*SCORING, "exact", "prior", "samples", informative=True),
         aliases=_EXACT_ALIASES,
         advice="exact greedy play, any rules and shapes; milliseconds to seconds a shot",
         strength=(

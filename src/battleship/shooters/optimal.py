@@ -6,7 +6,11 @@ C. Liam Brown's ``skew`` (percent) and its ``lattice`` (the Dunman High paper's 
 ``skew=P,lattice=1``; ``boost=P`` still reads so). Plays every rules variant the
 engine plays; under spacing rules and polyomino fleets the engine's search is slow on open boards.
 ``prior=GENERATOR`` weighs each layout by how often that layout generator draws its placements
-(:func:`battleship.inference.prior.generator_weights`; the endgame solver is then not used). ``exact=N`` (once spelled ``endgame=N``) solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
+(:func:`battleship.inference.prior.generator_weights`; the endgame solver is then not used).
+``prior=GENERATOR-exact`` (``contest-exact``, ``sequential-exact``, ``r-blog-exact``) plays under the
+ship-by-ship generator's exact layout law instead: ``samples`` exact uniform samples of the
+consistent layouts a shot, each weighed by its probability under the generator
+(:mod:`battleship.inference.likelihood`), seeded from the game's stream. ``exact=N`` (once spelled ``endgame=N``) solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
 layouts remain.
 
 ``tie=informative`` splits equally likely cells by what the answer would tell: the cell whose
@@ -23,8 +27,9 @@ import numpy as np
 from battleship.game import Observation
 from battleship.inference import evidence, posterior, select_by_search
 from battleship.inference.endgame import Solver
+from battleship.inference.likelihood import check, importance, split_prior
 from battleship.inference.prior import generator_weights
-from battleship.rng import kernel_state
+from battleship.rng import kernel_state, seed_words
 from battleship.rules import Rules, Sinks
 from battleship.shooters.choice import HIT, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
 from battleship.shooters.density import observed_status
@@ -81,17 +86,26 @@ class OptimalShooter:
         self._rules = rules
         self._state = kernel_state(rng)
         self._solver: Solver | None = None
-        self._prior = generator_weights(rules, self.options.prior)
+        generator, exact = split_prior(self.options.prior)
+        self._law = generator if exact else ""
+        self._prior = generator_weights(rules, generator) if not exact else None
+        if exact:  # drawn after the tie-break stream: the other priors' play is unchanged
+            check(rules, generator)
+            self._seed = int(rng.integers(0, 2**63))
 
     def weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:
         """Per cell and per placement, the consistent layouts with a ship there; and all layouts."""
+        if self._law:  # weights under the generator's exact law, estimated
+            seed = seed_words(self._seed * 1_000_003 + len(observation.shots))
+            w = importance(self._rules, observation, self._law, self.options.samples, seed)
+            return w.cells, w.placements, w.total
         result = posterior(self._rules, observation, prior=self._prior)
         return result.cell_layouts.ravel(), result.placement_layouts, result.layouts
 
     def endgame_shot(self, observation: Observation, total: float) -> int | None:
         """The best cell by solving the rest of the game, when few enough layouts remain."""
         rules = self._rules
-        if self._prior is not None:  # the endgame solver weighs layouts uniformly
+        if self._prior is not None or self._law:  # the endgame solver weighs layouts uniformly
             return None
         if not self.options.exact or total > self.options.exact or len(rules.fleet) < 2:
             return None

@@ -84,8 +84,9 @@ class OptionSpec:
             raise BattleshipError(f"{self.name} cannot hold a comma (a spec separates options by commas)")
         if self.name == "prior" and text:
             from battleship.generators import parse_generator
+            from battleship.inference.likelihood import split_prior
 
-            parse_generator(text)  # a clear error now rather than mid-run
+            parse_generator(split_prior(text)[0])  # a clear error now rather than mid-run
         return text
 
     def _whole(self, value: object) -> int:
@@ -190,7 +191,13 @@ OPTION: dict[str, OptionSpec] = {
             "(row + col) % n most shots went to, n the smallest afloat ship (as skew with lattice=1)",
         ),
         OptionSpec(
-            "samples", 1000, "exact uniform samples a shot", int, 1, 10_000_000, "a number of samples"
+            "samples",
+            1000,
+            "exact uniform samples a shot (optimal: only under prior=GENERATOR-exact)",
+            int,
+            1,
+            10_000_000,
+            "a number of samples",
         ),
         OptionSpec(
             "budget",
@@ -236,7 +243,9 @@ OPTION: dict[str, OptionSpec] = {
             "prior",
             "",
             "a layout generator (contest, sequential, ...) the layouts are expected from: placements weighed "
-            "by how often it draws them",
+            "by how often it draws them; GENERATOR-exact (contest-exact, sequential-exact, r-blog-exact, "
+            "optimal only): layouts weighed by their exact probability under that ship-by-ship generator, over "
+            "samples exact uniform samples a shot",
             str,
         ),
         OptionSpec(
