@@ -59,8 +59,8 @@ def test_the_kernels_property_tests_pass_with_bounds_checked(request, tmp_path):
     # Compiling every kernel again is most of this run's time; much of the rest is the brute-force
     # references, which the ordinary run already holds every example against: here each property draws
     # at most EXAMPLES boards (new ones each run, as there), every kernel still reached with its checks on.
-    # (Compiling without LLVM's optimisations, NUMBA_OPT=0, compiled a quarter to a third faster but ran the games
-    # so much slower that the whole took longer.)
+    # (Without LLVM's optimisations, NUMBA_OPT=0, kernels compiled a quarter to a third faster but the
+    # games ran so much slower that the whole took longer.)
     env = {
         **os.environ,
         "NUMBA_BOUNDSCHECK": "1",
