@@ -13,8 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.pop("COLUMNS", None)
+# tests/test_bounds.py runs the kernels' property tests again with bounds checks: each property there
+# draws at most this many examples (the ordinary run draws them all, and every run draws new ones)
+EXAMPLES_CAP = "BATTLESHIP_TEST_MAX_EXAMPLES"
 
 ROOT = Path(__file__).resolve().parents[1]
 # the longest files (by --durations) go to the workers first, one each, then the rest as workers
@@ -59,3 +63,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
 
     items.sort(key=rank)
+    if os.environ.get(EXAMPLES_CAP):
+        cap_examples(items, int(os.environ[EXAMPLES_CAP]))
+
+
+def cap_examples(items: list[pytest.Item], cap: int) -> None:
+    """At most ``cap`` examples for each Hypothesis test: its own settings otherwise, deadline included.
+
+    Hypothesis lets a test's settings be applied once; the settings it runs with are an attribute of the
+    test, replaced here. Should Hypothesis keep them elsewhere one day, this fails instead of capping nothing.
+    """
+    for item in items:
+        test = getattr(item, "obj", None)
+        if not getattr(test, "is_hypothesis_test", False):
+            continue
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        if not isinstance(own, settings):
+            raise pytest.UsageError(f"{EXAMPLES_CAP}: no Hypothesis settings found on {item.nodeid}")
+        if own.max_examples > cap:
+            test._hypothesis_internal_use_settings = settings(own, max_examples=cap)

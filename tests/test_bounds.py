@@ -8,9 +8,9 @@ the kernels cached without checks would otherwise be loaded again. That cache ho
 compiled with the checks and is kept between runs (in pytest's cache folder), under a name made
 of the package's source: any change to the source starts a new one (Numba notices a change to a
 kernel's own file, not to a kernel it calls in another), so only a run after a change compiles
-every kernel again. Small boards of
-every kind are drawn there, one-ship fleets included; an access out of bounds raises IndexError and
-fails them.
+every kernel again. Small boards of every kind are drawn there, one-ship fleets included (fewer per
+property than the ordinary run draws, see below); an access out of bounds raises IndexError and fails
+them.
 """
 
 from __future__ import annotations
@@ -24,7 +24,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import EXAMPLES_CAP
+
 ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = 20  # at most, per property test, in the bounds-checked run
 CHECKED = [
     "tests/inference",
     "tests/shooters/test_kernels.py",
@@ -53,7 +56,17 @@ def checked_cache(config: pytest.Config, tmp_path: Path) -> Path:
 @pytest.mark.slow
 def test_the_kernels_property_tests_pass_with_bounds_checked(request, tmp_path):
     folder = checked_cache(request.config, tmp_path)
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(folder)}
+    # Compiling every kernel again is most of this run's time; much of the rest is the brute-force
+    # references, which the ordinary run already holds every example against: here each property draws
+    # at most EXAMPLES boards (new ones each run, as there), every kernel still reached with its checks on.
+    # (Without LLVM's optimisations, NUMBA_OPT=0, kernels compiled a quarter to a third faster but the
+    # games ran so much slower that the whole took longer.)
+    env = {
+        **os.environ,
+        "NUMBA_BOUNDSCHECK": "1",
+        "NUMBA_CACHE_DIR": str(folder),
+        EXAMPLES_CAP: str(EXAMPLES),
+    }
     # small boards are the point: the statistical 10x10 check, and the endgame solver's fixed
     # figures (pure Python, minutes), stay with the ordinary run
     select = ["-m", "not slow", "-k", "not 10x10 and not independent_solver and not gives_up"]

@@ -21,11 +21,15 @@ from battleship import generators
 from battleship.game import Game, Observation
 from battleship.inference import posterior
 from battleship.inference.sampling import draw
+from battleship.lab import limit
 from battleship.lab.runner import warm_up
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import make, registry
+from battleship.tables import tables
 
 STANDARD = preset("standard")
+# a board the endgame solver finishes in a moment
+TINY = Rules(3, 3, (Ship.line("Two", "T", 2), Ship.line("Other two", "W", 2)), Spacing.TOUCH, Sinks.NAMED)
 # a board whose exact engine is the state graph's sweep, compiled in a moment
 APART = Rules(
     6, 6, (Ship.line("Cruiser", "C", 3), Ship.line("Destroyer", "D", 2)), Spacing.NO_CONTACT, Sinks.NONE
@@ -44,6 +48,13 @@ def half_fired(rules: Rules) -> Observation:
 def counts(rules: Rules) -> None:
     posterior(rules)
     posterior(rules, half_fired(rules))
+
+
+def weighed_counts(rules: Rules) -> None:
+    """The engines again with float weights a placement (a prior): kernels of their own."""
+    prior = np.linspace(0.5, 2.0, len(tables(rules).masks))
+    posterior(rules, prior=prior)
+    posterior(rules, half_fired(rules), prior=prior)
 
 
 def first_shots(rules: Rules, name: str) -> None:
@@ -71,6 +82,11 @@ def steps() -> list[tuple[str, Callable[[], object]]]:
     out += [(f"{n} games", partial(warm_up, played[n], n)) for n in kernel]
     out += [("counts standard", partial(counts, STANDARD)), ("counts apart", partial(counts, APART))]
     out += [("samples", partial(draw, STANDARD, half_fired(STANDARD), 4, seed=0))]
+    # the engines under a prior and the endgame solver: left out, the test workers compiled them (as a
+    # run's cache showed), each worker that reaches one before another has cached it
+    out += [("weighed counts standard", partial(weighed_counts, STANDARD))]
+    out += [("weighed counts apart", partial(weighed_counts, APART))]
+    out += [("endgame", partial(limit.optimum, TINY))]
     out += [(f"{n} shots", partial(first_shots, played[n], n)) for n in played if n not in kernel]
     return out
 
