@@ -39,6 +39,7 @@ from battleship.game import Observation, Outcome
 from battleship.inference.prior import generator_weights
 from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks, Spacing
+from battleship.shooters.aim import blocked_status, certain_shots
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, choose, skew_factor
 from battleship.shooters.options import LATTICE, SINKS, SKEW, SPACING, TIE, Options
 from battleship.tables import geometry, tables
@@ -337,7 +338,7 @@ class TrialSinkShooter:
         rules = self._rules
         status = np.zeros(rules.cells, dtype=np.int8)
         afloat = np.ones(len(rules.fleet), dtype=np.bool_)
-        for shot in observation.shots:
+        for shot in certain_shots(observation):
             status[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
             if (
                 shot.outcome is Outcome.SUNK
@@ -349,6 +350,8 @@ class TrialSinkShooter:
                 if floor > 0:
                     return -1
                 raise BattleshipError(f"a sinking at {cell_name(shot.cell, rules.cols)} fits no afloat ship")
+        # under salvo rules the cells fired at or aimed at whose answers are not known are read as water
+        status = blocked_status(status, observation, IMPOSSIBLE)
         return trial_sink_shot(
             status, afloat, rules.rows, rules.cols, self._params, self._geometry, self._state, floor
         )
