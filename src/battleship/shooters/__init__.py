@@ -412,6 +412,15 @@ register(
 )
 register(
     ShooterSpec(
+        "salvo",
+        f"{_HERE}.salvo:SalvoShooter",
+        "Set-aware salvos: the salvo worth most over two turns (its hits, then the best next salvo given its answer), on exact samples",
+        options=_options("samples", samples=200),
+        advice="for salvo rules: it chooses the salvo for the game, not the K likeliest cells",
+    )
+)
+register(
+    ShooterSpec(
         "best",
         f"{_HERE}.best:BestShooter",
         "the strongest measured shooter for the rules (docs/research/rules.md); options apply to it",
