@@ -426,7 +426,7 @@ register(
         "the strongest measured shooter for the rules (docs/research/rules.md); options apply to it",
         options=_options("fast"),
         chooses=f"{_HERE}.best:best_for",
-        passes_on=("density", "trial-sink", "optimal", "twoply"),
+        passes_on=("density", "trial-sink", "optimal", "twoply", "salvo"),
         advice="start here: it plays the strongest measured shooter for the rules (shooters --rules R says which)",
         strength=(
             _one(

@@ -33,13 +33,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from battleship.cells import cell_name
+from battleship.cells import cell_name, neighbours
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
 from battleship.inference.prior import generator_weights
 from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks, Spacing
-from battleship.shooters.aim import blocked_status, certain_shots
+from battleship.shooters.aim import blocked_status, certain_shots, free, is_salvo
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, choose, skew_factor
 from battleship.shooters.options import LATTICE, SINKS, SKEW, SPACING, TIE, Options
 from battleship.tables import geometry, tables
@@ -329,9 +329,23 @@ class TrialSinkShooter:
         if cell < 0 and self._floor > 0:
             self._floor = 0.0
             cell = self._read(observation, 0.0)
+        if cell < 0 and is_salvo(self._rules):
+            return self._beside_a_hit(observation)
         if cell < 0:
             raise BattleshipError("the hits seen so far cannot be the fleet's ships under these rules")
         return int(cell)
+
+    def _beside_a_hit(self, observation: Observation) -> int:
+        """Under salvo rules, when reading the cells aimed at as water leaves a hit no ship to be part
+        of: a free cell next to a hit (the ship goes on there or on a cell aimed at), else the first free."""
+        rules = self._rules
+        open_cells = free(observation)
+        for shot in certain_shots(observation):
+            if shot.outcome is Outcome.HIT:
+                for cell in neighbours(shot.cell, rules.rows, rules.cols):
+                    if open_cells[cell]:
+                        return int(cell)
+        return int(np.flatnonzero(open_cells)[0])
 
     def _read(self, observation: Observation, floor: float) -> int:
         """The next cell with placements under ``floor`` read as absent; -1 if the board contradicts that."""
