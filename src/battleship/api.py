@@ -157,9 +157,13 @@ def match(
     first: str = "alternate",
     generator: str = "uniform",
     jobs: int = 1,
+    turns: str = "alternate",
 ) -> MatchResult:
     """The Dunman High paper's two-player game: win rates with Wilson intervals, first-mover advantage, moves.
 
+    ``turns``: ``"alternate"`` or ``"simultaneous"`` (BattleSalvo's rule: both fire at once, and
+    both fleets sinking in the same turn is a tie). Under salvo rules each side's salvo is what its
+    own fleet gives it (``shots = "afloat"``: one shot per ship still afloat), counted in turns.
     Returns a :class:`battleship.lab.match.MatchResult`.
     """
     seed = check_seed(seed)
@@ -173,7 +177,7 @@ def match(
     if sides[0].label == sides[1].label:
         sides[1] = dataclasses.replace(sides[1], label=sides[1].label + " (B)")
     with notice():
-        return play_match(r, sides[0], sides[1], games, seed=seed, jobs=jobs, first=first)
+        return play_match(r, sides[0], sides[1], games, seed=seed, jobs=jobs, first=first, turns=turns)
 
 
 @dataclass(frozen=True)

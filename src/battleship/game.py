@@ -504,6 +504,12 @@ def play(
 # ``.`` unknown, ``o`` miss, ``x`` hit, and for a sunk ship its letter (``named`` rules: only on the
 # cell whose shot sank it; ``revealed``: on all its cells) or ``#`` under ``sunk`` rules, where no
 # name is given; rows joined by ``/`` or one row a line.
+#
+# Salvos answered whole (``ships``, ``count``): ``?`` on a cell fired at but not known on its own
+# (``o``/``x`` where the answers make it certain, a ship's letter where a sinking revealed it), then
+# every salvo in order after `` | `` (in the multi-line form, a last line starting with ``| ``):
+# ``E5,F5,G5=2`` (count) or ``E5,F5,G5=BC`` (one ship letter per hit, ``-`` for none), then
+# ``+C`` for each ship it sank by name, ``+#`` for each sinking without one (``sunk`` rules).
 
 
 @dataclass(frozen=True)
@@ -515,6 +521,7 @@ class BoardState:
     hits: int  # every cell known to hold a ship, sunk or not
     sunk_at: tuple[tuple[int, int | None], ...]  # (sinking cell, ship index or None under `sunk`)
     revealed: tuple[tuple[int, int], ...] = ()  # (ship index, its cells) under `revealed`
+    volleys: tuple[Volley, ...] = ()  # salvos answered whole (``ships``, ``count``), in order
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sunk_at", tuple(sorted(self.sunk_at)))
@@ -524,7 +531,8 @@ class BoardState:
         """Rows of one-character strings in the board-state alphabet."""
         rules = self.rules
         out = [["."] * rules.cols for _ in range(rules.rows)]
-        for mask, ch in ((self.misses, "o"), (self.hits, "x")):
+        fired = _mask_of(v.mask for v in self.volleys)
+        for mask, ch in ((fired, "?"), (self.misses, "o"), (self.hits, "x")):
             for cell in iter_cells(mask):
                 out[cell // rules.cols][cell % rules.cols] = ch
         for cell, ship in self.sunk_at:
@@ -536,7 +544,11 @@ class BoardState:
 
     def text(self, multiline: bool = False) -> str:
         """The board state in its text format."""
-        return ("\n" if multiline else "/").join("".join(row) for row in self.grid())
+        board = ("\n" if multiline else "/").join("".join(row) for row in self.grid())
+        if not self.volleys:
+            return board
+        said = " ".join(volley_text(self.rules, v) for v in self.volleys)
+        return board + ("\n| " if multiline else " | ") + said
 
     def observation(self) -> Observation:
         """The board as shots in the least telling order: misses, plain hits, then the sinking shots.
@@ -545,6 +557,8 @@ class BoardState:
         last" and a ship not marked sunk as "not all hit", which is what the board shows.
         """
         rules = self.rules
+        if self.volleys or not rules.answered_each:
+            return Observation(rules, (), self.volleys)
         sink_cells = {cell for cell, _ in self.sunk_at}
         shots = [Shot(c, Outcome.MISS) for c in iter_cells(self.misses)]
         revealed_cells = 0
@@ -572,6 +586,10 @@ class BoardState:
 def board_state(observation: Observation) -> BoardState:
     """The board state that an observation shows (the order of shots is dropped)."""
     rules = observation.rules
+    whole = tuple(v for v in observation.volleys if not v.shots)
+    if whole:
+        shown = tuple((s, m) for v in whole for s, m in zip(v.sunk, v.revealed, strict=False))
+        return BoardState(rules, observation.miss_mask, observation.hit_mask, (), shown, whole)
     sunk_at: list[tuple[int, int | None]] = []
     revealed: list[tuple[int, int]] = []
     for _, shot in observation.sinks:
@@ -597,8 +615,24 @@ def parse_board(text: str, rules: Rules) -> Observation:
     return read_board_state(text, rules).observation()
 
 
+def volley_text(rules: Rules, volley: Volley) -> str:
+    """One salvo answered whole in the board-state text: ``E5,F5,G5=2``, ``E5,F5,G5=BC+C``."""
+    cells = ",".join(cell_name(c, rules.cols) for c in volley.cells)
+    if rules.answers is Answers.SHIPS:
+        answer = "".join(rules.fleet[s].symbol * n for s, n in enumerate(volley.ship_hits)) or "-"
+    else:
+        answer = str(volley.hits)
+    if rules.sinks in (Sinks.NAMED, Sinks.REVEALED):
+        sinkings = "".join(f"+{rules.fleet[s].symbol}" for s in sorted(volley.sunk))
+    else:
+        sinkings = "+#" * volley.sunk_count
+    return f"{cells}={answer}{sinkings}"
+
+
 def read_board_state(text: str, rules: Rules) -> BoardState:
     """Read a board state as cells (:class:`BoardState`), checking its letters against the sink rule."""
+    if "|" in text or not rules.answered_each:
+        return _read_salvo_board(text, rules)
     rows = split_rows(text, rules, "board")
     misses = hits = 0
     sunk_at: list[tuple[int, int | None]] = []
@@ -653,3 +687,162 @@ def read_board_state(text: str, rules: Rules) -> BoardState:
                 )
             revealed.append((idx, mask))
     return BoardState(rules, misses, hits, tuple(sunk_at), tuple(revealed))
+
+
+def _read_salvo_board(text: str, rules: Rules) -> BoardState:
+    """A board state of salvos answered whole: the grid, then the salvos after ``|``; the grid must
+    show what the salvos say (``?``, ``o``, ``x`` and revealed letters)."""
+    if rules.answered_each:
+        raise NotationError(
+            "these rules answer every shot on its own: a board state lists no salvos after '|'",
+            *_where(text, text.index("|")),
+        )
+    bar = text.find("|")
+    grid_text = text if bar < 0 else text[:bar]
+    rows = split_rows(grid_text.rstrip(), rules, "board")
+    letters: dict[int, int] = {}
+    allowed = "'.', 'o', 'x', '?'" + (
+        f" or a ship letter of {rules.symbols}" if rules.sinks is Sinks.REVEALED else ""
+    )
+    for r, (row, line, col) in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch in ".ox?":
+                continue
+            idx = rules.symbols.find(ch) if ch.isupper() else -1
+            if rules.sinks is not Sinks.REVEALED or idx < 0:
+                raise NotationError(f"{ch!r} is not allowed here: expected {allowed}", line, col + c)
+            letters[idx] = letters.get(idx, 0) | 1 << (r * rules.cols + c)
+    volleys = [] if bar < 0 else _read_volleys(text, bar + 1, rules, letters)
+    for idx in letters:
+        if not any(idx in v.sunk for v in volleys):
+            line, col = _letter_at(rows, rules, letters[idx])
+            raise NotationError(f"{rules.fleet[idx].name} is shown sunk but no salvo sinks it", line, col)
+    state = board_state(Observation(rules, (), tuple(volleys)))
+    expected = state.grid()
+    for r, (row, line, col) in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch != expected[r][c]:
+                raise NotationError(
+                    f"{cell_name(r * rules.cols + c, rules.cols)} shows {ch!r}, but the salvos make it {expected[r][c]!r}",
+                    line,
+                    col + c,
+                )
+    return state
+
+
+def _where(text: str, index: int) -> tuple[int, int]:
+    """(line, column) from 1 of a character of ``text``."""
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def _letter_at(rows: list[tuple[str, int, int]], rules: Rules, mask: int) -> tuple[int, int]:
+    """(line, column) of the first cell of ``mask`` in the grid."""
+    cell = (mask & -mask).bit_length() - 1
+    _, line, col = rows[cell // rules.cols]
+    return line, col + cell % rules.cols
+
+
+def _read_volleys(text: str, start: int, rules: Rules, letters: dict[int, int]) -> list[Volley]:
+    """The salvos listed from ``text[start:]``, space separated: ``E5,F5,G5=2``, ``E5,F5=BB+B``."""
+    volleys: list[Volley] = []
+    i = start
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        end = i
+        while end < len(text) and not text[end].isspace():
+            end += 1
+        volleys.append(_read_volley(text[i:end], _where(text, i), len(volleys), rules, letters))
+        i = end
+    if not volleys:
+        raise NotationError("no salvo follows '|': give each as E5,F5,G5=2", *_where(text, start - 1))
+    return volleys
+
+
+def _read_volley(
+    token: str, at: tuple[int, int], number: int, rules: Rules, letters: dict[int, int]
+) -> Volley:
+    """One salvo of the board-state text; ``at`` is its (line, column)."""
+    line, col = at
+    said = f"salvo {number + 1} ({token!r})"
+    if token.count("=") != 1:
+        raise NotationError(f"{said}: write a salvo as its cells, '=' and the answer (E5,F5,G5=2)", line, col)
+    head, tail = token.split("=")
+    cells = []
+    offset = 0
+    for name in head.split(","):
+        try:
+            cells.append(to_cell(name, rules))
+        except BattleshipError as exc:
+            raise NotationError(f"{said}: {exc}", line, col + offset) from None
+        offset += len(name) + 1
+    answer, *sinkings = tail.split("+")
+    at_answer = col + len(head) + 1
+    ship_hits: tuple[int, ...] = ()
+    if rules.answers is Answers.SHIPS:
+        if answer != "-" and (not answer or any(ch not in rules.symbols for ch in answer)):
+            raise NotationError(
+                f"{said}: answer with one ship letter of {rules.symbols} per hit, or '-' for none",
+                line,
+                at_answer,
+            )
+        ship_hits = tuple(answer.count(ship.symbol) for ship in rules.fleet)
+        hits = sum(ship_hits)
+    elif not answer.isdigit():
+        raise NotationError(f"{said}: answer with the number of hits (E5,F5,G5=2)", line, at_answer)
+    else:
+        hits = int(answer)
+    sunk = _read_sinkings(sinkings, said, rules, (line, at_answer + len(answer)))
+    named = rules.sinks in (Sinks.NAMED, Sinks.REVEALED)
+    revealed: tuple[int, ...] = ()
+    if rules.sinks is Sinks.REVEALED:
+        missing = [s for s in sunk if s not in letters]
+        if missing:
+            raise NotationError(
+                f"{said} sinks the {rules.fleet[missing[0]].name}, but the grid does not show its cells",
+                line,
+                col,
+            )
+        revealed = tuple(letters[s] for s in sunk)
+        for s, mask in zip(sunk, revealed, strict=True):
+            if mask not in rules.placements[s]:
+                raise NotationError(
+                    f"the cells marked {rules.fleet[s].symbol} are not one {rules.fleet[s].name} placement "
+                    f"(a sunk ship is shown on all {rules.fleet[s].size} of its cells)",
+                    line,
+                    col,
+                )
+    return Volley(
+        tuple(cells),
+        hits=hits,
+        ship_hits=ship_hits,
+        sunk=tuple(sunk) if named else (),
+        sunk_count=len(sunk),
+        revealed=revealed,
+    )
+
+
+def _read_sinkings(words: list[str], said: str, rules: Rules, at: tuple[int, int]) -> list[int]:
+    """The ``+C`` / ``+#`` sinkings of a salvo, as the sink rule allows them (fleet order; ``-1`` unnamed)."""
+    line, col = at
+    out: list[int] = []
+    for word in words:
+        if rules.sinks is Sinks.NONE:
+            raise NotationError(f"{said}: these rules announce no sinking", line, col)
+        if rules.sinks is Sinks.SUNK:
+            if word != "#":
+                raise NotationError(
+                    f"{said}: a sinking is '+#' under these rules (ships are not named)", line, col
+                )
+            out.append(-1)
+        else:
+            idx = rules.symbols.find(word) if len(word) == 1 and word.isupper() else -1
+            if idx < 0 or idx in out:
+                raise NotationError(
+                    f"{said}: a sinking is '+' and one ship letter of {rules.symbols}, each once", line, col
+                )
+            out.append(idx)
+        col += len(word) + 1
+    return sorted(out)

@@ -39,8 +39,8 @@ def start(db_url: str, port: int, *options: str) -> subprocess.Popen:
     # generous: the first start after an install compiles the engines, on a busy machine minutes
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
-        try:  # ready once the API answers 200: 503 while it warms up (urllib raises it, an OSError too)
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/rules", timeout=1) as answer:
+        try:  # ready once /api/ready answers 200: 503 while it warms up (urllib raises it, an OSError too)
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/ready", timeout=1) as answer:
                 if answer.status == 200:
                     return process
         except OSError:

@@ -4,6 +4,7 @@ phone sizes (390 x 844), two browsers playing each other, the API docs with the 
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -36,12 +37,18 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def served(tmp_path_factory):
+    """The served app's base URL and its database's URL (for a test that moves a clock back in time)."""
     folder = tmp_path_factory.mktemp("web")
     db, run = folder / "games.db", folder / "contest.json"
     save_arena_run(run)
     with serving(f"sqlite:///{db}", "--arena", str(run), "--rate-limit", "") as (url, _process):
-        yield url
+        yield url, f"sqlite:///{db}"
+
+
+@pytest.fixture(scope="module")
+def server(served):
+    return served[0]
 
 
 @pytest.fixture(scope="module")
@@ -654,8 +661,9 @@ def test_the_replay_has_its_controls_above_the_board_and_the_papers_notation_bes
         shoot(page, "phone-replay.png", full=False)
 
 
-def test_the_replay_shows_each_move_in_the_papers_notation(server, open_page):
-    page = open_page("desktop")
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_replay_shows_each_move_in_the_papers_notation(server, open_page, size):
+    page = open_page(size)
     setup(page, server, "random")
     start(page)
     fire(page, 44)  # E5: column 5 from the left, row 6 from the bottom of ten
@@ -790,8 +798,9 @@ def test_sounds_are_made_on_the_spot_and_the_mute_switch_is_kept(server, open_pa
     page.wait_for_function("document.querySelector('#sound').textContent === 'Sound off'")
 
 
-def test_the_api_docs_page_needs_no_network(server, open_page):
-    page = open_page("desktop")
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_api_docs_page_needs_no_network(server, open_page, size):
+    page = open_page(size)
     outside: list[str] = []
 
     def only_the_server(route):
@@ -858,3 +867,326 @@ def test_a_failed_computer_move_can_be_asked_again(server, open_page):
     page.click("#retry")
     page.wait_for_function("game.status === 'player-turn' && game.computer_shots.length === 1")
     assert page.is_hidden("#retry")
+
+
+# ---- a friend game lost on time, a server warming up, bad requests, streams, history ------------------
+
+
+def seat_pages(open_page, server: str, size: str, **body):
+    """A friends' game (made by the API, both fleets placed at random), each seat open on its own page."""
+    import httpx
+
+    made = httpx.post(f"{server}/api/friends", json=body).json()
+    for seat in (made["seat"], made["invite"]):
+        httpx.post(f"{server}/api/seats/{seat}/layout", json={})
+    pages = []
+    for seat in (made["seat"], made["invite"]):
+        page = open_page(size)
+        page.goto(f"{server}/friend#seat={seat}")
+        page.wait_for_function("live && view && view.status !== 'placing'", timeout=30_000)
+        pages.append(page)
+    return made["state"]["id"], pages
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_friend_game_lost_on_time_shows_the_losers_clock_at_0_00_on_both_pages(served, open_page, size):
+    from datetime import timedelta
+
+    from battleship.web import store
+
+    server, db = served
+    game_id, (ann, bob) = seat_pages(open_page, server, size, clock=60, name="Ann")
+    ann.wait_for_selector("#clock-you.running")
+    engine = store.connect(db)
+    try:  # Ann's turn began a minute and a second ago: the server's next look at the clock ends the game
+        row = store.load(engine, game_id)
+        started = {"turn_started": store.now() - timedelta(seconds=61)}
+        assert store.save(engine, game_id, started, {"moves": row["moves"]})
+    finally:
+        engine.dispose()
+    for page in (ann, bob):
+        page.wait_for_function("view.status === 'over'", timeout=30_000)  # pushed by the stream
+    ann.wait_for_function("document.querySelector('#clock-you').textContent === 'Ann 0:00'")
+    bob.wait_for_function("document.querySelector('#clock-them').textContent === 'Ann 0:00'")
+    assert ann.text_content("#clock-them").endswith(" 1:00") and bob.text_content("#clock-you").endswith(
+        " 1:00"
+    )
+    assert ann.text_content("#banner").endswith("won on time.") and bob.text_content("#banner") == (
+        "You won on time!"
+    )
+    for page in (ann, bob):
+        assert page.locator("#clocks .clock.running").count() == 0  # no clock runs after the end
+        assert page.text_content("#afloat") == "5"  # nobody fired: every hidden ship is afloat, now shown
+        assert page.locator("#enemy .cell.revealed").count() == 17
+        page.wait_for_timeout(1500)  # the page's own tick does not move the loser's clock off 0:00
+        assert "0:00" in page.text_content("#clock-you" if page is ann else "#clock-them")
+        assert page.evaluate(FITS) and page.errors == []
+
+
+@contextmanager
+def served_here(app):
+    """Serve ``app`` from a thread of this process (so a test can reach into it); yield its base URL."""
+    import threading
+
+    import uvicorn
+
+    from tests.web.server import free_port
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True, name="server-here")
+    thread.start()
+    try:
+        for _ in range(3000):  # bounded: the port opens at once
+            if server.started or not thread.is_alive():
+                break
+            threading.Event().wait(0.01)
+        assert server.started
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(60)
+
+
+@contextmanager
+def warming_server(tmp_path, monkeypatch):
+    """A server whose warm-up waits for the test: yields its URL and the two events that end the
+    warm-up's parts (the server's own kernels, the worker processes)."""
+    import threading
+
+    from battleship.web import app as app_module
+    from battleship.web.app import Settings, create_app
+
+    here, workers = threading.Event(), threading.Event()
+    monkeypatch.setattr(app_module, "_warm_here", lambda _app: here.wait(300))  # bounded
+    monkeypatch.setattr(app_module, "warm_presets", lambda _graphs: [])
+    monkeypatch.setattr(app_module, "_time_levels", lambda _app: None)
+    settings = Settings(rate_limit="", heavy_workers=1)
+    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", warm=True, settings=settings)
+    monkeypatch.setattr(app.state.workers, "start", lambda: workers.wait(300))
+    try:
+        with served_here(app) as url:
+            yield url, here, workers
+    finally:
+        here.set()
+        workers.set()
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_warming_page_says_what_it_waits_for_and_goes_on_to_the_game_by_itself(
+    tmp_path, monkeypatch, open_page, size
+):
+    import json
+
+    from battleship.web import readiness
+
+    with warming_server(tmp_path, monkeypatch) as (url, here, workers):
+        page = open_page(size)
+        asked: list[int] = []
+        page.on("response", lambda r: asked.append(r.status) if r.url.endswith("/api/ready") else None)
+        loads: list[str] = []
+        page.on("load", lambda: loads.append(page.url))
+        page.goto(url + "/")
+        page.wait_for_function(
+            "(t => t.includes('worker processes') && t.includes('own kernels'))"
+            "(document.querySelector('#waiting').textContent)",
+            timeout=30_000,
+        )
+        waiting = page.text_content("#waiting")
+        assert readiness.HERE in waiting and readiness.WORKERS in waiting  # both parts, named
+        assert "s so far" in page.text_content("#waited") and page.title() == "Battleship: starting"
+        assert page.evaluate(FITS)
+        if size == "phone":
+            shoot(page, "phone-warming.png", full=False)
+        here.set()  # the server's own kernels are ready: only the workers' are waited for
+        page.wait_for_function(
+            f"document.querySelector('#waiting').textContent === {json.dumps(f'Waiting for {readiness.WORKERS}.')}",
+            timeout=30_000,
+        )
+        assert set(asked) == {503} and len(loads) == 1  # asked again and again, never reloaded meanwhile
+        workers.set()  # the warm-up is over: the page loads the game by itself
+        page.wait_for_function("document.querySelectorAll('#placement .cell').length > 0", timeout=LONG)
+        assert page.url == url + "/" and page.locator("#waiting").count() == 0
+        assert 200 in asked and page.errors == []
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_contradictory_and_bad_shots_are_refused_and_the_page_shows_the_cell_named(server, open_page, size):
+    """The page's own shot, its body swapped on the way for what a hostile client might send."""
+    import json
+
+    page = open_page(size)
+    setup(page, server, "random")
+    start(page)
+    sent = {"body": None}
+    page.route("**/api/games/*/fire", lambda route: route.continue_(post_data=json.dumps(sent["body"])))
+    for body, words in (
+        ({"cell": "B2", "auto": True}, ["cell and auto", '"B2"', "not both"]),
+        ({"cell": "A0"}, ["cell: ", "A0", "A1..J10"]),
+        ({"cell": "a11"}, ["cell: ", "a11", "A1..J10"]),
+        ({"cell": "ZZ9"}, ["cell: ", "ZZ9", "A1..J10"]),
+        ({"cell": ""}, ["cell: ", "A1..J10"]),
+        ({"cell": 129}, ["cell: ", "129", "0..99"]),
+    ):
+        sent["body"] = body
+        page.evaluate("document.querySelector('#message').textContent = ''")
+        page.click("#enemy .cell[data-cell='44']")
+        page.wait_for_function("document.querySelector('#message').textContent.length > 0")
+        message = page.text_content("#message")
+        assert all(w in message for w in words), (body, message)
+        assert "Input should" not in message and "constrained" not in message
+    assert page.evaluate("game.player_shots.length") == 0  # nothing was fired
+    assert page.evaluate(FITS) and page.errors == []
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_thirty_streams_on_one_seat_from_a_browser_are_mostly_refused(server, open_page, size):
+    _game, (ann, _bob) = seat_pages(open_page, server, size)
+    answers = ann.evaluate(
+        """async () => {
+            const controller = new AbortController(), seat = seats[0], answers = [];
+            await Promise.all([...Array(29).keys()].map(async () => {
+                const r = await fetch(`/api/seats/${seat}/events`, {signal: controller.signal});
+                answers.push([r.status, r.status === 429 ? (await r.json()).detail : ""]);
+            }));
+            controller.abort();
+            return answers;
+        }"""
+    )
+    statuses = [status for status, _ in answers]
+    assert statuses.count(429) >= 26 and set(statuses) <= {200, 429}, statuses  # the page holds one already
+    assert all("too many live streams" in detail for status, detail in answers if status == 429)
+    assert ann.evaluate("live") and ann.errors == []  # the page's own stream is untouched
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_my_games_says_a_friend_game_waits_for_its_fleets_not_for_the_computer(server, open_page, size):
+    page = open_page(size)
+    page.goto(server + "/friend")
+    page.click("#create-game")
+    page.wait_for_selector("#invite:not(.hidden)")  # the second player has not come yet
+    page.goto(server + "/history")
+    page.wait_for_function("document.querySelectorAll('#games tbody tr').length >= 1")
+    row = page.text_content("#games tbody tr:first-child")
+    assert "a friend" in row and "placing fleets" in row and "computer" not in row
+    assert page.evaluate(FITS) and page.errors == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_new_game_and_its_moves_are_answered_while_two_heavy_calculations_run(tmp_path, open_page, size):
+    """Two other clients post exact counts that take minutes on custom rules (each holds an analysis slot
+    to its deadline); meanwhile the page starts a game at Expert and plays."""
+    import threading
+
+    from fastapi.testclient import TestClient
+
+    from battleship.web.app import Settings, create_app
+    from tests.web.slow_rules import ONE_HIT, T_SHAPES
+
+    settings = Settings(rate_limit="", heavy_workers=4, heavy_wait=1.0, analysis_seconds=120.0)
+    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", settings=settings)
+    calc = {"rules": "custom", "rules_toml": T_SHAPES, "board": ONE_HIT}
+    with served_here(app) as url:
+        posters = [TestClient(app, client=(f"10.0.0.{n}", 5000)) for n in (1, 2)]
+        threads = [
+            threading.Thread(target=c.post, args=("/api/calc",), kwargs={"json": calc}) for c in posters
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            for _ in range(6000):  # bounded: both calculations hold their slots
+                if app.state.gate.busy("analysis") == 2:
+                    break
+                threading.Event().wait(0.01)
+            assert app.state.gate.busy("analysis") == 2
+            page = open_page(size)
+            setup(page, url, "best")
+            page.click("#start")  # Expert, timed under these rules on the way: a start's own slot
+            page.wait_for_function(
+                "document.querySelector('#turn').textContent.startsWith('Your turn')", timeout=LONG
+            )
+            for cell in (44, 45, 46):
+                fire(page, cell)
+            assert (
+                page.evaluate("game.computer_shots.length") == 3 and page.text_content("#setup-message") == ""
+            )
+            assert app.state.gate.busy("analysis") == 2  # the two ran all along
+            assert page.errors == []
+        finally:
+            app.state.stopping.set()
+            for stop in list(app.state.stops):
+                stop.request()
+            for thread in threads:
+                thread.join(60)
+
+
+# Machado, Oliveira and Fernandes (2009): linear RGB as seen under each complete dichromacy
+DICHROMACY = {
+    "protanopia": (
+        (0.152286, 1.052583, -0.204868),
+        (0.114503, 0.786281, 0.099216),
+        (-0.003882, -0.048116, 1.051998),
+    ),
+    "deuteranopia": (
+        (0.367322, 0.860646, -0.227968),
+        (0.280085, 0.672501, 0.047413),
+        (-0.01182, 0.04294, 0.968881),
+    ),
+    "tritanopia": (
+        (1.255528, -0.076749, -0.178779),
+        (-0.078411, 0.930809, 0.147602),
+        (0.004733, 0.691367, 0.3039),
+    ),
+    "typical": ((1, 0, 0), (0, 1, 0), (0, 0, 1)),
+}
+
+
+def seen_lab(rgb: tuple[int, int, int], vision: str) -> tuple[float, float, float]:
+    """The CIELAB colour (D65) of an sRGB colour as ``vision`` sees it."""
+    linear = [c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    seen = [
+        min(1.0, max(0.0, sum(m * c for m, c in zip(row, linear, strict=True)))) for row in DICHROMACY[vision]
+    ]
+    xyz = [
+        sum(m * c for m, c in zip(row, seen, strict=True)) / white
+        for row, white in zip(
+            ((0.4124, 0.3576, 0.1805), (0.2126, 0.7152, 0.0722), (0.0193, 0.1192, 0.9505)),
+            (0.95047, 1, 1.08883),
+            strict=True,
+        )
+    ]
+    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in xyz]
+    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_no_heat_map_colour_looks_like_a_hit_or_a_sunk_ship_under_common_colour_blindness(
+    server, open_page, size
+):
+    """Every colour the heat maps draw, against the hit and sunk squares', in the light and dark schemes:
+    a CIELAB difference of 10 or more (clearly apart at a glance) under each dichromacy."""
+    import math
+    import re
+
+    worst = (math.inf, "")
+    for scheme in ("light", "dark"):
+        page = open_page(size, color_scheme=scheme)
+        page.goto(server + "/")
+        page.wait_for_function("typeof heatColour === 'function'")
+        drawn = page.evaluate(
+            """() => {
+                const probe = document.createElement('div'); document.body.appendChild(probe);
+                const colour = (css) => { probe.style.background = css; return getComputedStyle(probe).backgroundColor; };
+                return {heat: [...Array(21).keys()].map((k) => heatColour(k / 20)),
+                        hit: colour('var(--hit)'), sunk: colour('var(--sunk)')};
+            }"""
+        )
+        rgb = {text: tuple(int(x) for x in re.findall(r"\d+", text)[:3]) for text in drawn["heat"]}
+        for square in ("hit", "sunk"):
+            mark = tuple(int(x) for x in re.findall(r"\d+", drawn[square])[:3])
+            for heat in rgb.values():
+                for vision in DICHROMACY:
+                    apart = math.dist(seen_lab(heat, vision), seen_lab(mark, vision))
+                    worst = min(worst, (apart, f"{scheme} {square} {mark} vs heat {heat} ({vision})"))
+    assert worst[0] >= 10, worst

@@ -300,6 +300,64 @@ def test_while_the_server_warms_up_every_request_hears_503_and_pages_say_what_th
         assert client.get("/").status_code == 200 and "compiling" not in client.get("/").text
 
 
+def test_the_readiness_endpoint_says_what_the_warm_up_waits_for_part_by_part(tmp_path, monkeypatch):
+    """``GET /api/ready``: 503 naming each part of the warm-up still running, then 200 once open for play;
+    static files (the warming page's own) are served meanwhile."""
+    from battleship.web import app as app_module
+    from battleship.web import readiness
+
+    here, workers, ready = threading.Event(), threading.Event(), threading.Event()
+    monkeypatch.setattr(app_module, "_warm_here", lambda _app: here.wait(60))  # bounded
+    monkeypatch.setattr(app_module, "warm_presets", lambda _graphs: [])
+    monkeypatch.setattr(app_module, "_time_levels", lambda _app: None)
+    app = create_app(
+        f"sqlite:///{tmp_path / 'g.db'}", warm=True, settings=Settings(rate_limit=""), on_ready=ready.set
+    )
+    monkeypatch.setattr(app.state.workers, "start", lambda: workers.wait(60))
+
+    def asked() -> dict:
+        answer = client.get("/api/ready")
+        assert answer.status_code == 503 and int(answer.headers["Retry-After"]) > 0
+        return answer.json()
+
+    with TestClient(app) as client:
+        for _ in range(3000):  # bounded: the warm-up thread names both parts
+            if readiness.HERE in asked()["waiting_for"] and readiness.WORKERS in asked()["waiting_for"]:
+                break
+            threading.Event().wait(0.01)
+        now = asked()
+        assert (
+            now["ready"] is False
+            and now["seconds"] >= 0
+            and now["detail"].startswith("the server is warming")
+        )
+        assert readiness.HERE in now["waiting_for"] and readiness.WORKERS in now["waiting_for"]
+        assert client.get("/static/warming.js").status_code == 200  # the warming page's script, served
+        page = client.get("/friend")
+        assert page.status_code == 503 and "/static/warming.js" in page.text and "<header>" in page.text
+        here.set()
+        for _ in range(3000):
+            if readiness.HERE not in asked()["waiting_for"]:
+                break
+            threading.Event().wait(0.01)
+        assert asked()["waiting_for"] == readiness.WORKERS
+        workers.set()
+        assert ready.wait(60)  # bounded: the game opens for play
+        answer = client.get("/api/ready")
+        assert answer.status_code == 200 and answer.json() == {"ready": True}
+        app.state.stopping.set()  # shutting down: not ready, saying so
+        answer = client.get("/api/ready")
+        assert answer.status_code == 503 and answer.json()["waiting_for"] == readiness.STOPPING
+        app.state.stopping.clear()
+
+
+def test_the_schema_documents_the_readiness_endpoint(client):
+    operation = client.get("/openapi.json").json()["paths"]["/api/ready"]["get"]
+    assert operation["operationId"] == "getReadiness"
+    assert operation["responses"]["503"]["content"]["application/json"]["schema"]["$ref"].endswith("NotReady")
+    assert "Retry-After" in operation["responses"]["503"]["headers"]
+
+
 def test_a_server_stopped_while_warming_up_stops_at_once_and_leaves_the_clocks_alone(tmp_path, monkeypatch):
     """No heartbeat is written by a server that never opened: the time away before it still counts."""
     from battleship.web import app as app_module

@@ -324,7 +324,7 @@ def _print(result: ArenaResult) -> None:
         ]
         for row in result.leaderboard
     ]  # fmt: skip
-    headers = ["#", "bot", "name", "kind", "mean shots", "95% interval", "- leader", "95% interval ", "forfeits",
+    headers = ["#", "bot", "name", "kind", f"mean {result.unit}", "95% interval", "- leader", "95% interval ", "forfeits",
                "ms/shot median", "ms/shot worst"]  # fmt: skip
     timed = "registered kernels are timed a game at a time (the game's time over its shots)"
     print_table(title, headers, rows, optional=("name", "kind", "95% interval "), note=timed)

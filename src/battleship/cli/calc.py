@@ -62,7 +62,7 @@ def read_board_arg(board: str, r: Rules) -> Observation:
     try:
         return notation.parse_board(board, r)
     except BattleshipError:
-        if board.startswith(("/", "./", "~")) or path.suffix:
+        if board.startswith(("/", "./", "~")) or (path.suffix and "|" not in board):
             raise BattleshipError(f"{board}: no such board file (and not a board state either)") from None
         raise
 
@@ -154,7 +154,13 @@ def calc_cmd(
         assert board is not None  # one of the two was given (checked above)
         r = load_rules(rules or "standard")
         observation = read_board_arg(board, r)
-    data: dict[str, Any] = {"rules": r.name, "shots": len(observation.shots)}
+    data: dict[str, Any] = {"rules": r.name, "shots": observation.fired}
+    if r.salvo is not None:
+        data["salvos"] = len(observation.volleys)
+    if seconds is None and salvos_out_of_reach(r, observation, as_json):
+        seconds = SALVO_FALLBACK_SECONDS
+        session().deadline(seconds)
+        data["fallback"] = True
     if seconds is not None:
         estimate = monte_carlo_within(r, observation, seed, seconds, as_json)
         probability = estimate.probability
@@ -165,18 +171,67 @@ def calc_cmd(
         probability = result.probability
         data.update(layouts=result.layouts, engine=result.engine)
     data["seconds"] = time.perf_counter() - start
-    over = observation.hit_mask.bit_count() == r.ship_cells  # every ship cell hit: nothing left to find
+    over = hits_seen(observation) == r.ship_cells  # every ship cell hit: nothing left to find
     best = [] if over else _best(r, observation, probability, skew)
     data.update(probability=probability.tolist(), best=[cell_name(c, r.cols) for c in best], over=over)
     if png is not None:
         from battleship.lab import figures
 
-        title = f"{r.name}: P(ship), {len(observation.shots)} shots"
+        title = f"{r.name}: P(ship), {_fired(observation)}"
         figures.heat_map(probability, observation.grid(), png, title, best)
+    if r.salvo is not None:
+        data["exact"] = data["layouts"] is not None
     if as_json:
         emit_json({k: data[k] for k in _CALC_KEYS if k in data})
         return
     _print_calc(observation, probability, best, data, percent, skew, png)
+
+
+def hits_seen(observation: Observation) -> int:
+    """Ship cells hit so far, known on their own or counted by the salvos' answers."""
+    if any(not v.shots for v in observation.volleys):
+        return sum(v.hits for v in observation.volleys)
+    return observation.hit_mask.bit_count()
+
+
+def _fired(observation: Observation) -> str:
+    """``12 shots``, or ``3 salvos (15 shots)`` under salvo rules."""
+    shots = f"{observation.fired} shot{'s' * (observation.fired != 1)}"
+    if observation.rules.salvo is None:
+        return shots
+    turns = len(observation.volleys)
+    return f"{turns} salvo{'s' * (turns != 1)} ({shots})"
+
+
+# Salvos answered by a count: an exact answer foreseen to take longer than this (or with too many
+# hit patterns to count one by one) is estimated by Monte Carlo within SALVO_FALLBACK_SECONDS instead.
+SALVO_EXACT_SECONDS = 120.0
+SALVO_FALLBACK_SECONDS = 10.0
+
+
+def salvos_out_of_reach(r: Rules, observation: Observation, quiet: bool) -> bool:
+    """True (and said on stderr) when salvos answered by a count make the exact answer too long."""
+    from battleship.inference.posterior import global_evidence, work
+    from battleship.inference.salvos import MAX_PARTS, TooManyParts, count_parts
+
+    sev = global_evidence(r, observation)
+    if sev is None:
+        return False
+    needed = work(r, observation)
+    why = f"counting every layout would take about {duration(needed.seconds)} ({needed.detail})"
+    if needed.seconds <= SALVO_EXACT_SECONDS:
+        try:
+            count_parts(r, sev)
+            return False
+        except TooManyParts:
+            why = f"the salvos' counts leave more than {MAX_PARTS:,} hit patterns to count one by one"
+    if not quiet:
+        err.print(
+            f"note: {why}; estimating by Monte Carlo within {SALVO_FALLBACK_SECONDS:g} s instead "
+            "(--time sets the budget)",
+            highlight=False,
+        )
+    return True
 
 
 def _best(r: Rules, observation: Observation, probability: Any, skew: bool) -> list[int]:
@@ -288,6 +343,8 @@ _CALC_KEYS = (
     "samples",
     "standard_error",
     "over",
+    "salvos",
+    "exact",
 )
 
 
@@ -297,20 +354,23 @@ def _print_calc(observation, probability, best, data, percent, skew, png) -> Non
 
     numbers = percent or console.no_color or console.color_system is None
     console.print(heat_text(probability, observation.grid(), numbers, frozenset(best)))
+    exact = "exact, " if observation.rules.salvo is not None else ""
     if data["layouts"] is not None:
         console.print(
-            f"layouts left: {data['layouts']:,} ({data['engine']}, {data['seconds']:.3f} s)", highlight=False
+            f"layouts left: {data['layouts']:,} ({exact}{data['engine']}, {data['seconds']:.3f} s)",
+            highlight=False,
         )
     else:
         worst = max(max(row) for row in data["standard_error"])
+        estimated = "estimated: " if observation.rules.salvo is not None else ""
         console.print(
-            f"{data['engine']} in {data['seconds']:.2f} s; every cell within +-{196 * worst:.2f} percentage "
+            f"{estimated}{data['engine']} in {data['seconds']:.2f} s; every cell within +-{196 * worst:.2f} percentage "
             f"points (95% interval; largest standard error {100 * worst:.2f})",
             highlight=False,
         )
     if data["over"]:
         console.print(
-            f"the game is over: every ship is sunk, in {len(observation.shots)} shots; no cell is left to find",
+            f"the game is over: every ship is sunk, in {_fired(observation)}; no cell is left to find",
             highlight=False,
         )
     elif best:

@@ -49,6 +49,14 @@ if TYPE_CHECKING:
     from battleship.rules import Rules
 
 FirstOpt = Annotated[str, typer.Option("--first", help="Who moves first: alternate (game by game) | a | b.")]
+TurnsOpt = Annotated[
+    str,
+    typer.Option(
+        "--turns",
+        help="alternate (one side then the other) | simultaneous (both fire at once, BattleSalvo's rule: "
+        "both fleets sinking in the same turn is a tie).",
+    ),
+]
 
 
 def side(spec: str, r: Rules, generator: str, tie: str | None = None, skew: bool = False) -> Side:
@@ -93,8 +101,8 @@ def _fleets(r: Rules, both: Path | None, a: Path | None, b: Path | None, games: 
 class MatchRun:
     """A pairing's games counted so far (resumed from --out, then played), and how to say what was kept."""
 
-    def __init__(self, rules: Rules, first: str, games: int, out: Path | None):
-        self.rules, self.first, self.games, self.out = rules, first, games, out
+    def __init__(self, rules: Rules, first: str, games: int, out: Path | None, turns: str = "alternate"):
+        self.rules, self.first, self.games, self.out, self.turns = rules, first, games, out, turns
         self.totals: list | None = None
         self.done = 0
 
@@ -102,7 +110,9 @@ class MatchRun:
         """Count games read back from the file (``(games, 1 + opponents)`` shots)."""
         from battleship.lab.match import add_tallies, tally_rows
 
-        self.totals = add_tallies(self.totals, tally_rows(rows, self.done, self.first, self.rules.cells))
+        self.totals = add_tallies(
+            self.totals, tally_rows(rows, self.done, self.first, self.rules, self.turns)
+        )
         self.done += len(rows)
 
     def kept(self) -> str:
@@ -137,6 +147,7 @@ def match_cmd(
         typer.Option("--layouts-b", help="The layouts B hides, game N the Nth (instead of drawn)."),
     ] = None,
     first: FirstOpt = "alternate",
+    turns: TurnsOpt = "alternate",
     seed: SeedOpt = 0,
     jobs: JobsOpt = 1,
     cluster: ClusterOpt = None,
@@ -146,7 +157,8 @@ def match_cmd(
         Path | None,
         typer.Option(
             "--out",
-            help="Write every game's shots (A's, then B's) to this file, one game a line (--resume carries it on).",
+            help="Write every game's shots (A's, then B's) to this file, one game a line (--resume carries it "
+            "on); under salvo rules A's and B's turns, their shots, and the winner (1 A, 2 B, 0 a tie).",
         ),
     ] = None,
     resume: ResumeOpt = False,
@@ -157,12 +169,14 @@ def match_cmd(
 ) -> None:
     """Two shooters, each hiding its own fleet, fire in turn: win rates, first-mover advantage, moves.
 
-    Ctrl-C stops within two seconds, keeping every finished game in --out; --resume carries it on.
+    Under salvo rules each side fires the salvo its own fleet gives it (shots = "afloat": one shot per
+    ship still afloat), and the figures are in turns. Ctrl-C stops within two seconds, keeping every
+    finished game in --out; --resume carries it on.
     """
-    from battleship.lab.match import Side, first_movers
+    from battleship.lab.match import SALVO_COLUMNS, Side, check_turns
 
     positive(jobs, "--jobs", MAX_JOBS)
-    first_movers(1, first)
+    check_turns(turns, first)
     if size is not None:
         if rules != "standard":
             raise BattleshipError(
@@ -182,17 +196,23 @@ def match_cmd(
         "a": side_a.label, "b": side_b.label, "rules": r.to_toml(), "seed": seed, "games": games,
         "first": first, "layouts_sha256": [_digest(rows) for rows in fleets],
     }  # fmt: skip
-    run = MatchRun(r, first, games, out)
-    shots_file = _start_file(out, resume, params, [side_a.label, side_b.label], run.add_rows)
+    if turns != "alternate":  # only when asked, so that files written before --turns still resume
+        params["turns"] = turns
+    run = MatchRun(r, first, games, out, turns)
+    columns = [side_a.label, side_b.label] if r.salvo is None else list(SALVO_COLUMNS)
+    shots_file = _start_file(out, resume, params, columns, run.add_rows)
     forewarn_play(r, [side_a.name, side_b.name], games - run.done)  # the games left after --resume
-    result = _play(r, side_a, [side_b], games, seed, first, jobs, cluster, fleets, shots_file, run, as_json)
+    result = _play(
+        r, side_a, [side_b], games, seed, first, jobs, cluster, fleets, shots_file, run, as_json, turns=turns
+    )
     from battleship.lab.match import summarise
 
-    match = summarise(r, side_a, side_b, result[0], seed, first)
+    match = summarise(r, side_a, side_b, result[0], seed, first, turns)
     if as_json:
         emit_json(match.as_dict())
         return
-    _match_table([match], f"{r.name}: {games:,} games (seed {seed}, first: {first})")
+    how = f"first: {first}" if turns == "alternate" else "simultaneous turns"
+    _match_table([match], f"{r.name}: {games:,} games (seed {seed}, {how})")
 
 
 def _digest(rows: np.ndarray | None) -> str | None:
@@ -218,8 +238,9 @@ def _start_file(
 
 
 def _play(
-    r, player, opponents, games, seed, first, jobs, cluster, fleets, shots_file, run, quiet, keep_message=True
-):
+    r, player, opponents, games, seed, first, jobs, cluster, fleets, shots_file, run, quiet, keep_message=True,
+    turns="alternate",
+):  # fmt: skip
     """Play the pairings from ``run.done`` on, writing and counting every chunk; returns the totals."""
     from battleship.lab.match import add_tallies, stream_pairings
     from battleship.lab.pool import open_pool
@@ -228,6 +249,8 @@ def _play(
     if keep_message:
         s.keeping(run.kept)
     for one in (player, *opponents):
+        if r.salvo is not None:
+            break  # salvo games are played in Python, turn by turn: no kernel to compile
         with compiling(f"the {one.name} kernels", quiet=quiet):
             s.run(lab_warm_up, r, one)
     with open_pool(cluster, jobs) as pool, progress_bar(quiet) as progress:
@@ -236,7 +259,7 @@ def _play(
         pace = Pace(games, run.done, quiet)
         chunks = stream_pairings(
             r, player, opponents, games, seed, first, pool, start=run.done, fleets=fleets,
-            keep_shots=shots_file is not None, stop=s.stop,
+            keep_shots=shots_file is not None, stop=s.stop, turns=turns,
         ) if run.done < games else ()  # fmt: skip
         for chunk in chunks:
             with s.committing():
@@ -267,28 +290,39 @@ def _paper_figures(m: MatchResult) -> list[str]:
 
 
 def _match_table(results: list[MatchResult], title: str, published: bool = False) -> None:
+    salvo = any(m.unit == "turns" for m in results)
+    tied = any(m.turns == "simultaneous" for m in results)
     headers = [
         "rules", "A v B", "A wins (95% CI)", "first mover wins (95% CI)", "moves/2n² mean", "median", "mode",
         "A shots", "B shots",
     ]  # fmt: skip
+    if tied:
+        headers[2:4] = ["A wins (95% CI)", "B wins (95% CI)", "ties (95% CI)"]
+    if salvo:
+        headers[-2:-2] = ["A turns", "B turns"]
     if published:
         headers += ["paper: win", "paper: mean, median, mode"]
-    rows = [
-        [
-            m.rules,
-            f"{m.a} v {m.b}",
-            f"{m.a_win_rate:.3f} ({_ci(m.a_win_rate_ci95)})",
-            f"{m.first_mover_win_rate:.3f} ({_ci(m.first_mover_win_rate_ci95)})",
-            f"{m.moves_mean_scaled:.3f}",
-            f"{m.moves_median_scaled:.3f}",
-            f"{m.moves_mode_scaled:.3f}",
-            f"{m.a_shots_mean:.2f}",
-            f"{m.b_shots_mean:.2f}",
-            *(_paper_figures(m) if published else []),
+    print_table(title, headers, [_match_row(m, tied, salvo, published) for m in results], optional=(
+        "B shots", "A shots", "mode", "median", "rules",
+    ))  # fmt: skip
+
+
+def _match_row(m: MatchResult, tied: bool, salvo: bool, published: bool) -> list[str]:
+    """One match's row of the table: wins (and ties, with simultaneous turns), moves, turns and shots."""
+    row = [m.rules, f"{m.a} v {m.b}", f"{m.a_win_rate:.3f} ({_ci(m.a_win_rate_ci95)})"]
+    if tied:
+        row += [
+            f"{m.b_win_rate:.3f} ({_ci(m.b_win_rate_ci95)})",
+            f"{m.tie_rate:.3f} ({_ci(m.tie_rate_ci95)})",
         ]
-        for m in results
-    ]
-    print_table(title, headers, rows, optional=("B shots", "A shots", "mode", "median", "rules"))
+    else:
+        assert m.first_mover_win_rate is not None and m.first_mover_win_rate_ci95 is not None
+        row.append(f"{m.first_mover_win_rate:.3f} ({_ci(m.first_mover_win_rate_ci95)})")
+    row += [f"{m.moves_mean_scaled:.3f}", f"{m.moves_median_scaled:.3f}", f"{m.moves_mode_scaled:.3f}"]
+    if salvo:
+        row += [f"{m.a_turns_mean:.2f}", f"{m.b_turns_mean:.2f}"]
+    row += [f"{m.a_shots_mean:.2f}", f"{m.b_shots_mean:.2f}", *(_paper_figures(m) if published else [])]
+    return row
 
 
 @friendly

@@ -19,6 +19,24 @@
   is sunk; **truncated** after ``2 * rows * cols`` steps (only an agent that repeats shots gets there).
 - Layouts come from the named generator (``battleship generators``), seeded from ``reset(seed=...)``
   or, at the first reset, from the ``seed`` keyword: the same seed gives the same layouts.
+
+**Salvo rules** (``rules="salvo"``, ``"salvo-count"``, or any rules with a ``[salvo]`` table) are
+played in K sub-steps: each step aims one cell, and the K-th fires the salvo (K is the rules' turn
+size, for a whole fleet in this one-sided game, never more than the cells left). The reward is 0 for
+aiming and -1 for the step that fires, so the return is minus the game's length in turns. Why not
+one action for the whole set (``MultiBinary`` with exactly K ones)? No RL library samples or masks
+"exactly K of these cells", K changes from turn to turn (a fleet losing ships, the cells running
+out), and a per-cell ``Discrete`` action with its mask is what DQN, PPO and their masked variants
+take as they are; a policy that aims the cells one by one, seeing the ones already aimed, can still
+choose the salvo as a set. Under salvo rules the observation also has:
+
+- on ``board``, 4 (``FIRED``) for a cell fired in a salvo answered whole (``ships``/``count``) whose
+  own answer is not known (cells known to be water or ship stay 1 and 2), and 5 (``AIMED``) for a
+  cell aimed in the salvo being built (masked out of the actions);
+- ``to_aim``, the cells still to aim this turn; ``turn``, per cell, the turn it was fired in (from 1;
+  0 not yet), and ``hits``, per turn, the hits its salvo scored: together the count answers
+  ("2 hits among these 5 cells"); under ``ships`` answers ``ship_hits``, per turn and ship, the
+  hits on that ship.
 """
 
 from __future__ import annotations
@@ -36,6 +54,7 @@ from battleship.game import Game, Observation, Outcome
 from battleship.rules import Rules
 
 UNKNOWN, MISS, HIT, SUNK = 0, 1, 2, 3
+FIRED, AIMED = 4, 5  # salvo rules only: fired, its own answer unknown; aimed for the salvo being built
 
 
 class View(TypedDict):
@@ -68,6 +87,7 @@ class BattleshipEnv(gymnasium.Env):
         self.observation_space = spaces.Dict(view_spaces(self.rules))
         self._game: Game | None = None
         self._steps = 0
+        self._aimed: list[int] = []  # salvo rules: the cells aimed for the salvo being built
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -80,6 +100,7 @@ class BattleshipEnv(gymnasium.Env):
         self._layout = generators.generate(self.rules, self.generator, layout_seed, 1)[0]
         self._game = Game(self._layout)
         self._steps = 0
+        self._aimed = []
         return self._observe(), self._info(repeated=False)
 
     def step(self, action: int) -> tuple[View, float, bool, bool, dict[str, Any]]:
@@ -93,12 +114,15 @@ class BattleshipEnv(gymnasium.Env):
             )
         if self._game.over:
             raise RuntimeError("the fleet is sunk: call reset() for a new game")
-        repeated = self._game.observation.is_shot(cell)
-        if not repeated:
+        repeated = self.observation.is_shot(cell)  # fired, or aimed for this salvo
+        reward = -1.0
+        if not repeated and self.rules.salvo is None:
             self._game.fire(cell)
+        elif not repeated:
+            reward = aim(self._game, self._aimed, cell, self._game.turn_size())
         self._steps += 1
         truncated = not self._game.over and self._steps >= 2 * self.rules.cells
-        return self._observe(), -1.0, self._game.over, truncated, self._info(repeated)
+        return self._observe(), reward, self._game.over, truncated, self._info(repeated)
 
     def render(self) -> str | None:
         """The board as the shooter sees it, in the board-state text (``ansi``)."""
@@ -108,27 +132,87 @@ class BattleshipEnv(gymnasium.Env):
 
     @property
     def observation(self) -> Observation:
-        """The shooter's observation, for the project's shooters (which read nothing else)."""
+        """The shooter's observation, for the project's shooters (which read nothing else); under salvo
+        rules with the cells aimed so far pending (:meth:`Observation.aiming`)."""
         if self._game is None:
             raise RuntimeError("call reset() first")
-        return self._game.observation
+        return aimed(self._game.observation, self._aimed)
 
     def _observe(self) -> View:
-        return view(self.observation)
+        seen = self.observation
+        if self.rules.salvo is None:
+            return view(seen)
+        assert self._game is not None
+        return salvo_view(seen, 0 if self._game.over else self._game.turn_size() - len(self._aimed))
 
     def _info(self, repeated: bool) -> dict[str, Any]:
-        mask = open_cells(self.observation)
-        return {"action_mask": mask, "repeated": repeated, "shots": len(self.observation.shots)}
+        seen = self.observation
+        info = {"action_mask": open_cells(seen), "repeated": repeated, "shots": seen.fired}
+        if self.rules.salvo is not None:
+            info["turns"] = seen.turns
+        return info
 
 
 def view_spaces(rules: Rules) -> dict[str, spaces.Space]:
-    """The spaces of :func:`view` under ``rules``."""
+    """The spaces of :func:`view` under ``rules`` (of :func:`salvo_view` under salvo rules)."""
     ships = len(rules.fleet)
-    return {
+    out: dict[str, spaces.Space] = {
         "board": spaces.Box(UNKNOWN, SUNK, shape=(rules.rows, rules.cols), dtype=np.int8),
         "afloat": spaces.MultiBinary(ships),
         "sunk": spaces.Discrete(ships + 1),
     }
+    if rules.salvo is None:
+        return out
+    cells, biggest = rules.cells, max(ship.size for ship in rules.fleet)
+    out["board"] = spaces.Box(UNKNOWN, AIMED, shape=(rules.rows, rules.cols), dtype=np.int8)
+    out["to_aim"] = spaces.Discrete(cells + 1)
+    out["turn"] = spaces.Box(0, cells, shape=(rules.rows, rules.cols), dtype=np.int16)
+    out["hits"] = spaces.Box(0, cells, shape=(cells,), dtype=np.int16)
+    if not rules.answered_each and rules.answers.value == "ships":
+        out["ship_hits"] = spaces.Box(0, biggest, shape=(cells, ships), dtype=np.int8)
+    return out
+
+
+def aim(game: Game, aimed_cells: list[int], cell: int, size: int) -> float:
+    """Aim ``cell`` for the salvo being built in ``game``; the K-th (``size``) fires it: -1 then, else 0."""
+    aimed_cells.append(cell)
+    if len(aimed_cells) < size:
+        return 0.0
+    game.fire_salvo(aimed_cells, size)
+    aimed_cells.clear()
+    return -1.0
+
+
+def aimed(seen: Observation, cells: list[int]) -> Observation:
+    """``seen`` with ``cells`` aimed for the salvo being built."""
+    for cell in cells:
+        seen = seen.aiming(cell)
+    return seen
+
+
+def salvo_view(seen: Observation, to_aim: int) -> View:
+    """:func:`view` under salvo rules, with the salvo keys (the module's docstring)."""
+    rules = seen.rules
+    out: dict[str, Any] = dict(view(seen))
+    board = out["board"].ravel()
+    turn = np.zeros(rules.cells, dtype=np.int16)
+    hits = np.zeros(rules.cells, dtype=np.int16)
+    ship_hits = np.zeros((rules.cells, len(rules.fleet)), dtype=np.int8)
+    for t, volley in enumerate(seen.volleys):
+        turn[list(volley.cells)] = t + 1
+        hits[t] = volley.hits
+        if volley.ship_hits:
+            ship_hits[t] = volley.ship_hits
+        if not volley.shots:  # answered whole: what is certain, and the rest fired but unknown
+            board[[c for c in volley.cells if board[c] == UNKNOWN]] = FIRED
+    board[list(seen.pending)] = AIMED
+    out["board"] = board.reshape(rules.rows, rules.cols)
+    out["to_aim"] = to_aim
+    out["turn"] = turn.reshape(rules.rows, rules.cols)
+    out["hits"] = hits
+    if "ship_hits" in view_spaces(rules):
+        out["ship_hits"] = ship_hits
+    return out  # type: ignore[return-value]
 
 
 def view(seen: Observation) -> View:
@@ -140,9 +224,13 @@ def view(seen: Observation) -> View:
         if shot.outcome is Outcome.SUNK:
             board[shot.cell] = SUNK
             board[list(iter_cells(shot.cells))] = SUNK
+    if seen.volleys and not rules.answered_each:  # salvos answered whole: only what is certain
+        board[list(iter_cells(seen.miss_mask))] = MISS
+        board[list(iter_cells(seen.hit_mask))] = HIT
+        board[list(iter_cells(seen.revealed_mask))] = SUNK
     afloat = np.ones(len(rules.fleet), dtype=np.int8)
     afloat[list(seen.sunk_ships)] = 0
-    return {"board": board.reshape(rules.rows, rules.cols), "afloat": afloat, "sunk": len(seen.sinks)}
+    return {"board": board.reshape(rules.rows, rules.cols), "afloat": afloat, "sunk": seen.sunk_count}
 
 
 def open_cells(seen: Observation) -> np.ndarray:

@@ -44,10 +44,8 @@ def evidence(rules: Rules, observation: Observation) -> Evidence:
     """Per-placement admissibility and the hits to cover; obvious contradictions raise :class:`Contradiction`."""
     if observation.rules != rules:
         raise BattleshipError("the observation was made under other rules")
-    if any(not v.shots for v in observation.volleys):
-        raise BattleshipError(
-            f"salvos answered by {rules.answers.value} are evidence the exact engines do not read yet"
-        )
+    if any(not v.shots for v in observation.volleys) or not rules.answered_each:
+        return _whole(rules, observation)
     t = tables(rules)
     n = rules.cells
     hit_time = np.full(n + 1, -1, dtype=np.int64)  # index n: the padding of short ships
@@ -100,6 +98,24 @@ def evidence(rules: Rules, observation: Observation) -> Evidence:
         if not admissible[t.start[s] : t.start[s] + t.count[s]].any():
             raise Contradiction(f"the {ship.name} fits nowhere: {why_nowhere(rules, observation, s)}")
     return Evidence(admissible, hits)
+
+
+class GlobalEvidence(BattleshipError):
+    """Salvos answered by a count constrain whole layouts: the evidence is more than one per placement."""
+
+
+def _whole(rules: Rules, observation: Observation) -> Evidence:
+    """The per-placement evidence of salvos answered whole, where that is all they say (``ships``
+    answers; counts of none or every shot); else :class:`GlobalEvidence`."""
+    from battleship.inference import salvos
+
+    found = salvos.read(rules, observation)
+    if found.is_global:
+        raise GlobalEvidence(
+            "salvos answered by a count say how many of their cells hit, not which: that constrains whole "
+            "layouts, which inference.posterior, count and the samplers read (inference.salvos splits it)"
+        )
+    return found.base
 
 
 def _sinkings(

@@ -28,6 +28,7 @@ from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, Shot
 from battleship.inference.evidence import Contradiction, Evidence, evidence
 from battleship.inference.rows import count_by_rows, fast_path
+from battleship.inference.salvos import SalvoEvidence, whole_answers
 from battleship.inference.search import count_by_search
 from battleship.rules import Rules
 from battleship.stop import Stop
@@ -84,7 +85,7 @@ class Posterior:
         counts = self.cell_layouts.ravel()
         shot = np.zeros(self.rules.cells, dtype=bool)
         if board is not None:
-            shot[[s.cell for s in board.shots]] = True
+            shot[list(iter_cells(board.shot_mask))] = True
         if shot.all():
             return []
         top = counts[~shot].max()
@@ -92,7 +93,7 @@ class Posterior:
 
     def __repr__(self) -> str:
         r = self.rules
-        shots = 0 if self.observation is None else len(self.observation.shots)
+        shots = 0 if self.observation is None else self.observation.fired
         best = self.best()
         top = f"; best {cell_name(best[0], r.cols)} {100 * self[best[0]]:.1f}%" if best else ""
         ties = f" (+{len(best) - 1} tied)" if len(best) > 1 else ""
@@ -151,11 +152,53 @@ def _engine_counts(
 
 def count(rules: Rules, observation: Observation | None = None, stop: Stop | None = None) -> tuple[int, str]:
     """The number of layouts consistent with ``observation`` (ships told apart), and the engine used."""
-    ev = evidence(rules, observation or Observation(rules))
+    board = observation or Observation(rules)
+    sev = global_evidence(rules, board)
+    if sev is not None:
+        total, _, used = salvo_counts(rules, sev, False, None, stop)
+        return total, used
+    ev = evidence(rules, board)
     check_size(rules, ev)
     engine = choose_engine(rules, ev)
     total, _, used = _engine_counts(engine, rules, ev, False, None, stop)
     return total, used
+
+
+def global_evidence(rules: Rules, observation: Observation) -> SalvoEvidence | None:
+    """The salvos' evidence when some of it constrains whole layouts (counts), else None."""
+    if rules.answered_each or not whole_answers(observation):
+        return None
+    from battleship.inference import salvos
+
+    found = salvos.read(rules, observation)
+    return found if found.is_global else None
+
+
+def salvo_counts(
+    rules: Rules, sev: SalvoEvidence, marginals: bool, weight: np.ndarray | None, stop: Stop | None
+) -> tuple[Any, Any, str]:
+    """(total, per-placement counts or None, engine) summed over the salvos' disjoint hit patterns."""
+    from battleship.inference.salvos import parts
+
+    total: Any = 0
+    counts: Any = None
+    used: dict[str, int] = {}
+    for ev in parts(rules, sev, stop):
+        engine = choose_engine(rules, ev, weight)
+        check_size(rules, ev, weight, engine)
+        part, part_counts, engine = _engine_counts(engine, rules, ev, marginals, weight, stop)
+        used[engine] = used.get(engine, 0) + 1
+        total += part
+        if marginals:
+            counts = part_counts.copy() if counts is None else counts + part_counts
+    n = sum(used.values())
+    names = "/".join(sorted(used, key=lambda e: -used[e])) or "none"
+    if marginals and counts is None:
+        t = tables(rules)
+        counts = np.zeros(
+            len(t.masks), dtype=np.float64 if weight is not None and weight.dtype == np.float64 else np.int64
+        )
+    return total, counts, f"{names} over {n:,} hit pattern{'s' * (n != 1)} of the salvos"
 
 
 def posterior(
@@ -181,7 +224,7 @@ def posterior(
         observation = rules
         rules = observation.rules
     board = observation or Observation(rules)
-    if cached and not board.hit_mask and board.rules == rules:
+    if cached and not board.hit_mask and board.rules == rules and rules.answered_each:
         return _misses_only(rules, board, prior, stop)  # every game of a shooter starts the same way
     return _posterior(rules, board, prior, stop)
 
@@ -220,14 +263,24 @@ def _posterior(
     rules: Rules, observation: Observation, prior: np.ndarray | None, stop: Stop | None
 ) -> Posterior:
     """:func:`posterior` without the cache."""
-    ev = evidence(rules, observation)
     weight = None if prior is None else check_prior(rules, prior)
+    sev = global_evidence(rules, observation)
+    if sev is not None:
+        total, counts, engine = salvo_counts(rules, sev, True, weight, stop)
+        if total == 0:
+            if prior is not None:
+                raise Contradiction("every layout that fits these salvos has prior weight zero")
+            raise Contradiction(first_contradiction(rules, observation, stop))
+        return Posterior(rules, total, counts, engine, observation)
+    ev = evidence(rules, observation)
     engine = choose_engine(rules, ev, weight)
     check_size(rules, ev, weight, engine)
     total, counts, engine = _engine_counts(engine, rules, ev, True, weight, stop)
     if total == 0:
         if prior is not None:
             raise Contradiction("every layout that fits these shots has prior weight zero")
+        if whole_answers(observation):
+            raise Contradiction(first_contradiction(rules, observation, stop))
         raise Contradiction(
             "no layout fits these shots: "
             + ", ".join(cell_name(c, rules.cols) for c in iter_cells(ev.hits))
@@ -236,6 +289,23 @@ def _posterior(
             else "no layout fits these shots"
         )
     return Posterior(rules, total, counts, engine, observation)
+
+
+def first_contradiction(rules: Rules, observation: Observation, stop: Stop | None = None) -> str:
+    """Why no layout fits salvos answered whole: the first salvo after which none does."""
+    for k in range(1, len(observation.volleys) + 1):
+        head = Observation(rules, (), observation.volleys[:k])
+        sev = global_evidence(rules, head)
+        if sev is None:
+            ev = evidence(rules, head)
+            total = _engine_counts(choose_engine(rules, ev), rules, ev, False, None, stop)[0]
+        else:
+            total = salvo_counts(rules, sev, False, None, stop)[0]
+        if total == 0:
+            volley = observation.volleys[k - 1]
+            cells = ",".join(cell_name(c, rules.cols) for c in volley.cells)
+            return f"no layout fits the salvos: after salvo {k} ({cells}, {volley.hits} hits) none is left"
+    return "no layout fits these salvos"
 
 
 def check_prior(rules: Rules, prior: np.ndarray) -> np.ndarray:
@@ -333,10 +403,37 @@ def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray
     The sweep's figure comes from its graph (exact once compiled; otherwise the compiler's first
     pass runs, which takes up to a few seconds on a large board and is reused by the compiler).
     """
+    weight = None if prior is None else check_prior(rules, prior)
+    board = observation or Observation(rules)
+    sev = global_evidence(rules, board)
+    if sev is not None:
+        return _salvo_work(rules, sev, weight)
+    return _work(rules, evidence(rules, board), weight)
+
+
+PATTERNS_FORESEEN = 4_096  # hit patterns counted up front, at most, to foresee the work
+
+
+def _salvo_work(rules: Rules, sev: SalvoEvidence, weight: np.ndarray | None) -> Work:
+    """The work of a count over the salvos' hit patterns: each at most the work of the per-placement
+    evidence they all share (a pattern only adds misses and hits to it)."""
+    from battleship.inference.salvos import TooManyParts, count_parts
+
+    each = _work(rules, sev.base, weight)
+    try:
+        n = count_parts(rules, sev, limit=PATTERNS_FORESEEN)
+        said = f"{n:,} hit pattern{'s' * (n != 1)} of the salvos"
+    except TooManyParts:
+        n = PATTERNS_FORESEEN * 4  # a guess, past what was counted up front
+        said = f"more than {PATTERNS_FORESEEN:,} hit patterns of the salvos"
+    detail = f"{said}, each counted by the {each.engine} engine"
+    return Work(each.engine, each.once + n * each.again, detail, each.once)
+
+
+def _work(rules: Rules, ev: Evidence, weight: np.ndarray | None) -> Work:
+    """:func:`work` on per-placement evidence."""
     from battleship.inference import frontier, sweep
 
-    ev = evidence(rules, observation or Observation(rules))
-    weight = None if prior is None else check_prior(rules, prior)
     engine = choose_engine(rules, ev, weight)
     if engine == "sweep":
         est = sweep.estimate(rules, ev, weight)
@@ -391,6 +488,13 @@ def engine_counts(rules: Rules, ev: Evidence, stop: Stop | None = None) -> tuple
     """Layouts and per-placement counts by the fastest exact engine for ``rules``."""
     total, counts, _ = _engine_counts(choose_engine(rules, ev), rules, ev, True, None, stop)
     return total, counts
+
+
+def engine_total(rules: Rules, ev: Evidence, stop: Stop | None = None) -> int:
+    """Layouts of per-placement evidence by the fastest exact engine, without per-placement counts."""
+    engine = choose_engine(rules, ev)
+    check_size(rules, ev, None, engine)
+    return int(_engine_counts(engine, rules, ev, False, None, stop)[0])
 
 
 def occupancy(rules: Rules, engine: str | None = None) -> tuple[int, np.ndarray]:

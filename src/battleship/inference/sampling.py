@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from itertools import accumulate
 
 import numpy as np
 from numba import njit
@@ -34,8 +35,9 @@ from battleship.game import Observation
 from battleship.inference import sweep
 from battleship.inference.evidence import Contradiction, Evidence, evidence
 from battleship.inference.graph import TooLarge
-from battleship.inference.posterior import check_size, engine_counts
+from battleship.inference.posterior import check_size, engine_counts, engine_total, global_evidence
 from battleship.inference.rows import fast_path
+from battleship.inference.salvos import SalvoEvidence
 from battleship.inference.search import count_by_search, select_by_search
 from battleship.inference.watch import flag_of, watched
 from battleship.rng import below, seed_words, stream
@@ -105,9 +107,24 @@ def draw(
     may take longer than the budget); otherwise rejection carries on until then and fewer rows may
     come back. ``stop`` interrupts the work (:class:`battleship.stop.Stopped`).
     """
-    ev = evidence(rules, observation)
-    out = np.empty((count, len(rules.fleet)), dtype=np.int64)
+    sev = global_evidence(rules, observation)
+    if sev is not None:
+        return _draw_salvos(rules, sev, count, seed, deadline, stop)
     state = stream(np.uint64(seed_words(seed)), np.uint64(0))
+    return _draw(rules, evidence(rules, observation), count, state, seed, deadline, stop)
+
+
+def _draw(
+    rules: Rules,
+    ev: Evidence,
+    count: int,
+    state: np.ndarray,
+    seed: int,
+    deadline: float | None,
+    stop: Stop | None,
+) -> np.ndarray:
+    """:func:`draw` on per-placement evidence, drawing from the random stream ``state``."""
+    out = np.empty((count, len(rules.fleet)), dtype=np.int64)
     tables_ = _rejection_tables(rules, ev, stop)
     filled, used = _reject(state, *tables_[:5], PILOT_TRIES, out, tables_[5])
     if 0 < filled < count and used * count / filled <= MAX_TRIES:
@@ -123,7 +140,7 @@ def draw(
         return _keep_rejecting(rules, state, tables_, out, filled, deadline, stop)
     if rest is None:
         check_size(rules, ev)
-        rest = _exact_rest(rules, observation, ev, count - filled, seed, deadline, stop)
+        rest = _exact_rest(rules, ev, count - filled, seed, deadline, stop)
         if rest is None:  # the search would pass the deadline
             return _keep_rejecting(rules, state, tables_, out, filled, deadline, stop)
     if len(rest) == 0:
@@ -174,8 +191,7 @@ def _keep_rejecting(
 
 def _exact_rest(
     rules: Rules,
-    observation: Observation,
-    ev,
+    ev: Evidence,
     count: int,
     seed: int,
     deadline: float | None,
@@ -184,7 +200,7 @@ def _exact_rest(
     """``count`` exact samples when rejection keeps too few and the graph does not serve: numbered
     layouts (the search), or ship by ship for a one-ship fleet; None if the deadline came first."""
     if len(rules.fleet) < 2:
-        return sample(rules, observation, count, seed=seed)
+        return _sample(rules, ev, count, seed)
     budget = stop if deadline is None else _until(deadline, stop)
     try:
         total, _ = count_by_search(rules, ev, marginals=False, stop=budget)
@@ -243,12 +259,13 @@ def draw_by_rejection(
     """Up to ``count`` layouts drawn exactly uniformly by rejection within ``tries`` draws: fewer
     where the hits make consistent draws rare, but never more time than the tries, and the same
     rows for the same seed (a time budget would give as many rows as the machine's speed allows)."""
-    ev = evidence(rules, observation)
+    sev = global_evidence(rules, observation)
+    ev = evidence(rules, observation) if sev is None else sev.base
     out = np.empty((count, len(rules.fleet)), dtype=np.int64)
     state = stream(np.uint64(seed_words(seed)), np.uint64(0))
     tables_ = _rejection_tables(rules, ev, None)
     filled, _ = _reject(state, *tables_[:5], tries, out, tables_[5])
-    return out[:filled]
+    return out[:filled] if sev is None else out[:filled][sev.agrees(out[:filled])]
 
 
 def sample(rules: Rules, observation: Observation, count: int, seed: int = 0) -> np.ndarray:
@@ -258,7 +275,14 @@ def sample(rules: Rules, observation: Observation, count: int, seed: int = 0) ->
     integer draw so the law is exact, then condition on it. Draws that agree so far share the work.
     Returns rows of placement indices (one per ship, in fleet order).
     """
-    ev = evidence(rules, observation)
+    sev = global_evidence(rules, observation)
+    if sev is not None:
+        return _draw_by_parts(rules, sev, count, seed, None)
+    return _sample(rules, evidence(rules, observation), count, seed)
+
+
+def _sample(rules: Rules, ev: Evidence, count: int, seed: int) -> np.ndarray:
+    """:func:`sample` on per-placement evidence."""
     check_size(rules, ev)
     t = tables(rules)
     rng = np.random.default_rng(seed)
@@ -284,6 +308,72 @@ def sample(rules: Rules, observation: Observation, count: int, seed: int = 0) ->
 
     if count > 0:
         fill(np.arange(count), ev.admissible.copy(), 0)
+    return out
+
+
+# Salvos answered by a count: rejection on the counts of exact draws of the layouts that meet the
+# per-placement evidence, while at most SALVO_TRIES draws promise the samples asked for; else (no
+# deadline) the hit patterns are counted and each drawn from exactly.
+SALVO_PILOT = 2_000
+SALVO_TRIES = 400_000
+
+
+def _draw_salvos(
+    rules: Rules, sev: SalvoEvidence, count: int, seed: int, deadline: float | None, stop: Stop | None
+) -> np.ndarray:
+    """:func:`draw` for salvos answered by a count (global constraints): exact and uniform."""
+    out = np.empty((count, len(rules.fleet)), dtype=np.int64)
+    state = stream(np.uint64(seed_words(seed)), np.uint64(1))
+    filled = tried = rounds = 0
+    spent = 0.0
+    while filled < count:
+        size = SALVO_PILOT if rounds == 0 else min(SALVO_TRIES, max(SALVO_PILOT, 4 * tried))
+        if deadline is not None and tried:  # a round that fits in the time left
+            left = deadline - time.perf_counter()
+            size = max(1, min(size, int(left / max(spent / tried, 1e-9))))
+        started = time.perf_counter()
+        rows = _draw(rules, sev.base, size, state, seed * 1_000_003 + rounds, deadline, stop)
+        spent += time.perf_counter() - started
+        kept = rows[sev.agrees(rows)][: count - filled]
+        out[filled : filled + len(kept)] = kept
+        filled += len(kept)
+        tried += len(rows)
+        rounds += 1
+        if filled == count or (deadline is not None and time.perf_counter() > deadline):
+            break
+        promised = tried * (count - filled) / max(filled, 1 / 4) if filled else float("inf")
+        if deadline is None and (promised > SALVO_TRIES or tried >= SALVO_TRIES):
+            out[filled:] = _draw_by_parts(rules, sev, count - filled, seed, stop)
+            filled = count
+    if stop is not None:
+        stop.check()
+    if filled == 0:
+        raise BattleshipError(
+            f"no layout fitting these salvos' counts was found among {tried:,} exact draws of the layouts "
+            "their misses and sinkings allow: give more time, or use the exact calculator (no --time)"
+        )
+    return out[:filled]
+
+
+def _draw_by_parts(rules: Rules, sev: SalvoEvidence, count: int, seed: int, stop: Stop | None) -> np.ndarray:
+    """Exact uniform draws over the salvos' hit patterns: each pattern's layouts counted, a pattern
+    drawn for every sample in proportion, then the sample from the pattern's layouts."""
+    import bisect
+    import random
+
+    from battleship.inference.salvos import parts
+
+    events = list(parts(rules, sev, stop))
+    ends = list(accumulate(engine_total(rules, ev, stop) for ev in events))
+    if not ends or ends[-1] == 0:
+        raise Contradiction("no layout fits these salvos")
+    pick = random.Random(seed)
+    chosen = np.array([bisect.bisect_right(ends, pick.randrange(ends[-1])) for _ in range(count)])
+    out = np.empty((count, len(rules.fleet)), dtype=np.int64)
+    for j in np.unique(chosen):
+        which = np.flatnonzero(chosen == j)
+        state = stream(np.uint64(seed_words(seed)), np.uint64(2 + int(j)))
+        out[which] = _draw(rules, events[j], len(which), state, seed * 7_919 + int(j), None, stop)
     return out
 
 

@@ -10,8 +10,9 @@ unfinished games expire.
 Warm-up (``warm=True``, as ``battleship serve`` runs it): the worker processes and the server's own
 kernels are run once at start-up, behind the open port, so no player's first move waits for the
 compiler. Meanwhile every request hears 503 with ``Retry-After`` (a page: a page that says what the
-server waits for and reloads itself; the API: ``{"detail": ...}``), so a player who comes early is
-told why, where a closed port would show nothing. The presets' state graphs (exact counting under a
+server waits for, asked of ``GET /api/ready``, and goes on to the page by itself once it is over; the
+API: ``{"detail": ...}``), so a player who comes early is told why, where a closed port would show
+nothing. The presets' state graphs (exact counting under a
 spacing margin; Sea Battle's takes seconds to compile) are compiled after that, in the background,
 in a process of their own (:mod:`battleship.web.graphs`): until each is ready, its boards are
 estimated and say so.
@@ -43,7 +44,7 @@ from fastapi.staticfiles import StaticFiles
 
 from battleship.rules import preset
 from battleship.stop import INTERRUPT
-from battleship.web import friend_routes, guard, routes, store
+from battleship.web import friend_routes, guard, readiness, routes, store
 from battleship.web.arena_runs import ArenaRuns
 from battleship.web.computer import Computer
 from battleship.web.friends import Friends
@@ -51,6 +52,7 @@ from battleship.web.gate import Gate
 from battleship.web.graphs import Graphs, warm_presets
 from battleship.web.hub import Hub
 from battleship.web.models import Models
+from battleship.web.readiness import Warming
 from battleship.web.service import Service
 from battleship.web.workers import Workers
 
@@ -112,16 +114,14 @@ def create_app(
     state.friends = Friends(engine, hub)
     state.arena = ArenaRuns(settings.arena)
     state.stops, state.stopping = set(), threading.Event()
-    state.warming = threading.Event()  # set until the warm-up is over: every request hears 503 meanwhile
-    if warm:
-        state.warming.set()
+    state.warming = Warming(warm)  # until the warm-up is over, every request hears 503 and what it waits for
     state.heavy_clients, state.heavy_lock = set(), threading.Lock()  # clients with a calculation running
     guard.install(
         app,
         limits,
         _page_html("missing", "page not found"),
         settings.forwarded_allow_ips,
-        (state.warming, (STATIC / "warming.html").read_text()),
+        (state.warming, _page_html("warming", "starting", head=NO_SCRIPT_REFRESH)),
     )
     routes.install(app)
     friend_routes.install(app)
@@ -164,7 +164,7 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
                     target=_sweep, args=(engine, expire_hours, stop), daemon=True, name="expire-games"
                 ).start()
             opened.set()
-            app.state.warming.clear()
+            app.state.warming.open()
             if on_ready is not None:
                 on_ready()
 
@@ -238,17 +238,20 @@ def _warm_up(app: FastAPI) -> None:
     on a fresh clone both compile at once on two cores, where one after the other took their sum.
     """
     failed: list[Exception] = []
+    warming = app.state.warming  # each part named while it runs: GET /api/ready and the warming page say it
 
     def here() -> None:
         try:
-            _warm_here(app)
+            with warming.part(readiness.HERE):
+                _warm_here(app)
         except Exception as exc:
             failed.append(exc)
 
     # a daemon thread, as the one that runs this: a server stopped while it compiles ends without it
     mine = threading.Thread(target=here, daemon=True, name="warm-up-here")
     mine.start()
-    app.state.workers.start()
+    with warming.part(readiness.WORKERS):
+        app.state.workers.start()
     mine.join()
     if failed:
         raise failed[0]  # its error is the start-up's
@@ -323,9 +326,20 @@ PAGES = (
 )
 
 
-def _page_html(page: str, title: str) -> str:
+# the warming page without scripts: it reloads itself (with them, it asks /api/ready and moves on at once)
+NO_SCRIPT_REFRESH = '<noscript><meta http-equiv="refresh" content="5"></noscript>\n'
+# snippets a page file names in braces, shared by the pages that show them
+SNIPPETS = ("board-legend",)
+
+
+def _page_html(page: str, title: str, head: str = "") -> str:
+    """``page``'s file (its <main> and scripts, with its snippets) in the layout, titled ``title``, with
+    ``head`` added to the layout's head."""
+    body = (STATIC / f"{page}.html").read_text()
+    for snippet in SNIPPETS:
+        body = body.replace("{" + snippet + "}", (STATIC / f"{snippet}.html").read_text())
     layout = (STATIC / "layout.html").read_text()
-    return layout.replace("{title}", title).replace("{page}", (STATIC / f"{page}.html").read_text())
+    return layout.replace("{head}", head).replace("{title}", title).replace("{page}", body)
 
 
 def _pages(app: FastAPI) -> None:

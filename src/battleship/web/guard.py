@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-import threading
 import time
 from dataclasses import dataclass
 
@@ -34,6 +33,7 @@ from battleship.errors import BattleshipError
 from battleship.stop import Stopped
 from battleship.web.gate import Saturated
 from battleship.web.hub import TooManyStreams
+from battleship.web.readiness import WARMING_DETAIL, Warming
 from battleship.web.records import Conflict, NotFound
 from battleship.web.workers import Closed, WorkerDied
 
@@ -76,10 +76,10 @@ def install(
     limits: Limits,
     missing_page: str,
     forwarded_allow_ips: str = "",
-    warming: tuple[threading.Event, str] | None = None,
+    warming: tuple[Warming, str] | None = None,
 ) -> None:
     """Add the middlewares and the error handlers to ``app`` (``missing_page``: the HTML of a page not found;
-    ``warming``: an event set while the server warms up, and the HTML page that says so)."""
+    ``warming``: what the server waits for while it warms up, and the HTML page that says so)."""
     # the last added runs first: the log sees every answer, refusals included; the client's address
     # is settled before the rate limit reads it
     app.add_middleware(BoundBodies)
@@ -123,27 +123,33 @@ class AccessLog:
             access.info('%s "%s %s" %d %.1fms', _client(scope), scope["method"], path, status, ms)
 
 
-WARMING_DETAIL = (
-    "the server is warming up: compiling the engine's kernels, a minute or two on the first start after "
-    "an install, seconds on a restart; try again shortly"
-)
 WARMING_RETRY = 5  # seconds: the Retry-After of a request made while the server warms up
+READY_RETRY = 1  # seconds: the Retry-After of ``GET /api/ready`` meanwhile (answered at once, however busy)
 
 
 class WarmingUp:
-    """503 with ``Retry-After`` to every request while ``warming`` is set: the API's in JSON, a page's as
-    ``page`` (HTML that says what the server waits for, and reloads itself)."""
+    """503 with ``Retry-After`` to every request while ``warming`` is not ready: the API's in JSON (``GET
+    /api/ready``'s saying what the server waits for), a page's as ``page`` (HTML that says so, asks
+    ``/api/ready`` and goes on to the page asked for once the server is ready). Static files are served:
+    they need no warm-up, and the warming page is drawn with them."""
 
-    def __init__(self, app: ASGIApp, warming: threading.Event, page: str):
+    def __init__(self, app: ASGIApp, warming: Warming, page: str):
         self.app, self.warming, self.page = app, warming, page
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self.warming.is_set():
+        path = scope.get("path", "")
+        if scope["type"] != "http" or self.warming.ready or path.startswith("/static/"):
             await self.app(scope, receive, send)
             return
-        path = scope["path"]
-        if path.startswith("/api/") or path == "/api" or path.endswith(".json"):
-            answer: Response = problem(503, WARMING_DETAIL, WARMING_RETRY)
+        answer: Response
+        if path == "/api/ready":
+            answer = JSONResponse(
+                self.warming.answer(),
+                status_code=503,
+                headers={"Retry-After": str(READY_RETRY), "Cache-Control": "no-store"},
+            )
+        elif path.startswith("/api/") or path == "/api" or path.endswith(".json"):
+            answer = problem(503, WARMING_DETAIL, WARMING_RETRY)
         else:
             answer = HTMLResponse(
                 self.page,

@@ -83,19 +83,35 @@ def quick_shot(rules: Rules, observation: Observation, seed: tuple[int, int]) ->
     return int(chosen.next_shot(observation))
 
 
+def heat_map(
+    rules: Rules,
+    observation: Observation,
+    probability: np.ndarray,
+    skew: bool,
+    engine: str,
+    layouts: str | None = None,
+    **more: Any,
+) -> dict[str, Any]:
+    """A heat map's answer: each cell's probability, the best cells (with C. Liam Brown's skew when asked),
+    the engine that counted, and the number of layouts left when it counted them (exact) or None."""
+    return {
+        "layouts": layouts,
+        "probability": [round(float(p), 6) for p in probability],
+        "best": best_cells(rules, observation, probability, 20 if skew else 0),
+        "engine": engine,
+        "exact": layouts is not None,
+        **more,
+    }
+
+
 def probabilities(
     rules: Rules, observation: Observation, skew: bool = False, *, stop: Stop
 ) -> dict[str, Any]:
     """Exact hit probabilities, the number of layouts left and the best cells (run in a worker)."""
     result = exact(rules, observation, stop)
-    probability = result.probability.ravel()
-    return {
-        "layouts": str(result.layouts),
-        "probability": [round(float(p), 6) for p in probability],
-        "best": best_cells(rules, observation, probability, 20 if skew else 0),
-        "engine": result.engine,
-        "exact": True,
-    }
+    return heat_map(
+        rules, observation, result.probability.ravel(), skew, result.engine, layouts=str(result.layouts)
+    )
 
 
 def sampled(
@@ -109,15 +125,7 @@ def sampled(
     from battleship.inference.sampling import monte_carlo
 
     found = monte_carlo(rules, observation, seconds=seconds, seed=0, stop=stop)
-    probability = found.probability.ravel()
-    return {
-        "layouts": None,
-        "probability": [round(float(p), 6) for p in probability],
-        "best": best_cells(rules, observation, probability, 20 if skew else 0),
-        "engine": "sampling",
-        "exact": False,
-        "samples": found.samples,
-    }
+    return heat_map(rules, observation, found.probability.ravel(), skew, "sampling", samples=found.samples)
 
 
 def estimate(rules: Rules, observation: Observation, skew: bool = False) -> dict[str, Any]:
@@ -139,13 +147,7 @@ def estimate(rules: Rules, observation: Observation, skew: bool = False) -> dict
     value = np.minimum(value, 1.0)
     for shot in observation.shots:
         value[shot.cell] = 0.0 if shot.outcome is Outcome.MISS else 1.0
-    return {
-        "layouts": None,
-        "probability": [round(float(p), 6) for p in value],
-        "best": best_cells(rules, observation, value, 20 if skew else 0),
-        "engine": "estimate",
-        "exact": False,
-    }
+    return heat_map(rules, observation, value, skew, "estimate")
 
 
 # ---- whether a mode answers in time under some rules -----------------------------------------------

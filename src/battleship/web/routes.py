@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Path, Query, Request
+from fastapi.responses import JSONResponse
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -33,6 +34,7 @@ from battleship.web import stats
 from battleship.web.computer import MODES
 from battleship.web.gate import ANALYSIS, MOVE, Saturated
 from battleship.web.guard import MAX_BODY, Problem
+from battleship.web.readiness import STOPPING, NotReady, Ready, not_ready
 from battleship.web.records import MAX_RULES_TOML, MAX_SIDE, RULES, custom_rules, rules_json
 from battleship.web.service import MAX_LOOKUP, calculate, random_layout
 
@@ -195,6 +197,9 @@ class History(BaseModel):
     games: Annotated[list[Annotated[str, Field(pattern=HEX)]], Field(max_length=MAX_LOOKUP)]
 
 
+RETRY = {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}}
+
+
 def responses(
     *codes: int, missing: str = "No game has that id (unfinished games expire)."
 ) -> dict[int | str, dict[str, Any]]:
@@ -208,9 +213,8 @@ def responses(
         500: "The computation's process died (a crash in compiled code): try again.",
         503: "The server is saturated or shutting down: retry after Retry-After seconds.",
     }
-    retry = {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}}
     return {
-        c: {"model": Problem, "description": meaning[c], **({"headers": retry} if c in (429, 503) else {})}
+        c: {"model": Problem, "description": meaning[c], **({"headers": RETRY} if c in (429, 503) else {})}
         for c in (400, 413, 429, *codes)
     }
 
@@ -383,6 +387,26 @@ def _game_routes(app: FastAPI) -> None:
 def _other_routes(app: FastAPI) -> None:
     """The rules on offer, random layouts, the calculator, the statistics, the history and the arena."""
     service, settings, computer = app.state.service, app.state.settings, app.state.computer
+    waiting = {
+        "model": NotReady,
+        "description": "Not ready: warming up (compiling the engine's kernels) or shutting down; "
+        "`waiting_for` says what for. Ask again after Retry-After seconds.",
+        "headers": RETRY,
+    }
+
+    @app.get(
+        "/api/ready",
+        operation_id="getReadiness",
+        response_model=Ready,
+        responses={**responses(), 503: waiting},
+    )
+    def ready() -> Any:
+        """Whether the server is open for play: 200 once it is, 503 with what it waits for while it warms
+        up (at start-up, behind the open port) or shuts down. The warming page asks it."""
+        if app.state.stopping.is_set():
+            body = not_ready(STOPPING, 0.0, "the server is shutting down")
+            return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
+        return {"ready": True}
 
     @app.get("/api/rules", operation_id="listRules", responses=responses())
     def rules_list() -> dict[str, Any]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from battleship.cells import cell_name
 from battleship.errors import BattleshipError
-from battleship.game import Game
+from battleship.game import Game, choose_salvo
 from battleship.lab.arena import protocol
 from battleship.lab.arena.channel import Process
 from battleship.lab.arena.protocol import BotFault
@@ -46,7 +46,8 @@ _CLASS = re.compile(r"([A-Za-z_][\w.]*|[^:]+\.py):([A-Za-z_]\w*)")
 
 @dataclass
 class GameResult:
-    """One game of one bot: legal shots fired, the fault that ended it early, seconds per shot."""
+    """One game of one bot: legal shots fired (turns, salvos, under salvo rules), the fault that ended
+    it early, seconds per shot (per salvo)."""
 
     shots: int
     fault: BotFault | None = None
@@ -70,6 +71,7 @@ class Bot:
     kind: str
     asked: str = ""  # the text it was named by (``best`` for the shooter best resolves to)
     said_name: str | None = None  # the name a program gave itself
+    said_version: int = 1  # the protocol version a program says it speaks (``protocol N``; 1 if it says none)
     entrant: str | None = None  # who entered it (an entry's declared author): one entrant, one rating
 
     def start(self, rules: Rules, limits: Limits, jail: Jail | None = None, games: int | None = None) -> None:
@@ -101,9 +103,14 @@ class ShooterBot(Bot):
 
         self.rules, self.limits = rules, limits
         self.spec = registry.spec(self.name)
-        runner.warm_up(rules, self.name)
+        if rules.salvo is None:
+            runner.warm_up(rules, self.name)
+        else:
+            runner.check(self.name, rules)  # salvo games are played in Python: no kernel to warm
 
     def play(self, game: int, layout: Layout, row: np.ndarray, seed: int) -> GameResult:
+        if self.rules.salvo is not None:
+            return self._play_salvos(game, layout, seed)
         if self.spec.kernel is None:
             return self._play_python(game, layout, seed)
         begin = time.perf_counter()
@@ -129,6 +136,23 @@ class ShooterBot(Bot):
             referee.fire(cell)
         return GameResult(len(times), None, times)
 
+    def _play_salvos(self, game: int, layout: Layout, seed: int) -> GameResult:
+        """One salvo game as :func:`battleship.game.play` plays it, each salvo timed (its turns scored)."""
+        shooter = self.spec.make(self.options)
+        referee = Game(layout)
+        shooter.reset(layout.rules, game_rng(seed, game))
+        times: list[float] = []
+        while not referee.over:
+            size = referee.turn_size()
+            begin = time.perf_counter()
+            cells = choose_salvo(shooter, referee.observation, size)
+            times.append(time.perf_counter() - begin)
+            fault = _late(times[-1], self.limits.time, "a salvo")
+            if fault:
+                return GameResult(len(times) - 1, fault, times)
+            referee.fire_salvo(cells, size)
+        return GameResult(len(times), None, times)
+
 
 def _late(seconds: float, limit: float, what: str) -> BotFault | None:
     if seconds <= limit:
@@ -143,6 +167,7 @@ class ProgramBot(Bot):
         self.label, self.program, self.kind = label, program, kind
         self._process: Process | None = None
         self._failed_starts = 0
+        self._refused: BotFault | None = None  # why the bot cannot play these rules at all
 
     def start(self, rules: Rules, limits: Limits, jail: Jail | None = None, games: int | None = None) -> None:
         if jail is None:
@@ -153,6 +178,8 @@ class ProgramBot(Bot):
         """The running process, started (and handed the rules) if need be, before game ``game``."""
         if self._process is not None:
             return self._process
+        if self._refused is not None:  # not started again: its answer would be the same
+            raise BotFault(self._refused.cause, self._refused.detail)
         if self._failed_starts >= START_TRIES:
             raise BotFault("start", f"did not start {START_TRIES} times in a row; not tried again")
         try:
@@ -164,10 +191,12 @@ class ProgramBot(Bot):
             )
             self._process = Process(self.program, self.limits, self.jail, total)
             deadline = time.monotonic() + self.limits.start
-            self._process.send([protocol.GREETING, *protocol.rules_lines(self.rules), "isready"], deadline)
+            greeting = protocol.greeting(self.rules)
+            self._process.send([greeting, *protocol.rules_lines(self.rules), "isready"], deadline)
             answer = self._answer(self._process, deadline, "'isready'")
             if answer != "readyok":
                 raise BotFault("start", f"answered {answer[:60]!r} to 'isready', not 'readyok'")
+            self._check_version()
         except BotFault as fault:
             self._failed_starts += 1
             detail = fault.detail
@@ -190,6 +219,23 @@ class ProgramBot(Bot):
                 return line.strip()
             if line.startswith("name "):
                 self.said_name = line[5:].strip()[:80]
+            if line.startswith("protocol "):
+                word = line[9:].strip()
+                self.said_version = int(word) if word.isdigit() and len(word) < 6 else 0
+
+    def _check_version(self) -> None:
+        """Refuse a bot that does not speak the version these rules need (salvos need version 2), for good."""
+        if self.rules.salvo is None or self.said_version >= protocol.SALVO_VERSION:
+            return
+        said = "said no 'protocol N' line" if self.said_version == 1 else "named no version it speaks"
+        self._refused = BotFault(
+            "start",
+            f"speaks version {max(self.said_version, 1)} of the arena protocol ({said} before 'readyok'), "
+            f"which has no salvos; these rules fire several shots a turn (salvo {self.rules.salvo.text()}): "
+            f"a bot that plays them says 'protocol {protocol.SALVO_VERSION}' before 'readyok' and answers "
+            "'shoot K' with K cells",
+        )
+        raise self._refused
 
     def _drop(self) -> None:
         if self._process is not None:
@@ -204,14 +250,19 @@ class ProgramBot(Bot):
             process.send([f"newgame {game + 1} {derive(seed, game)}"], time.monotonic() + self.limits.time)
             while not referee.over:
                 times.append(self._shoot(process, referee))
-            process.send([f"gameover {len(times)}"], time.monotonic() + self.limits.time)
+            over = f"gameover {len(times)}"
+            if self.rules.salvo is not None:
+                over += f" {referee.observation.fired}"  # turns, then shots fired
+            process.send([over], time.monotonic() + self.limits.time)
         except BotFault as fault:
             self._drop()  # out of step with the referee: the next game starts it afresh
-            return GameResult(len(referee.observation.shots), fault, times)
+            return GameResult(referee.observation.turns, fault, times)
         return GameResult(len(times), None, times)
 
     def _shoot(self, process: Process, referee: Game) -> float:
         """Ask for one shot, check it, fire it and tell the bot; the seconds it took to answer."""
+        if self.rules.salvo is not None:
+            return self._salvo(process, referee)
         begin = time.monotonic()
         deadline = begin + self.limits.time
         process.send(["shoot"], deadline)
@@ -223,6 +274,20 @@ class ProgramBot(Bot):
             raise BotFault("repeat", f"fired at {cell_name(cell, self.rules.cols)} a second time")
         shot = referee.fire(cell)
         process.send([protocol.result_line(shot, self.rules)], time.monotonic() + self.limits.time)
+        return seconds
+
+    def _salvo(self, process: Process, referee: Game) -> float:
+        """Ask for a salvo (``shoot K``), check it, fire it and answer it; the seconds it took to answer."""
+        size = referee.turn_size()
+        begin = time.monotonic()
+        deadline = begin + self.limits.time
+        process.send([f"shoot {size}"], deadline)
+        line = self._answer(process, deadline, f"'shoot {size}'")
+        seconds = time.monotonic() - begin
+        process.over_cpu()
+        cells = protocol.read_salvo(line, self.rules, size, referee.observation.shot_mask)
+        volley = referee.fire_salvo(cells, size)
+        process.send(protocol.answer_lines(volley, self.rules), time.monotonic() + self.limits.time)
         return seconds
 
     def place(self, game: int, seed: int) -> Layout | None:

@@ -16,7 +16,9 @@ In a match each bot hides a fleet (its own answer to ``place``, else one drawn b
 fires at the other's; turns alternate, A moving first in the even games. A side's shots do not depend
 on the other's, so each side's game is played alone and the two are then laid in turn order: whoever
 sinks the other's fleet first wins, and a forfeit loses when it comes first (a failed ``place`` comes
-before any shot, the first mover's before the second's).
+before any shot, the first mover's before the second's). Under salvo rules a game scores turns
+(salvos); matches are played only with a fixed number of shots a turn, where the sides stay
+independent (``shots = "afloat"`` ties each side's salvo to the other's hits: ``battleship match``).
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def run(
     elif key is None and seed is not None:
         key = Key.from_seed(seed)
     limits, key, jail = limits or Limits(), key or Key.new(), jail or sandbox.choose()
-    check(rules, bots, games, limits, jail)
+    check(rules, bots, games, limits, jail, matches)
     begin = time.perf_counter()
     rows = key.battlefields(rules, generator, games)
     tallies = [Tally() for _ in bots]
@@ -80,18 +82,29 @@ def run(
         interrupted = True
     finally:
         channel.stop_all()
-    board = leaderboard(bots, tallies, rules.ship_cells, rules.cells)
+    # a forfeit scores every cell of the board: the most shots a game can take, and the most turns
+    perfect = rules.ship_cells if rules.salvo is None else -(-rules.ship_cells // rules.turn_size())
+    board = leaderboard(bots, tallies, perfect, rules.cells)
     return ArenaResult(
         rules.name, rules.as_dict(), generator, games, key.seed, limits.time, rules.cells, board, pairings,
         time.perf_counter() - begin, key.commitment, key.hex, fingerprint(rules, rows),
         key.bot_seed("battlefields"), interrupted, "sandbox" if jail.confined else "unconfined",
+        unit="shots" if rules.salvo is None else "turns",
     )  # fmt: skip
 
 
-def check(rules: Rules, bots: list[Bot], games: int, limits: Limits, jail: Jail) -> None:
+def check(
+    rules: Rules, bots: list[Bot], games: int, limits: Limits, jail: Jail, matches: bool = False
+) -> None:
     """Refuse, before anything is played, a run that cannot be fair (a clear error saying why)."""
     if not bots:
         raise BattleshipError("name at least one bot")
+    if matches and rules.salvo is not None and not isinstance(rules.salvo.shots, int):
+        raise BattleshipError(
+            f'--matches under salvo shots = "{rules.salvo.shots}": a side\'s salvo shrinks as the other sinks '
+            "its ships, which the arena's one-sided games cannot follow; `battleship match` plays such "
+            "matches turn by turn (the arena plays them with a fixed number of shots a turn)"
+        )
     if games < 1:
         raise BattleshipError(f"--games must be at least 1, not {games}")
     if not limits.time > 0:

@@ -5,7 +5,9 @@ The arena starts this in a process of its own for a bot named ``package.module:C
 The class is built with no arguments and must have the Shooter protocol: ``reset(rules, rng)`` at
 each new game (``rng`` is ``numpy.random.default_rng(seed)`` with the game's seed) and
 ``next_shot(observation) -> cell``. It may also have ``place(rules, rng) -> Layout`` to hide its own
-fleet in matches. Its ``name`` attribute, if any, is reported to the arena.
+fleet in matches, and ``next_salvo(observation, k)`` to choose a salvo whole (else it is asked
+for its next K cells, as :func:`battleship.game.choose_salvo` asks). Its ``name`` attribute, if
+any, is reported to the arena. The host speaks version 2 of the protocol (it says ``protocol 2``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import TextIO
 import numpy as np
 
 from battleship.cells import cell_name
-from battleship.game import Observation, Shooter
+from battleship.game import Observation, Shooter, Shot, choose_salvo
 from battleship.lab.arena import protocol
 from battleship.rules import Rules
 
@@ -48,6 +50,8 @@ class Host:
         self.rules: Rules | None = None
         self.observation: Observation | None = None
         self.rng: np.random.Generator | None = None
+        self.aimed: tuple[int, ...] = ()  # the salvo fired, while its ``result`` lines come in
+        self.answered: list[Shot] = []
 
     def say(self, line: str) -> None:
         self.out.write(line + "\n")
@@ -56,13 +60,16 @@ class Host:
     def handle(self, line: str) -> bool:
         """Act on one line from the referee; False once told to quit."""
         word, _, rest = line.partition(" ")
-        if word in ("rules", "board", "spacing", "sinks", "reflections", "ship", "end"):
+        if word in ("rules", "board", "spacing", "sinks", "reflections", "ship", "salvo", "end") and (
+            word != "salvo" or self.rules is None
+        ):
             self.reader.feed(line)
             self.rules = self.reader.rules
         elif word == "isready":
             name = getattr(self.shooter, "name", None)
             if name:
                 self.say(f"name {name}")
+            self.say(f"protocol {protocol.VERSION}")
             self.say("readyok")
         elif word == "newgame":
             self.rng = np.random.default_rng(int(rest.split()[1]))
@@ -70,15 +77,38 @@ class Host:
             self.observation = Observation(rules)
             self.shooter.reset(rules, self.rng)
         elif word == "shoot":
-            cell = self.shooter.next_shot(self._observation(word))
-            self.say(cell_name(int(cell), self._rules(word).cols))
+            self._shoot(word, rest)
         elif word == "result":
-            self.observation = self._observation(word).after(protocol.read_result(line, self._rules(word)))
+            self._result(line)
+        elif word == "salvo":  # a salvo answered whole (ships or count answers)
+            self.observation = self._observation(word).after_volley(
+                protocol.read_volley(line, self._rules(word))
+            )
         elif word == "place":
             self.say(f"layout {self._layout()}")
         elif word == "quit":
             return False
         return True  # anything else (gameover, a later version's news) needs no answer
+
+    def _shoot(self, word: str, rest: str) -> None:
+        """Answer ``shoot`` with a cell, or ``shoot K`` with a salvo of K cells on one line."""
+        observation, rules = self._observation(word), self._rules(word)
+        if not rest:
+            self.say(cell_name(int(self.shooter.next_shot(observation)), rules.cols))
+            return
+        self.aimed, self.answered = choose_salvo(self.shooter, observation, int(rest)), []
+        self.say(" ".join(cell_name(c, rules.cols) for c in self.aimed))
+
+    def _result(self, line: str) -> None:
+        """A shot's answer: the one-shot game's, or one of a salvo's (the salvo is seen once all are in)."""
+        observation, rules = self._observation("result"), self._rules("result")
+        shot = protocol.read_result(line, rules)
+        if rules.salvo is None:
+            self.observation = observation.after(shot)
+            return
+        self.answered.append(shot)
+        if len(self.answered) == len(self.aimed):
+            self.observation = observation.after_volley(protocol.volley_of(tuple(self.answered)))
 
     def _rules(self, word: str) -> Rules:
         if self.rules is None:

@@ -1,9 +1,29 @@
-"""The arena's line protocol, version 1: what the referee says to a bot, and what a bot may answer.
+"""The arena's line protocol, version 2: what the referee says to a bot, and what a bot may answer.
 
 In the spirit of chess's UCI: plain lines of words on the bot's stdin and stdout. The referee sends
 the rules once, then for each game ``newgame``, and for each shot ``shoot`` (the bot answers a cell
 name) followed by ``result`` (the referee's answer). docs/arena-protocol.md is the reference, with a
 transcript; both sides of it live here, so the referee and the Python host cannot disagree.
+
+Version 2 adds salvos, and nothing else: under rules without salvo the referee greets with
+``battleship 1`` and every line is version 1's. Under salvo rules it greets with ``battleship 2``,
+the rules block has a line ``salvo SHOTS ANSWERS`` (:meth:`battleship.rules.Salvo.text`:
+``salvo 5 each``, ``salvo afloat count``; SHOTS is K, ``afloat`` or ``afloat-cells``, ANSWERS
+``each``, ``ships`` or ``count``), each turn is ``shoot K`` answered with K distinct cell names on one
+line, separated by spaces, and the referee answers a salvo
+
+- under ``each``: with K ``result`` lines, version 1's, one per shot in the order the bot named
+  them (a ship is sunk by the shot that completes it in that order);
+- under ``ships`` and ``count``: with one line ``salvo CELLS hits H [ships LETTERS] [sunk WORDS]``:
+  CELLS the salvo's cells joined by ``,``, H the number of hits, LETTERS (``ships`` only) one ship
+  symbol per hit in fleet order (``-`` for none), and, when the salvo sank ships and the sink rule
+  says so, ``sunk`` followed by one word per ship sunk: ``#`` (``sinks sunk``), its symbol
+  (``named``) or ``SYMBOL=CELLS`` (``revealed``).
+
+A bot says it speaks version 2 with a line ``protocol 2`` before its ``readyok``; one that does
+not is a version 1 bot, which plays rules without salvo as before and is refused salvo rules (a
+``start`` forfeit of every game, saying why). One-sided, the fleet firing is whole, so ``afloat``
+fires a shot per ship of the fleet (capped by the cells left), and a game is scored in turns.
 """
 
 from __future__ import annotations
@@ -14,12 +34,13 @@ from dataclasses import dataclass
 from battleship import shapes
 from battleship.cells import cell_name, iter_cells, parse_cell
 from battleship.errors import BattleshipError
-from battleship.game import Outcome, Shot
+from battleship.game import Outcome, Shot, Volley
 from battleship.layout import Layout
-from battleship.rules import Rules, Ship, Sinks, Spacing
+from battleship.rules import Answers, Rules, Salvo, Ship, Sinks, Spacing
 
-VERSION = 1
-GREETING = f"battleship {VERSION}"
+VERSION = 2
+SALVO_VERSION = 2  # the first version with salvos
+GREETING = "battleship 1"  # the greeting under rules without salvo (version 1, unchanged)
 CELL_NAME = re.compile(r"[A-Za-z]{1,2}[1-9][0-9]{0,2}")  # a cell name as parse_cell reads one
 MAX_LINE = 4096  # longest line a bot may send, in bytes: a longer one is nonsense, not a shot
 
@@ -42,8 +63,13 @@ class BotFault(Exception):
 
 
 # ---- the referee's side ---------------------------------------------------------------------------
+def greeting(rules: Rules) -> str:
+    """The first line: ``battleship 1`` under rules without salvo, ``battleship 2`` under salvo rules."""
+    return GREETING if rules.salvo is None else f"battleship {SALVO_VERSION}"
+
+
 def rules_lines(rules: Rules) -> list[str]:
-    """The rules block the referee sends once, after the greeting."""
+    """The rules block the referee sends once, after the greeting (``salvo ...`` under salvo rules)."""
     lines = [
         f"rules {rules.name}",
         f"board {rules.rows} {rules.cols}",
@@ -52,7 +78,36 @@ def rules_lines(rules: Rules) -> list[str]:
         f"reflections {'yes' if rules.reflections else 'no'}",
     ]
     lines += [f"ship {s.symbol} {s.size} {shapes.render(s.cells)} {s.name}" for s in rules.fleet]
+    if rules.salvo is not None:
+        lines.append(f"salvo {rules.salvo.text()}")
     return [*lines, "end"]
+
+
+def answer_lines(volley: Volley, rules: Rules) -> list[str]:
+    """The referee's answer to a salvo: a ``result`` line per shot (``each``), else one ``salvo`` line."""
+    if rules.answered_each:
+        return [result_line(shot, rules) for shot in volley.shots]
+    cols = rules.cols
+    words = ["salvo", ",".join(cell_name(c, cols) for c in volley.cells), "hits", str(volley.hits)]
+    if rules.answers is Answers.SHIPS:
+        letters = "".join(ship.symbol * n for ship, n in zip(rules.fleet, volley.ship_hits, strict=True))
+        words += ["ships", letters or "-"]
+    sunk = _sunk_words(volley, rules)
+    return [" ".join(words + (["sunk", *sunk] if sunk else []))]
+
+
+def _sunk_words(volley: Volley, rules: Rules) -> list[str]:
+    """One word per ship a salvo answered whole sank: ``#``, its symbol, or ``SYMBOL=CELLS``."""
+    if rules.sinks is Sinks.SUNK:
+        return ["#"] * volley.sunk_count
+    if rules.sinks is Sinks.NAMED:
+        return [rules.fleet[i].symbol for i in volley.sunk]
+    if rules.sinks is Sinks.REVEALED:
+        return [
+            f"{rules.fleet[i].symbol}={','.join(cell_name(c, rules.cols) for c in iter_cells(mask))}"
+            for i, mask in zip(volley.sunk, volley.revealed, strict=True)
+        ]
+    return []
 
 
 def result_line(shot: Shot, rules: Rules) -> str:
@@ -65,7 +120,7 @@ def result_line(shot: Shot, rules: Rules) -> str:
     return " ".join(words)
 
 
-CHATTER = ("info", "name", "author", "debug")  # first words of lines the referee skips
+CHATTER = ("info", "name", "author", "debug", "protocol")  # first words of lines the referee skips
 
 
 def is_chatter(line: str) -> bool:
@@ -83,6 +138,28 @@ def read_shot(line: str, rules: Rules) -> int:
     except BattleshipError as exc:
         cause = "off-board" if CELL_NAME.fullmatch(text) else "malformed"
         raise BotFault(cause, f"answered {_quote(line)} to 'shoot': {exc}") from None
+
+
+def read_salvo(line: str, rules: Rules, size: int, fired: int) -> tuple[int, ...]:
+    """The cells a bot's answer to ``shoot K`` names (``size`` of them, none in ``fired``, none twice);
+    a ``malformed``, ``off-board`` or ``repeat`` :class:`BotFault` saying what is wrong."""
+    words = line.split()
+    if len(words) != size:
+        raise BotFault(
+            "malformed",
+            f"answered {_quote(line)} to 'shoot {size}': expected {size} cell name{'s' * (size != 1)} "
+            f"on one line, separated by spaces, not {len(words)}",
+        )
+    cells: list[int] = []
+    for word in words:
+        cell = read_shot(word, rules)
+        name = cell_name(cell, rules.cols)
+        if fired >> cell & 1:
+            raise BotFault("repeat", f"fired at {name} a second time")
+        if cell in cells:
+            raise BotFault("repeat", f"named {name} twice in one salvo ({_quote(line)})")
+        cells.append(cell)
+    return tuple(cells)
 
 
 def read_layout(line: str, rules: Rules) -> Layout | None:
@@ -117,6 +194,7 @@ class RulesReader:
     sinks: str = "named"
     reflections: bool = False
     ships: list[Ship] | None = None  # None until the block's ``rules`` line
+    salvo: Salvo | None = None
     rules: Rules | None = None
 
     def feed(self, line: str) -> None:
@@ -130,6 +208,8 @@ class RulesReader:
             setattr(self, word, rest)
         elif word == "reflections":
             self.reflections = rest == "yes"
+        elif word == "salvo":
+            self.salvo = Salvo.from_text(rest)
         elif word == "ship":
             symbol, _size, shape, name = rest.split(" ", 3)
             self._ships_so_far(word).append(Ship(name, symbol, shapes.parse(shape)))
@@ -142,6 +222,7 @@ class RulesReader:
                 Sinks(self.sinks),
                 self.reflections,
                 self.name,
+                self.salvo,
             )
 
     def _ships_so_far(self, word: str) -> list[Ship]:
@@ -163,3 +244,44 @@ def read_result(line: str, rules: Rules) -> Shot:
         for name in words[4].split(","):
             mask |= 1 << parse_cell(name, rules.rows, rules.cols)
     return Shot(cell, outcome, ship, mask)
+
+
+def read_volley(line: str, rules: Rules) -> Volley:
+    """The :class:`Volley` a ``salvo`` line reports (a salvo answered whole, under ``ships``/``count``)."""
+    words = line.split()
+    if len(words) < 4 or words[0] != "salvo" or words[2] != "hits" or not words[3].isdigit():
+        raise ProtocolError(f"expected 'salvo CELLS hits H [ships LETTERS] [sunk WORDS]', not {_quote(line)}")
+    cells = tuple(parse_cell(name, rules.rows, rules.cols) for name in words[1].split(","))
+    rest = words[4:]
+    ship_hits: tuple[int, ...] = ()
+    if rest[:1] == ["ships"] and len(rest) > 1:
+        letters = rest[1].replace("-", "")
+        ship_hits = tuple(letters.count(ship.symbol) for ship in rules.fleet)
+        rest = rest[2:]
+    sunk: list[int] = []
+    revealed: list[int] = []
+    count = 0
+    if rest[:1] == ["sunk"]:
+        for word in rest[1:]:
+            count += 1
+            symbol, _, shown = word.partition("=")
+            if symbol != "#":
+                sunk.append(rules.ship_index(symbol))
+            if shown:
+                mask = 0
+                for name in shown.split(","):
+                    mask |= 1 << parse_cell(name, rules.rows, rules.cols)
+                revealed.append(mask)
+    return Volley(cells, (), int(words[3]), ship_hits, tuple(sunk), count, tuple(revealed))
+
+
+def volley_of(shots: tuple[Shot, ...]) -> Volley:
+    """A salvo answered shot by shot (``each``), from its ``result`` lines: the Volley the referee kept."""
+    return Volley(
+        tuple(s.cell for s in shots),
+        shots,
+        hits=sum(s.outcome is not Outcome.MISS for s in shots),
+        sunk=tuple(s.ship for s in shots if s.ship is not None),
+        sunk_count=sum(s.outcome is Outcome.SUNK for s in shots),
+        revealed=tuple(s.cells for s in shots if s.cells),
+    )

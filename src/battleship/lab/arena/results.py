@@ -156,6 +156,7 @@ class ArenaResult:
     jail: str = "sandbox"  # where programs ran: sandbox | unconfined
     ratings: list[dict] | None = None  # the bots' ratings after this run (--ratings), best first
     protocol: int = VERSION
+    unit: str = "shots"  # what a game scores: shots, or turns (salvos) under salvo rules
 
     def as_dict(self) -> dict:
         """Plain data for JSON (tuples as lists)."""

@@ -40,7 +40,7 @@ from battleship.lab.arena.protocol import CAUSES
 from battleship.lab.arena.results import load
 from battleship.lab.arena.sandbox import Jail, Limits
 from battleship.lab.summary import paired_difference, summarise
-from battleship.rules import Rules, Ship
+from battleship.rules import Rules, Salvo, Ship
 from battleship.shooters import registry
 
 
@@ -61,12 +61,14 @@ def results_digest(path: Path) -> str:
 
 
 def rules_of(detail: dict) -> Rules:
-    """The rules a results file describes (``rules_detail``)."""
+    """The rules a results file describes (``rules_detail``, with its ``salvo`` under salvo rules)."""
     try:
         fleet = tuple(Ship(s["name"], s["symbol"], shapes.normalise(tuple(tuple(c) for c in s["cells"])))
                       for s in detail["fleet"])  # fmt: skip
+        salvo = detail.get("salvo")  # salvo rules only
         return Rules(detail["rows"], detail["cols"], fleet, detail["spacing"], detail["sinks"],
-                     detail["reflections"], detail["name"])  # fmt: skip
+                     detail["reflections"], detail["name"],
+                     None if salvo is None else Salvo(salvo["shots"], salvo["answers"]))  # fmt: skip
     except (KeyError, TypeError, ValueError) as exc:
         raise BattleshipError(f"the results' rules_detail cannot be read: {exc}") from None
 

@@ -55,7 +55,8 @@ function viridis(t) {
 function inkOn(t) { return t > 0.55 ? "#1b1b1b" : "#fff"; }
 
 // Heat maps: viridis from its purple to its green (HEAT_TOP), short of its yellow, so that no likely
-// square looks like the orange of a hit; told apart by lightness under every common colour blindness.
+// square looks like the orange of a hit (or a sunk ship's): clearly apart under every common colour
+// blindness too, by hue where not by lightness (a browser test measures it).
 const HEAT_TOP = 0.8;
 function heatColour(t) { return viridis(HEAT_TOP * Math.max(0, Math.min(1, t))); }
 function heatInk(t) { return inkOn(HEAT_TOP * t); }
