@@ -57,8 +57,10 @@ def main() -> None:
     parser.add_argument("--generators", default="uniform,spread")
     parser.add_argument("--shooters", default="hunt-target-parity,density,density:skew=20,salvo")
     parser.add_argument("--versus", default="salvo:density", help="pairs A:B, comma separated")
+    parser.add_argument("--out", default="", help="a .npz file for every game's turns (one array a run)")
     args = parser.parse_args()
     pairs = [tuple(p.split(":", 1)) for p in args.versus.split(",") if p]
+    saved: dict[str, np.ndarray] = {}
     for rules_name in args.rules.split(","):
         rules = preset(rules_name)
         for generator in args.generators.split(","):
@@ -66,6 +68,9 @@ def main() -> None:
             turns: dict[str, np.ndarray] = {}
             for spec in args.shooters.split(","):
                 turns[spec], shots, seconds = run(rules, generator, spec, args.games, args.seed)
+                saved[f"{rules_name}/{generator}/{spec}"] = turns[spec]
+                if args.out:
+                    np.savez(args.out, **saved)
                 mean, low, high = interval(turns[spec].astype(np.float64))
                 print(
                     f"{spec:28s} {mean:7.3f} turns ({low:.3f} .. {high:.3f})  {shots.mean():6.2f} shots"

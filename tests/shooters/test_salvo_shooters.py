@@ -232,3 +232,30 @@ def test_set_aware_salvo_beats_the_two_likeliest_cells_by_brute_force() -> None:
     shooter.reset(TINY, game_rng(1, 0))
     chosen = shooter.next_salvo(observation, 2)
     assert _two_turn_hits(layouts, observation, chosen) > _two_turn_hits(layouts, observation, top) + 0.2
+
+
+def test_best_plays_the_set_aware_shooter_on_salvo_rules_and_density_when_fast() -> None:
+    rules = preset("salvo")
+    assert registry.check("best", rules)[0] == "salvo"
+    assert registry.check("best:fast=1", rules)[0] == "density"
+    shooter = make("best")
+    shooter.reset(rules, game_rng(2, 0))
+    cells = choose_salvo(shooter, Observation(rules), 5)
+    assert len(set(cells)) == 5
+
+
+def test_set_aware_shooter_plays_on_when_the_exact_sampler_gives_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its own rejection from what is certain takes over, and every salvo stays legal."""
+    from battleship.shooters import salvo as module
+
+    exact = module.draw
+
+    def gives_up(rules: Rules, observation: Observation, count: int, seed: int = 0) -> np.ndarray:
+        if any(not v.shots for v in observation.volleys):
+            raise BattleshipError("no layout fitting these salvos' counts was found")
+        return exact(rules, observation, count, seed=seed)
+
+    monkeypatch.setattr(module, "draw", gives_up)
+    rules = small(Answers.COUNT, Spacing.TOUCH, Sinks.NAMED)
+    volleys = played("salvo:samples=100", rules, seed=8)
+    assert volleys == played("salvo:samples=100", rules, seed=8)

@@ -19,9 +19,6 @@ from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, Shot, Volley
 from battleship.rules import Rules, Sinks
 
-# what the exact engines say of evidence they cannot read (before they read whole salvo answers)
-UNREAD = "do not read yet"
-
 
 def is_salvo(rules: Rules) -> bool:
     """True for rules that fire several shots a turn or answer a turn whole."""
@@ -56,12 +53,13 @@ def certain_shots(observation: Observation) -> tuple[Shot, ...]:
 
 def evidence_view(observation: Observation) -> Observation:
     """The observation without the cells being aimed (they are not evidence) and, where salvos are
-    answered whole, as the shots whose answers are certain: what one-shot inference reads."""
+    answered whole, the shots whose answers are certain under the same rules played one shot a turn
+    (:meth:`Rules.one_shot`): what a shooter reading shots reads."""
     if not is_salvo(observation.rules):
         return observation
     if observation.rules.answered_each:
         return Observation(observation.rules, observation.shots, observation.volleys)
-    return Observation(observation.rules, certain_shots(observation))
+    return Observation(observation.rules.one_shot(), certain_shots(observation))
 
 
 def without_pending(observation: Observation) -> Observation:
@@ -69,11 +67,6 @@ def without_pending(observation: Observation) -> Observation:
     if not observation.pending:
         return observation
     return Observation(observation.rules, observation.shots, observation.volleys)
-
-
-def reads_whole(error: BattleshipError) -> bool:
-    """True when ``error`` is the exact engines saying they cannot read salvos answered whole."""
-    return UNREAD in str(error)
 
 
 def free(observation: Observation) -> np.ndarray:

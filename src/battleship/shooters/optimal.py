@@ -20,14 +20,13 @@ import math
 
 import numpy as np
 
-from battleship.errors import BattleshipError
 from battleship.game import Observation
 from battleship.inference import evidence, posterior, select_by_search
 from battleship.inference.endgame import Solver
 from battleship.inference.prior import generator_weights
 from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks
-from battleship.shooters.aim import evidence_view, fill_up, free, is_salvo, reads_whole, without_pending
+from battleship.shooters.aim import evidence_view, fill_up, free, is_salvo, without_pending
 from battleship.shooters.choice import HIT, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
 from battleship.shooters.density import observed_status
 from battleship.shooters.options import TIES, Options
@@ -112,22 +111,11 @@ class OptimalShooter:
             return cell
         return self._pick(observation, score, placements, total, observation)[0]
 
-    def salvo_weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float, Observation]:
-        """:meth:`weights` under salvo rules: over every answer when the engines read them all, else
-        over the shots whose answers are certain; and the observation they were read from."""
-        whole = without_pending(observation)
-        try:
-            return (*self.weights(whole), whole)
-        except BattleshipError as exc:
-            if not reads_whole(exc):
-                raise
-        view = evidence_view(observation)
-        return (*self.weights(view), view)
-
     def next_salvo(self, observation: Observation, size: int) -> list[int]:
         """Salvo rules: the ``size`` free cells of most consistent layouts, from one posterior, ties
         split by the tie rule (the exact rest of game plays one shot a turn and is not used)."""
-        score, placements, total, read = self.salvo_weights(observation)
+        read = without_pending(observation)  # the cells being aimed are no evidence
+        score, placements, total = self.weights(read)
         cells = self._pick(read, score, placements, total, observation, size)
         return cells + fill_up(observation, cells, size)
 

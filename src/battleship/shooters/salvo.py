@@ -14,11 +14,11 @@ that S finishes counts a whole next salvo of hits (the turn it saves). The salvo
 one cell at a time, among the most likely cells; the sets that would sink every ship left in some
 sampled layout are tried whole too, so that the last salvo is aimed to finish.
 
-Under salvos answered whole ("ships", "count") the samples are exact when the inference engines read
-those answers; until they do, layouts are drawn from what is certain cell by cell and kept when
-replaying every salvo on them gives the answers the referee gave (exact rejection). When too few are
-kept in the draws allowed, the layouts that break the fewest answers fill up the rest (an
-approximation, in the late game of a long count game).
+Under salvos answered whole ("ships", "count") the samples are exact too: the inference engines read
+those answers. Should the exact sampler give up, layouts are drawn from what is certain cell by cell
+and kept when replaying every salvo on them gives the answers the referee gave (exact rejection);
+when too few are kept in the draws allowed, the layouts that break the fewest answers fill up the
+rest (an approximation, rather than a game stopped).
 """
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ import numpy as np
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Volley
+from battleship.inference import Contradiction
 from battleship.inference.sampling import draw
 from battleship.rng import seed_words
 from battleship.rules import Answers, Rules, Sinks
-from battleship.shooters.aim import evidence_view, fill_up, free, reads_whole, without_pending
+from battleship.shooters.aim import evidence_view, fill_up, free, without_pending
 from battleship.shooters.options import Options
 from battleship.tables import tables
 
@@ -75,15 +76,15 @@ class SalvoShooter:
         whole = without_pending(observation)
         try:
             rows = draw(rules, whole, self._samples, seed=seed)
-        except BattleshipError as exc:
-            if not reads_whole(exc):
-                raise
+        except Contradiction:
+            raise
+        except BattleshipError:  # the exact sampler gave up (see the module docstring)
             rows = self._rejection(observation, seed)
         ships = ship_cells(rules, rows)
         fired = ~free(whole)
         ships[:, :, fired] = False
         self._ships = ships
-        return ships.any(axis=1)
+        return np.asarray(ships.any(axis=1))
 
     def _rejection(self, observation: Observation, seed: int) -> np.ndarray:
         """Layouts drawn from what is certain cell by cell, kept when every salvo answered whole gets
@@ -93,7 +94,7 @@ class SalvoShooter:
         kept: list[np.ndarray] = []
         near: list[tuple[np.ndarray, np.ndarray]] = []
         for batch in range(REJECTION_BATCHES):
-            rows = draw(rules, view, max(want, 256), seed=seed_words(seed + 7919 * (batch + 1)))
+            rows = draw(view.rules, view, max(want, 256), seed=seed_words(seed + 7919 * (batch + 1)))
             broken = broken_answers(rules, observation.volleys, ship_cells(rules, rows))
             kept.append(rows[broken == 0])
             near.append((rows, broken))
