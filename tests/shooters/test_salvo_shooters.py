@@ -259,3 +259,39 @@ def test_set_aware_shooter_plays_on_when_the_exact_sampler_gives_up(monkeypatch:
     rules = small(Answers.COUNT, Spacing.TOUCH, Sinks.NAMED)
     volleys = played("salvo:samples=100", rules, seed=8)
     assert volleys == played("salvo:samples=100", rules, seed=8)
+
+
+def test_check_shooter_checks_salvos() -> None:
+    from battleship.shooters.check import ShooterCheckError, check_shooter
+
+    rules = [small(Answers.EACH, Spacing.TOUCH, Sinks.NAMED), small(Answers.COUNT)]
+    check_shooter("density", rules, games=2)
+    check_shooter("rollout", rules, games=1)  # refused, saying why: nothing to play
+
+    class Twice:
+        """Fires the first cell not fired at, blind to the cells aimed at: a salvo with a cell twice."""
+
+        name = "twice"
+
+        def reset(self, rules: Rules, rng: np.random.Generator) -> None:
+            pass
+
+        def next_shot(self, observation: Observation) -> int:
+            fired = sum(v.mask for v in observation.volleys)
+            return next(c for c in range(observation.rules.cells) if not fired >> c & 1)
+
+    with pytest.raises(ShooterCheckError, match=r"twice: salvo 1 is illegal: .* is in the salvo twice"):
+        check_shooter(_spec_of(Twice), rules[:1], games=1)
+
+
+def _spec_of(cls: type) -> registry.ShooterSpec:
+    """A spec whose class is ``cls`` itself."""
+
+    class Spec(registry.ShooterSpec):
+        def load(self) -> type:
+            return cls
+
+        def refusal(self, rules: Rules) -> str | None:
+            return None
+
+    return Spec(cls.name, "test:" + cls.__name__, "a test class", takes_options=False)  # type: ignore[attr-defined]
