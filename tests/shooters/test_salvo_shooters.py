@@ -295,3 +295,11 @@ def _spec_of(cls: type) -> registry.ShooterSpec:
             return None
 
     return Spec(cls.name, "test:" + cls.__name__, "a test class", takes_options=False)  # type: ignore[attr-defined]
+
+
+def test_what_a_shooter_leaves_unread_of_salvos_answered_whole_is_said() -> None:
+    said = registry.spec("density").unread(preset("salvo-count"))
+    assert said is not None and "only as far as they answer single cells" in said
+    assert registry.spec("density").unread(preset("salvo")) is None  # answered shot by shot
+    assert registry.spec("salvo").unread(preset("salvo-count")) is None
+    assert registry.spec("optimal").unread(preset("hits-named")) is None

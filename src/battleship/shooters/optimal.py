@@ -73,6 +73,7 @@ class OptimalShooter:
     """Greedy on exact hit probabilities (see the module docstring)."""
 
     name = "optimal"
+    reads_salvos = True  # salvos answered whole are read exactly (by the inference engines)
 
     def __init__(self, options: Options | None = None):
         self.options = options or Options()

@@ -208,9 +208,22 @@ class ShooterSpec:
         """What ``rules`` tell the shooter that it leaves unread on purpose, and why; or None."""
         given = {"sinkings": rules.sinks.value != "none", "margin": rules.spacing.value != "touch"}
         unread = [ANSWERS[a] for a in self.ignores if given[a]]
-        if not unread:
-            return None
-        return f"{self.name} leaves {' and '.join(unread)} of {rules.name} unread: {self.ignores_why}"
+        said = []
+        if unread:
+            said.append(
+                f"{self.name} leaves {' and '.join(unread)} of {rules.name} unread: {self.ignores_why}"
+            )
+        if (
+            rules.salvo is not None
+            and not rules.answered_each
+            and not getattr(self.load(), "reads_salvos", False)
+        ):
+            said.append(
+                f"{self.name} reads the salvos of {rules.name}, answered whole, only as far as they answer "
+                "single cells (a salvo of one, one that missed everywhere, one that hit everywhere and sank "
+                "nothing), and which ship a hit struck not at all"
+            )
+        return "; ".join(said) or None
 
     def check_options(self, options: Options) -> None:
         """Refuse options this shooter would silently ignore, or values it does not take."""

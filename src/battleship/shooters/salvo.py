@@ -45,6 +45,7 @@ class SalvoShooter:
     """Chooses whole salvos by their worth over two turns on exact samples (see the module docstring)."""
 
     name = "salvo"
+    reads_salvos = True  # salvos answered whole are read exactly (by the inference engines)
 
     def __init__(self, options: Options | None = None):
         self.options = options or Options()
