@@ -37,8 +37,8 @@ from battleship.tables import tables
 
 CANDIDATES = 16  # cells tried for each place of the salvo: the most likely free cells
 FINISHING_SETS = 64  # sets that would finish a sampled layout, tried whole
-REJECTION_BATCHES = 24
-SAMPLES = 200  # layouts sampled a turn unless ``samples`` says otherwise  # batches of samples drawn from what is certain, under answers it cannot read
+REJECTION_BATCHES = 24  # batches drawn from what is certain, should the exact sampler give up
+SAMPLES = 200  # layouts sampled a turn unless ``samples`` says otherwise
 
 
 class SalvoShooter:
