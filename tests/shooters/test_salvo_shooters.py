@@ -303,3 +303,9 @@ def test_what_a_shooter_leaves_unread_of_salvos_answered_whole_is_said() -> None
     assert registry.spec("density").unread(preset("salvo")) is None  # answered shot by shot
     assert registry.spec("salvo").unread(preset("salvo-count")) is None
     assert registry.spec("optimal").unread(preset("hits-named")) is None
+
+
+def test_density_refuses_its_one_shot_look_ahead_under_salvo_rules() -> None:
+    with pytest.raises(BattleshipError, match=r"^density: lastship=8 looks ahead one shot a turn"):
+        make("density:lastship=8").reset(preset("salvo"), game_rng(1, 0))
+    make("density:lastship=8").reset(preset("standard"), game_rng(1, 0))

@@ -636,6 +636,11 @@ class DensityShooter:
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Remember the rules; all other state is read from the observation."""
+        if is_salvo(rules) and self.mode == DENSITY and self.options.lastship:
+            raise BattleshipError(
+                f"density: lastship={self.options.lastship} looks ahead one shot a turn; under the [salvo] "
+                f"rules of {rules.name} leave it out"
+            )
         self._rules = rules
         self._params = self.options.vector(rules)
         self._state = kernel_state(rng)
