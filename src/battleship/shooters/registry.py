@@ -69,11 +69,14 @@ class Strength:
     command: str
     generator: str = "uniform"
     source: str = "docs/research/rules.md"
+    unit: str = "shots"  # "turns" (salvos to sink the fleet) under salvo rules
 
     def describe(self) -> str:
-        """``44.385 shots (44.262 .. 44.508) on standard, density, 20,000 games``."""
+        """``44.385 (44.262 .. 44.508) on standard: density, 20,000 games`` (``10.6 turns (...)`` under
+        salvo rules)."""
         layouts = "" if self.generator == "uniform" else f", {self.generator} layouts"
-        return f"{self.mean:g} ({self.interval}) on {self.rules}{layouts}: {self.spec}, {self.games:,} games"
+        unit = "" if self.unit == "shots" else f" {self.unit}"
+        return f"{self.mean:g}{unit} ({self.interval}) on {self.rules}{layouts}: {self.spec}, {self.games:,} games"
 
 
 def _declared(reads: tuple[str, ...]) -> tuple[OptionSpec, ...]:
@@ -497,6 +500,6 @@ def _reference_section(shooter: ShooterSpec) -> list[str]:
             "Old spellings, still read: " + "; ".join(f"`{a.describe()}`" for a in shooter.aliases) + ".",
         ]
     if shooter.strength:
-        lines += ["", "Measured (mean shots, 95% interval):", ""]
+        lines += ["", "Measured (mean shots, or turns under salvo rules; 95% interval):", ""]
         lines += [f"- {s.describe()}: `{s.command}` ({s.source})" for s in shooter.strength]
     return [*lines, ""]
