@@ -237,7 +237,9 @@ def test_set_aware_salvo_beats_the_two_likeliest_cells_by_brute_force() -> None:
 def test_best_plays_the_set_aware_shooter_on_salvo_rules_and_density_when_fast() -> None:
     rules = preset("salvo")
     assert registry.check("best", rules)[0] == "salvo"
+    assert registry.check("best", preset("salvo-count"))[0] == "salvo"
     assert registry.check("best:fast=1", rules)[0] == "density"
+    assert registry.resolve("best", preset("hits-named")) == registry.resolve("density:skew=20")
     shooter = make("best")
     shooter.reset(rules, game_rng(2, 0))
     cells = choose_salvo(shooter, Observation(rules), 5)
