@@ -10,7 +10,8 @@ the functions below read and write them under their usual names.
 
 The Dunman High paper's notation: a grid is rows of ``[]`` (water) and ``[n]`` (ship number n,
 from 0 in fleet order), top row first; a move is ``<player>: (x, y)`` with ``(1, 1)`` the bottom-left
-cell; a game is ``[<player>]`` and that player's grid for each player, then the moves. A file may hold
+cell; a game is ``[<player>]`` and that player's grid for each player, then the moves. Under salvo rules a turn is one
+line, the player then every cell of the salvo in the order fired: ``A: (1, 2) (3, 4)``. A file may hold
 several games one after another; lines starting with ``#`` are comments (what ``battleship play``
 prints after the moves), and blank lines are ignored.
 
@@ -61,6 +62,8 @@ _CELL = re.compile(r"\s*\[\s*(\d*)\s*\]")
 # at the first ':' that an ``(x, y)`` follows
 _MOVE = re.compile(r"\s*([^\[\]\n]+?)\s*:\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 _PLAYER = re.compile(r"^\s*\[([^\[\]]+)\]\s*$")
+# under salvo rules, a further cell of the salvo a named move began: ``(3, 4)`` after ``A: (1, 2)``
+_MORE = re.compile(r"\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 
 
 def write_grid(layout: Layout) -> str:
@@ -114,6 +117,41 @@ def write_move(player: str, cell: int, rules: Rules) -> str:
     return f"{player}: ({x}, {y})"
 
 
+def write_salvo(player: str, cells: tuple[int, ...], rules: Rules) -> str:
+    """One turn of a salvo game: ``Player 1: (3, 7) (4, 7) (5, 7)``, the cells in the order fired."""
+    return f"{player}: " + " ".join("({}, {})".format(*to_xy(cell, rules.rows, rules.cols)) for cell in cells)
+
+
+def read_salvos(text: str, rules: Rules, first_line: int = 1) -> list[tuple[str, tuple[int, ...]]]:
+    """Read salvo turns as ``(player, cells)``: a named move starts a turn and the cells after it without a
+    name (``A: (1, 2) (3, 4)``) belong to it; ``#`` lines are comments."""
+    turns: list[tuple[str, list[int]]] = []
+    for n, line in enumerate(text.split("\n"), first_line):
+        if _is_comment(line):
+            continue
+        pos = 0
+        while pos < len(line.rstrip()):
+            more = _MORE.match(line, pos)
+            match = more or _MOVE.match(line, pos)
+            if not match or (more and not turns):
+                raise NotationError("expected a turn like 'Player 1: (3, 7) (4, 7)'", n, pos + 1)
+            x, y = (
+                (int(match.group(1)), int(match.group(2)))
+                if more
+                else (int(match.group(2)), int(match.group(3)))
+            )
+            try:
+                cell = from_xy(x, y, rules.rows, rules.cols)
+            except BattleshipError as exc:
+                raise NotationError(str(exc), n, match.start(1 if more else 2) + 1) from None
+            if more:
+                turns[-1][1].append(cell)
+            else:
+                turns.append((match.group(1), [cell]))
+            pos = match.end()
+    return [(player, tuple(cells)) for player, cells in turns]
+
+
 def read_moves(text: str, rules: Rules, first_line: int = 1) -> list[tuple[str, int]]:
     """Read moves (any number on a line) as ``(player, cell)``; ``#`` lines are comments."""
     moves = []
@@ -137,14 +175,36 @@ def read_moves(text: str, rules: Rules, first_line: int = 1) -> list[tuple[str, 
 
 @dataclass(frozen=True)
 class PaperGame:
-    """A game in the Dunman High paper's notation: players with their grids (None for a player who only shoots)."""
+    """A game in the Dunman High paper's notation: players with their grids (None for a player who only
+    shoots) and the moves in order.
+
+    Under salvo rules ``salvos`` holds the turns, ``(player, cells)`` each (``moves`` is every cell of
+    them in order, as one-shot readers expect); given only ``moves``, each move is a turn of one shot.
+    """
 
     rules: Rules
     players: tuple[tuple[str, Layout | None], ...]
-    moves: tuple[tuple[str, int], ...]
+    moves: tuple[tuple[str, int], ...] = ()
+    salvos: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+    def __post_init__(self) -> None:
+        moves = tuple((p, int(c)) for p, c in self.moves)
+        salvos = tuple((p, tuple(int(c) for c in cells)) for p, cells in self.salvos)
+        flat = tuple((p, c) for p, cells in salvos for c in cells)
+        if salvos and moves and flat != moves:
+            raise NotationError("the moves are not the cells of the salvos, in order")
+        if self.rules.salvo is None and any(len(cells) != 1 for _, cells in salvos):
+            raise NotationError("these rules fire one shot a turn: a turn of several cells is a salvo")
+        object.__setattr__(self, "moves", moves or flat)
+        object.__setattr__(self, "salvos", salvos or tuple((p, (c,)) for p, c in moves))
 
     def records(self) -> dict[str, Record]:
-        """Replay the moves: for each player who shot, the record of their shots at the other."""
+        """Replay the moves: for each player who shot, the record of their shots at the other.
+
+        Under salvo rules each turn is fired as one salvo and answered as the rules say; a player
+        whose own grid is not in the game (one-sided play: nobody fires back) fires the rules' full
+        salvo each turn, and a player with a grid at most that many (ships lost cost shots).
+        """
         names = [p for p, _ in self.players]
         games: dict[str, Game | None] = {}
         targets: dict[str, Layout] = {}  # the grid each player shoots at
@@ -153,31 +213,38 @@ class PaperGame:
             games[me] = Game(other) if other is not None else None
             if other is not None:
                 targets[me] = other
-        for number, (player, cell) in enumerate(self.moves, 1):
+        own = dict(self.players)
+        for number, (player, cells) in enumerate(self.salvos, 1):
             game = games[player]
             if game is None:
                 raise NotationError(f"move {number}: {player} fires but the other player has no grid")
             try:
-                game.fire(cell)
+                if self.rules.salvo is None:
+                    game.fire(cells[0])
+                else:
+                    if own[player] is not None and len(cells) > game.rules.turn_size():
+                        raise IllegalShot(f"a turn fires at most {game.rules.turn_size()} shots")
+                    game.fire_salvo(cells, game.turn_size() if own[player] is None else None)
             except IllegalShot as exc:
+                move = write_salvo(player, cells, self.rules) if self.rules.salvo else ""
+                move = move or write_move(player, cells[0], self.rules)
                 raise NotationError(
-                    f"move {number} ({write_move(player, cell, self.rules)}): {exc}"
+                    f"{'turn' if self.rules.salvo else 'move'} {number} ({move}): {exc}"
                 ) from None
         return {
-            name: Record(targets[name], name, game.observation.shots)
+            name: Record(targets[name], name, game.observation.shots, game.observation.volleys)
             for name, game in games.items()
-            if game is not None and game.observation.shots
+            if game is not None and (game.observation.shots or game.observation.volleys)
         }
 
 
 def from_record(record: Record, target: str = "target") -> PaperGame:
     """A one-sided game: the shooter (no grid) and the target's layout."""
     rules = record.layout.rules
-    return PaperGame(
-        rules,
-        ((record.shooter, None), (target, record.layout)),
-        tuple((record.shooter, s.cell) for s in record.shots),
-    )
+    players = ((record.shooter, None), (target, record.layout))
+    if rules.salvo is not None:
+        return PaperGame(rules, players, salvos=tuple((record.shooter, v.cells) for v in record.volleys))
+    return PaperGame(rules, players, tuple((record.shooter, s.cell) for s in record.shots))
 
 
 RULES_LINE = "# rules:"
@@ -244,7 +311,10 @@ def write_game(game: PaperGame, rules_header: bool = True) -> str:
         parts.append(f"[{name}]")
         if layout is not None:
             parts.append(write_grid(layout))
-    parts += [write_move(p, c, game.rules) for p, c in game.moves]
+    if game.rules.salvo is None:
+        parts += [write_move(p, c, game.rules) for p, c in game.moves]
+    else:
+        parts += [write_salvo(p, cells, game.rules) for p, cells in game.salvos]
     return "\n".join(parts) + "\n"
 
 
@@ -275,12 +345,14 @@ def _read_one(lines: list[str], i: int, rules: Rules) -> tuple[PaperGame, int]:
     end = i
     while end < len(lines) and not _PLAYER.match(lines[end]):
         end += 1
-    moves = read_moves("\n".join(lines[i:end]), rules, i + 1)
+    body = "\n".join(lines[i:end])
+    salvos = read_salvos(body, rules, i + 1) if rules.salvo is not None else []
+    moves = read_moves(body, rules, i + 1) if rules.salvo is None else []
     names = {p for p, _ in players}
-    for player, _cell in moves:
+    for player in [p for p, _ in moves] + [p for p, _ in salvos]:
         if player not in names:
             raise NotationError(f"move by {player!r}, who is not a player ({' or '.join(sorted(names))})")
-    game = PaperGame(rules, tuple(players), tuple(moves))
+    game = PaperGame(rules, tuple(players), tuple(moves), tuple(salvos))
     game.records()  # replays every move: refuses repeats and shots after the end
     return game, end
 

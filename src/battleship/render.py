@@ -8,7 +8,13 @@ from battleship.cells import row_name
 from battleship.svg import SHIP_COLOURS, VIRIDIS  # one palette for the terminal and the notebook
 
 # Okabe-Ito colours: distinguishable with the common forms of colour blindness.
-STATE_STYLES = {".": "grey50", "o": "#56B4E9", "x": "bold #D55E00", "#": "bold white on #D55E00"}
+STATE_STYLES = {
+    ".": "grey50",
+    "o": "#56B4E9",
+    "x": "bold #D55E00",
+    "#": "bold white on #D55E00",
+    "?": "bold #4A6B82",  # fired in a salvo answered whole, its own answer unknown
+}
 
 
 def grid_text(grid: list[list[str]], symbols: str = "") -> Text:

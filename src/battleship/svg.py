@@ -38,6 +38,7 @@ UNKNOWN = "#EEF1F4"
 MISS = "#F8FAFC"
 HIT = "#D55E00"
 SUNK = "#7F2704"
+FIRED = "#C9D3DD"
 
 
 def heat_colour(value: float, top: float) -> str:
@@ -59,6 +60,8 @@ def _cell_look(ch: str, symbols: str, ships_shown: bool) -> tuple[str, str, str]
         return HIT, "\u00d7", "white"
     if ch == "#":
         return SUNK, "#", "white"
+    if ch == "?":  # fired in a salvo answered whole: hit or miss is not known on its own
+        return FIRED, "?", "#4A6B82"
     if ships_shown:
         index = symbols.find(ch)
         return SHIP_COLOURS[index % len(SHIP_COLOURS)] if index >= 0 else "#999999", ch, "black"

@@ -169,3 +169,79 @@ def test_calc_best_cells_are_the_density_shooters_without_skew():
     for probability in (rng.random((10, 10)), np.full((10, 10), 0.25), np.zeros((10, 10))):
         assert _best(rules, observation, probability, False) == best_cells(rules, observation, probability)
         assert _best(rules, observation, probability, True) == best_cells(rules, observation, probability, 20)
+
+
+def _salvo_board(rules_name: str, salvos: int) -> str:
+    """The board-state text after ``salvos`` seeded random salvos at a seeded random layout."""
+    import numpy as np
+
+    from battleship import generators
+    from battleship.game import Game
+    from battleship.rules import preset
+
+    rules = preset(rules_name)
+    game = Game(generators.to_layout(rules, generators.draw(rules, "uniform", 11, 1)[0]))
+    rng = np.random.default_rng(5)
+    for _ in range(salvos):
+        free = [c for c in range(rules.cells) if not game.observation.is_shot(c)]
+        game.fire_salvo(rng.choice(free, size=game.turn_size(), replace=False).tolist())
+    return game.observation.text()
+
+
+def test_calc_reads_salvos_answered_by_a_count_and_says_exact_or_estimated():
+    board = _salvo_board("salvo-count", 2)
+    assert " | " in board
+    exact = _calc("-r", "salvo-count", board)
+    assert exact.exit_code == 0, exact.output
+    assert "layouts left: " in exact.stdout and "(exact, " in exact.stdout and "hit pattern" in exact.stdout
+    data = json.loads(_calc("-r", "salvo-count", board, "--json").stdout)
+    assert data["exact"] is True and data["salvos"] == 2 and data["shots"] == 10
+    estimate = _calc("-r", "salvo-count", board, "--time", "0.5")
+    assert estimate.exit_code == 0, estimate.output
+    assert "estimated: monte carlo" in estimate.stdout
+
+
+def test_calc_falls_back_to_monte_carlo_past_the_hit_patterns_it_can_count(monkeypatch):
+    from battleship.cli import calc
+
+    monkeypatch.setattr(calc, "SALVO_EXACT_SECONDS", 0.0)
+    monkeypatch.setattr(calc, "SALVO_FALLBACK_SECONDS", 0.5)
+    out = _calc("-r", "salvo-count", _salvo_board("salvo-count", 2), "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["exact"] is False and data["layouts"] is None and data["samples"] > 0
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda b: b.replace("=", "=x", 1), "answer with the number of hits"),
+        (lambda b: b.replace("?", ".", 1), "but the salvos make it '?'"),
+        (lambda b: b + " Z1=0", "salvo 3 ('Z1=0'): cell 'Z1'"),
+    ],
+)
+def test_calc_says_what_is_wrong_with_salvo_text_in_one_line(change, said):
+    out = _calc("-r", "salvo-count", change(_salvo_board("salvo-count", 2)))
+    assert out.exit_code != 0
+    message = out.output.strip()
+    assert said in message and "\n" not in message and "Traceback" not in message
+
+
+def test_replay_of_salvos_answered_whole_gives_each_salvos_expected_hits():
+    from battleship.cli.calc import replay_salvos
+    from battleship.game import Game, Observation, Record
+    from battleship.inference import posterior
+    from battleship.layout import Layout
+    from battleship.rules import Answers, Rules, Salvo, Ship
+
+    rules = Rules(5, 5, (Ship.line("A", "A", 3), Ship.line("B", "B", 2)), salvo=Salvo(3, Answers.COUNT))
+    layout = Layout(rules, (0b111, 0b11 << 12))
+    game = Game(layout)
+    for cells in ([0, 6, 12], [1, 18, 24], [13, 20, 22]):
+        game.fire_salvo(cells)
+    turns = replay_salvos(rules, Record(layout, "me", (), game.observation.volleys), lambda: None)
+    assert [t["cell"] for t in turns] == ["A1,B2,C3", "A2,D4,E5", "C4,E1,E3"]
+    assert [t["outcome"] for t in turns] == ["2", "1", "1+B"]  # C4 completes B
+    before = posterior(Observation(rules, (), game.observation.volleys[:1]))
+    assert turns[1]["layouts"] == before.layouts
+    assert turns[1]["expected_hits"] == pytest.approx(sum(before.probability.ravel()[[1, 18, 24]]))

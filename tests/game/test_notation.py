@@ -232,3 +232,100 @@ def test_a_bad_rules_header_says_where():
         notation.read_games("# rules:\n[a]\n[b]\n")
     with pytest.raises(NotationError, match="rows must be a whole number"):
         notation.read_games('# rules:\n# | rows = "ten"\n[a]\n[b]\n')
+
+
+# --- salvos: a turn is one line, the player then every cell fired together ---------------------
+
+SALVO_PRESETS = [name for name in sorted(PRESETS) if preset(name).salvo is not None]
+
+
+@st.composite
+def salvo_rules(draw) -> Rules:
+    """Small rules with a custom salvo: any size, answer and sink rule."""
+    from battleship.rules import Answers, Salvo
+
+    rules = draw(small_rules(max_side=5, max_ships=3))
+    shots = draw(st.one_of(st.integers(1, 4), st.sampled_from(["afloat", "afloat-cells"])))
+    answers = draw(st.sampled_from(list(Answers)))
+    return replace(rules, salvo=Salvo(shots, answers), name="custom salvo")
+
+
+def _salvo_round_trip(record):
+    rules = record.layout.rules
+    game = notation.from_record(record)
+    text = notation.write_game(game)
+    back = notation.read_game(text)
+    assert back == game and back.rules == rules
+    again = back.records()[record.shooter]
+    assert again == record
+    assert again.turns == record.turns and again.fired == record.fired
+    return text
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.one_of(st.sampled_from(SALVO_PRESETS).map(preset), salvo_rules()), st.integers(0, 2**32))
+def test_salvo_games_round_trip_a_turn_a_line(rules, seed):
+    record = _game(rules, seed)
+    text = _salvo_round_trip(record)
+    turns = [line for line in text.splitlines() if line.startswith(f"{record.shooter}:")]
+    assert len(turns) == record.turns  # one line a salvo
+    assert [line.count("(") for line in turns] == [len(v.cells) for v in record.volleys]
+
+
+def test_a_salvo_line_lists_its_cells_in_the_order_fired():
+    rules = preset("salvo-count")
+    record = _game(rules, 5)
+    first = record.volleys[0].cells
+    line = notation.write_game(notation.from_record(record)).split("\n")[13]
+    expected = " ".join("({}, {})".format(*cells.to_xy(c, 10, 10)) for c in first)
+    assert line == f"random: {expected}"
+    assert notation.read_salvos(line, rules) == [("random", first)]
+    # a named move starts the next turn, on the same line or the next
+    assert notation.read_salvos("a: (1, 1) (2, 1) b: (3, 3)\n(4, 4)", rules) == [
+        ("a", (90, 91)),
+        ("b", (72, 63)),
+    ]
+
+
+def test_bad_salvo_turns_say_where_and_why():
+    rules = preset("salvo")
+    record = _game(rules, 2)
+    text = notation.write_game(notation.from_record(record))
+    lines = text.split("\n")
+    short = "\n".join([*lines[:13], lines[13].rsplit(" (", 1)[0], *lines[14:]])
+    with pytest.raises(NotationError, match=r"turn 1 \(random: .*\): this turn fires 5 shots, not 4"):
+        notation.read_game(short)
+    with pytest.raises(NotationError, match="expected a turn like 'Player 1: \\(3, 7\\) \\(4, 7\\)'") as info:
+        notation.read_salvos("(1, 1) (2, 2)", rules)
+    assert (info.value.line, info.value.column) == (1, 1)
+    repeated = lines[13] + " " + lines[13].split(": ", 1)[1].split(") ")[0] + ")"
+    with pytest.raises(NotationError, match=r"in the salvo twice|this turn fires"):
+        notation.read_game("\n".join([*lines[:13], repeated, *lines[14:]]))
+    # one-shot rules keep reading one cell a move: a second cell without a name is refused as before
+    standard = notation.write_game(notation.from_record(_game(STANDARD, 2))).split("\n")
+    with pytest.raises(NotationError, match=r"expected a move like 'Player 1: \(3, 7\)'"):
+        notation.read_game("\n".join([*standard[:13], standard[13] + " (1, 1)", *standard[14:]]))
+
+
+def test_a_two_sided_salvo_game_fires_at_most_a_full_salvo():
+    rules = preset("salvo")
+    a, b = (generators.generate(rules, "uniform", seed, 1)[0] for seed in (1, 2))
+    free = [c for c in range(rules.cells) if not a.occupied >> c & 1][:6]
+    game = notation.PaperGame(rules, (("A", a), ("B", b)), salvos=(("A", tuple(free[:3])),))
+    assert notation.read_game(notation.write_game(game)) == game  # a short salvo: ships lost cost shots
+    assert game.records()["A"].fired == 3
+    too_many = notation.PaperGame(rules, (("A", a), ("B", b)), salvos=(("A", tuple(free)),))
+    with pytest.raises(NotationError, match="a turn fires at most 5 shots"):
+        too_many.records()
+
+
+def test_a_paper_game_built_from_moves_alone_fires_one_cell_a_turn():
+    rules = preset("hits-named")
+    record = _game(rules, 9)
+    flat = notation.PaperGame(
+        rules, ((record.shooter, None), ("target", record.layout)), notation.from_record(record).moves
+    )
+    assert flat == notation.from_record(record)
+    assert flat.records()[record.shooter] == record
+    with pytest.raises(NotationError, match="one shot a turn"):
+        notation.PaperGame(STANDARD, (("A", None), ("B", None)), salvos=(("A", (1, 2)),))

@@ -32,7 +32,7 @@ if AS_PROGRAM:
 
 import typer  # noqa: E402 -- after the handlers: loading it takes a moment
 
-from battleship.cli import arena, calc, defence, games, limit, matches, rules, serve, warm  # noqa: E402
+from battleship.cli import arena, calc, defence, games, limit, matches, report, rules, serve, warm  # noqa: E402
 
 app = typer.Typer(
     help="Battleship: a rules engine, the classic shooting strategies and exact inference, a probability "
@@ -53,6 +53,7 @@ COMMANDS = (
     ("play", games.play_cmd),
     ("simulate", games.simulate_cmd),
     ("compare", games.compare_cmd),
+    ("report", report.report_cmd),
     ("demo", games.demo_cmd),
     ("limit", limit.limit_cmd),
     ("match", matches.match_cmd),

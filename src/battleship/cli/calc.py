@@ -212,19 +212,13 @@ SALVO_FALLBACK_SECONDS = 10.0
 def salvos_out_of_reach(r: Rules, observation: Observation, quiet: bool) -> bool:
     """True (and said on stderr) when salvos answered by a count make the exact answer too long."""
     from battleship.inference.posterior import global_evidence, work
-    from battleship.inference.salvos import MAX_PARTS, TooManyParts, count_parts
 
-    sev = global_evidence(r, observation)
-    if sev is None:
+    if global_evidence(r, observation) is None:
         return False
     needed = work(r, observation)
-    why = f"counting every layout would take about {duration(needed.seconds)} ({needed.detail})"
     if needed.seconds <= SALVO_EXACT_SECONDS:
-        try:
-            count_parts(r, sev)
-            return False
-        except TooManyParts:
-            why = f"the salvos' counts leave more than {MAX_PARTS:,} hit patterns to count one by one"
+        return False
+    why = f"counting every layout would take about {duration(needed.seconds)} ({needed.detail})"
     if not quiet:
         err.print(
             f"note: {why}; estimating by Monte Carlo within {SALVO_FALLBACK_SECONDS:g} s instead "
@@ -408,28 +402,37 @@ def replay_cmd(
         raise BattleshipError(f"--gif {gif}: give a file name ending in .gif")
     output_file(gif, "--gif")
     r, name, record = read_game_record(game, rules, player, index)
+    whole = any(not v.shots for v in record.volleys)
+    if whole and (frames is not None or gif is not None):
+        raise BattleshipError(
+            "--frames and --gif draw games answered shot by shot; this game's salvos are answered whole "
+            "(replay without them prints each salvo's turn)"
+        )
     output_folder(frames, "--frames")
+    count = len(record.volleys) if whole else len(record.shots)
     forewarn(
-        exact_seconds(r) + exact_seconds(r, repeated=True) * max(0, len(record.shots) - 1),
-        f"counting every layout before each of the {len(record.shots)} turns",
+        exact_seconds(r) + exact_seconds(r, repeated=True) * max(0, count - 1),
+        f"counting every layout before each of the {count} turns",
         "calc --game FILE gives one turn's map (with --time, by Monte Carlo)",
     )
     done: list[int] = []
     session().keeping(
         lambda: (
-            f"{len(done)} of {len(record.shots)} turns replayed"
+            f"{len(done)} of {count} turns replayed"
             + (f", their frames kept in {frames}" if frames is not None else "")
             + ("; the GIF was not written" if gif is not None else "")
         )
     )
     with progress_bar(disable=as_json) as progress:
-        task = progress.add_task(f"replaying {name}", total=len(record.shots))
+        task = progress.add_task(f"replaying {name}", total=count)
 
         def turn_done() -> None:
             done.append(1)
             progress.advance(task)
 
-        turns = _replay_turns(r, record, frames, gif, turn_done)
+        turns = (
+            replay_salvos(r, record, turn_done) if whole else _replay_turns(r, record, frames, gif, turn_done)
+        )
     if as_json:
         emit_json(
             {
@@ -443,15 +446,40 @@ def replay_cmd(
     if frames is None and gif is None:
         from rich.table import Table
 
-        table = Table("turn", "cell", "P(ship) before", "answer", "layouts before", title=f"{name}'s shots")
+        chance = "expected hits before" if whole else "P(ship) before"
+        table = Table("turn", "cell", chance, "answer", "layouts before", title=f"{name}'s shots")
         for t in turns:
-            table.add_row(
-                str(t["turn"]), t["cell"], f"{100 * t['probability']:.1f}%", t["outcome"], f"{t['layouts']:,}"
-            )
+            said = f"{t['expected_hits']:.2f}" if whole else f"{100 * t['probability']:.1f}%"
+            table.add_row(str(t["turn"]), t["cell"], said, t["outcome"], f"{t['layouts']:,}")
         console.print(table)
         return
     written = ", ".join(str(x) for x in (frames, gif) if x is not None)
     console.print(f"{len(turns)} turns of {name}: {written}", highlight=False)
+
+
+def replay_salvos(r: Rules, record: Record, advance) -> list[dict[str, Any]]:
+    """Each salvo answered whole: the exact posterior before it, its cells' mean probability and
+    expected hits, and its answer as the board-state text writes it."""
+    from battleship import inference
+    from battleship.cells import cell_name
+    from battleship.game import Observation, volley_text
+
+    turns = []
+    for turn, volley in enumerate(record.volleys):
+        result = session().run(inference.posterior, r, Observation(r, (), record.volleys[:turn]))
+        chances = [float(result.probability.ravel()[c]) for c in volley.cells]
+        turns.append(
+            {
+                "turn": turn + 1,
+                "cell": ",".join(cell_name(c, r.cols) for c in volley.cells),
+                "probability": sum(chances) / len(chances),
+                "expected_hits": sum(chances),
+                "outcome": volley_text(r, volley).split("=", 1)[1],
+                "layouts": result.layouts,
+            }
+        )
+        advance()
+    return turns
 
 
 def _replay_turns(

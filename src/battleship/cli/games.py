@@ -144,7 +144,9 @@ def play_cmd(
                 "rules": r.name,
                 "shooter": record.shooter,
                 "seed": seed,
-                "shots": len(record.shots),
+                "shots": record.fired,
+                **({"turns": record.turns} if r.salvo is not None else {}),
+                "unit": "shots" if r.salvo is None else "turns",
                 "layout": target.text(),
                 "board": board,
                 "moves": record.observation.moves(),
@@ -153,7 +155,8 @@ def play_cmd(
         )
         return
     sys.stdout.write(game_text)
-    console.print(f"# {record.shooter} sank the fleet in {len(record.shots)} shots:", highlight=False)
+    took = f"{record.turns} salvos ({record.fired} shots)" if r.salvo is not None else f"{record.fired} shots"
+    console.print(f"# {record.shooter} sank the fleet in {took}:", highlight=False)
     for line in grid_text(record.observation.grid(), r.symbols).split("\n"):
         console.print("# ", line, sep="", highlight=False)
     console.print(f"# {board}", highlight=False, soft_wrap=True)
@@ -266,12 +269,20 @@ def simulate_cmd(
     if games_file is not None:
         layout_rows = rows if rows is not None else generators.draw(r, generator, seed, games)
         write_notation(games_file, r, name, options, seed, layout_rows, as_json)
-    summary = lab.summarise_histogram(tally.histograms[0], r.ship_cells, seconds)
+    summary = lab.summarise_histogram(tally.histograms[0], lab.fewest(r), seconds)
     played = games - resumed
     summary = dataclasses.replace(summary, games_per_second=played / seconds if seconds > 0 else 0.0)
     shown = label(name, options)
     if as_json:
-        emit_json({"shooter": shown, "rules": r.name, "seed": seed, **summary.as_dict()})
+        emit_json(
+            {
+                "shooter": shown,
+                "rules": r.name,
+                "seed": seed,
+                **summary.as_dict(),
+                **lab.unit_keys(tally.histograms[0], r),
+            }
+        )
         return
     low, high = summary.ci95
     values = [
@@ -284,9 +295,11 @@ def simulate_cmd(
         ("perfect games", str(summary.perfect)),
         ("games per second", f"{summary.games_per_second:,.0f}"),
     ]
+    if r.salvo is not None:
+        values.insert(1, ("shots fired", f"{lab.shots_fired(tally.histograms[0], r):.3f}  (mean)"))
     print_table(
         f"{shown} on {r.name}: {games:,} games (seed {seed})",
-        ["statistic", "shots"],
+        ["statistic", lab.unit(r)],
         [list(v) for v in values],
     )
 
@@ -326,7 +339,9 @@ def _shots_file(
             changed[label(name, options)] = dataclasses.asdict(options)
     if changed:
         params["options"] = changed
-    return lab.ShotsFile(out, params, shown if len(specs) > 1 else None)
+    if r.salvo is not None:
+        params["unit"] = "turns"  # one-shot runs leave it out: files written before it still resume
+    return lab.ShotsFile(out, params, shown if len(specs) > 1 else None, lab.unit(r))
 
 
 def _run(r, specs, games, seed, generator, rows, pool, shots_file, tally, quiet) -> float:
@@ -425,7 +440,7 @@ def compare_cmd(
     with open_pool(cluster, jobs) as pool:
         wall = _run(r, list(specs.values()), games, seed, generator, rows, pool, shots_file, tally, as_json)
     s.check()
-    result = tally.comparison(r.name, list(specs), r.ship_cells, seed, wall)
+    result = tally.comparison(r.name, list(specs), lab.fewest(r), seed, wall, r)
     first = next(iter(specs))
     written = []
     if figures_dir is not None:
@@ -437,17 +452,19 @@ def compare_cmd(
             r.ship_cells,
             figures_dir,
             f"{r.name}, {games:,} games",
+            r.turn_size() if r.salvo is not None else 0,
         )
     if as_json:
         emit_json({**result.as_dict(), "figures": [str(p) for p in written]})
         return
-    _print_compare(r, games, seed, result.summaries, result.minus_first, first, written)
+    _print_compare(r, games, seed, result, first, written)
 
 
-def _print_compare(r, games, seed, summaries, differences, first, written) -> None:
+def _print_compare(r, games, seed, result, first, written) -> None:
+    summaries, differences = result.summaries, result.minus_first
     headers = [
         "shooter",
-        "mean (95% CI)",
+        "mean (95% CI)" if r.salvo is None else "mean turns (95% CI)",
         "sd",
         "median",
         "mode",
@@ -472,8 +489,14 @@ def _print_compare(r, games, seed, summaries, differences, first, written) -> No
                 "" if name == first else f"{diff:+.3f} ({low:+.3f} .. {high:+.3f})",
             ]
         )
+        if result.fired:
+            rows[-1].insert(2, f"{result.fired[name]:.2f}")
+    if result.fired:
+        headers.insert(2, "shots fired")
     note = ("charts: " + ", ".join(str(p) for p in written)) if written else ""
     title = f"{r.name}: {games:,} games each, the same layouts (seed {seed})"
+    if r.salvo is not None:
+        title += ", in turns (salvos to sink the fleet)"
     print_table(title, headers, rows, optional=("median", "games/s", "min", "max", "mode", "sd"), note=note)
 
 

@@ -71,7 +71,8 @@ def limit_cmd(
     """Solve a small board exactly from the first shot, then play each shooter once on every layout.
 
     Prints the fewest expected shots any strategy can average over uniform layouts, and each
-    shooter's mean and gap to it. Small boards only (a few thousand layouts): the 4x4 board with
+    shooter's mean and gap to it. Under salvo rules all of these are turns (salvos to sink the
+    fleet), the optimal strategy choosing a set of cells each turn. Small boards only (a few thousand layouts): the 4x4 board with
     ships of 3 and 2 takes seconds; see docs/research/limit.md for larger boards. Ctrl-C stops within
     two seconds.
     """
@@ -108,7 +109,13 @@ def limit_cmd(
                 "rules": r.describe(),
                 "layouts": best.layouts,
                 "optimum": best.shots,
+                "unit": result.unit,
                 "first_cell": cell_name(best.first_cell, r.cols),
+                **(
+                    {"first_salvo": [cell_name(c, r.cols) for c in best.first_salvo]}
+                    if best.first_salvo
+                    else {}
+                ),
                 "states": best.states,
                 "seconds": round(best.seconds, 3),
                 "shooters": [
@@ -118,13 +125,16 @@ def limit_cmd(
             }
         )
         return
+    first = f"first shot {cell_name(best.first_cell, r.cols)}"
+    if best.first_salvo:
+        first = "first salvo " + " ".join(cell_name(c, r.cols) for c in best.first_salvo)
     title = (
-        f"{r.describe()}: optimum {best.shots:.4f} shots over {best.layouts:,} layouts "
-        f"(first shot {cell_name(best.first_cell, r.cols)}; {best.states:,} states, {best.seconds:.1f} s)"
+        f"{r.describe()}: optimum {best.shots:.4f} {result.unit} over {best.layouts:,} layouts "
+        f"({first}; {best.states:,} states, {best.seconds:.1f} s)"
     )
     table = Table(
         "shooter",
-        "mean over every layout",
+        "mean over every layout" if best.first_salvo == () else "mean turns over every layout",
         "minus optimum",
         title=title,
         # the optimum is an expectation; a shooter drawing random numbers is measured by one game a layout

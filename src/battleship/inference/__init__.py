@@ -1,6 +1,8 @@
 """Exact Bayesian inference over hidden layouts.
 
 - :mod:`~battleship.inference.evidence`: what an observation says about each placement;
+- :mod:`~battleship.inference.salvos`: salvos answered whole (by ship, by count), a count split
+  into disjoint hit patterns the engines count;
 - :mod:`~battleship.inference.sweep` (on :mod:`~battleship.inference.graph`),
   :mod:`~battleship.inference.rows` and :mod:`~battleship.inference.search`: the exact engines that
   count the consistent layouts (straight ships under any spacing rule, on a state graph compiled

@@ -13,31 +13,23 @@ observed. That condition splits into two parts:
 
 The engines (:mod:`battleship.inference.search`, :mod:`battleship.inference.rows`) count the
 combinations of admissible placements that satisfy the second part.
+
+Salvos answered whole are read by :mod:`battleship.inference.salvos`: answers by ship are
+per-placement evidence like the above; a count that leaves open which cells hit constrains whole
+layouts (:class:`GlobalEvidence` here), which the posterior splits into per-placement events.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
 from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
+from battleship.inference import salvos
+from battleship.inference.facts import Contradiction, Evidence, GlobalEvidence
 from battleship.rules import Rules, Sinks
 from battleship.tables import tables
-
-
-class Contradiction(BattleshipError):
-    """No layout fits the observation."""
-
-
-@dataclass(frozen=True, eq=False)
-class Evidence:
-    """What an observation says, in the form the engines read."""
-
-    admissible: np.ndarray  # (placements,) bool
-    hits: int  # bitboard of hit cells: every one must be covered
 
 
 def evidence(rules: Rules, observation: Observation) -> Evidence:
@@ -100,15 +92,9 @@ def evidence(rules: Rules, observation: Observation) -> Evidence:
     return Evidence(admissible, hits)
 
 
-class GlobalEvidence(BattleshipError):
-    """Salvos answered by a count constrain whole layouts: the evidence is more than one per placement."""
-
-
 def _whole(rules: Rules, observation: Observation) -> Evidence:
     """The per-placement evidence of salvos answered whole, where that is all they say (``ships``
     answers; counts of none or every shot); else :class:`GlobalEvidence`."""
-    from battleship.inference import salvos
-
     found = salvos.read(rules, observation)
     if found.is_global:
         raise GlobalEvidence(

@@ -32,7 +32,7 @@ import numpy as np
 from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Volley
-from battleship.inference.evidence import Contradiction, Evidence
+from battleship.inference.facts import Contradiction, Evidence
 from battleship.rules import Answers, Rules, Sinks
 from battleship.stop import Stop
 from battleship.tables import tables
@@ -334,7 +334,8 @@ def parts(
             made += 1
             if made > limit:
                 raise TooManyParts(
-                    f"the salvos' answers leave more than {limit:,} hit patterns to count one by one"
+                    f"the salvos' answers leave more than {limit:,} hit patterns to count one by one: estimate "
+                    "by Monte Carlo instead (inference.sampling.monte_carlo; calc --time)"
                 )
             if stop is not None and made % 64 == 0:
                 stop.check()

@@ -34,17 +34,28 @@ def _save(fig: Figure, stem: Path) -> list[Path]:
 
 
 def compare_charts(
-    histograms: dict[str, np.ndarray], cells: int, ship_cells: int, out_dir: Path, title: str
+    histograms: dict[str, np.ndarray],
+    cells: int,
+    ship_cells: int,
+    out_dir: Path,
+    title: str,
+    salvo: int = 0,
 ) -> list[Path]:
     """The distribution and the cumulative chart of shots per game, every shooter on each, as PNG and SVG.
 
-    ``histograms`` holds each shooter's games by shots (index = shots).
+    ``histograms`` holds each shooter's games by shots (index = shots), or by turns when ``salvo``
+    gives the shots a turn (salvo rules in one-sided play).
 
     A shooter named ``random`` gets the exact curve drawn beside its simulated one.
     """
     make_folder(out_dir, f"cannot write the charts into {out_dir}")
-    shots = np.arange(cells + 1)
+    unit = "turns" if salvo else "shots"
+    last = -(-cells // salvo) if salvo else cells
+    shots = np.arange(last + 1)
     exact = random_cdf(cells, ship_cells)
+    if salvo:  # within t turns a random shooter has fired min(t K, cells) cells
+        exact = exact[np.minimum(shots * salvo, cells)]
+    cells = last
     written = []
     for kind in ("distribution", "cumulative"):
         fig = Figure(figsize=(9, 5))
@@ -56,10 +67,11 @@ def compare_charts(
             ax.plot(shots, y, color=COLOURS[i % len(COLOURS)], label=f"{name} (mean {mean:.2f})", lw=1.8)
             if name == "random":
                 exact_y = np.diff(exact, prepend=0.0) if kind == "distribution" else exact
-                ax.plot(shots, exact_y, color="black", ls=":", lw=1.2, label="random, exact: C(n,K)/C(N,K)")
-        ax.set_xlabel("shots to sink the fleet")
-        ax.set_ylabel("share of games" if kind == "distribution" else "P(finished within n shots)")
-        ax.set_xlim(ship_cells - 1, cells)
+                exact_label = f"C(min({salvo}n, N),K)/C(N,K)" if salvo else "C(n,K)/C(N,K)"
+                ax.plot(shots, exact_y, color="black", ls=":", lw=1.2, label=f"random, exact: {exact_label}")
+        ax.set_xlabel(f"{unit} to sink the fleet")
+        ax.set_ylabel("share of games" if kind == "distribution" else f"P(finished within n {unit})")
+        ax.set_xlim((-(-ship_cells // salvo) if salvo else ship_cells) - 1, cells)
         ax.set_title(f"{title}: {kind}")
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left" if kind == "cumulative" else "upper right", fontsize=8)

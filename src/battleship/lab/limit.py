@@ -8,6 +8,10 @@ solver's states grow fast with the number of layouts, most with the sinkings ann
 board with ships 3 and 2, 264 layouts: about 7,000 states without announcements, 40,000 to 46,000
 with them; 5x5 with the ships apart, 524 layouts: 250,000 states without, 2.3 million with them;
 docs/research/limit.md has the table).
+
+Under salvo rules the game is measured in turns: :mod:`battleship.lab.salvo_limit` solves it (the
+fewest expected salvos, a set of K cells chosen each turn and answered as the rules say), and the
+shooters' means are turns too.
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from battleship.errors import BattleshipError
+from battleship.errors import BattleshipError, IllegalShot
 from battleship.game import Observation
 from battleship.inference import count, evidence, select_by_search
 from battleship.inference.endgame import Solver
@@ -42,9 +47,10 @@ class Optimum:
 
     layouts: int
     shots: float  # fewest expected shots over uniform layouts
-    first_cell: int  # a best first shot
+    first_cell: int  # a best first shot (the first cell of a best first salvo)
     states: int  # states the solver solved
     seconds: float
+    first_salvo: tuple[int, ...] = ()  # salvo rules: a best first salvo (``shots`` is then turns)
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,11 @@ class Limit:
     optimum: Optimum
     means: dict[str, float | None] = field(default_factory=dict)
     refusals: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def unit(self) -> str:
+        """What the optimum and the means count: ``"turns"`` (salvos) under salvo rules, else ``"shots"``."""
+        return "turns" if self.optimum.first_salvo else "shots"
 
     def gap(self, shooter: str) -> float | None:
         """A shooter's mean minus the optimum (shots it gives away), or None."""
@@ -93,6 +104,8 @@ def optimum(
     """
     rows = every_layout(rules) if rows is None else rows
     masks = tables(rules).masks
+    if rules.salvo is not None:
+        return _salvo_optimum(rules, [tuple(int(masks[p]) for p in row) for row in rows], budget, stop, watch)
     start = time.perf_counter()
     # the memo sized to the board: states grow much faster than layouts (5x5 apart, 524 layouts:
     # millions of states with the sinkings announced), and an overwritten state is searched again
@@ -113,6 +126,34 @@ def optimum(
             f"{time.perf_counter() - start:.0f} s): try a smaller board or fleet, or a larger budget"
         )
     return Optimum(len(rows), solved[0], solved[1], solver.visits, time.perf_counter() - start)
+
+
+MAX_SALVO_STATES = 2_000_000  # the salvo solver keeps every state in a Python dict: memory caps it
+
+
+def _salvo_optimum(
+    rules: Rules,
+    layouts: list[tuple[int, ...]],
+    budget: int,
+    stop: Stop | None,
+    watch: Callable[[Any], None] | None,
+) -> Optimum:
+    """The fewest expected turns under salvo rules, as an :class:`Optimum` (``shots`` counting turns)."""
+    from battleship.lab.salvo_limit import SalvoSolver
+
+    start = time.perf_counter()
+    solver = SalvoSolver(rules, layouts, min(budget, MAX_SALVO_STATES), stop)
+    if watch is not None:
+        watch(solver)
+    try:
+        turns, first = solver.solve()
+    except OutOfTime:
+        raise OutOfTime(
+            f"out of time: the salvo solver solved {solver.solving:,} states in "
+            f"{time.perf_counter() - start:.0f} s ({len(layouts):,} layouts) without finishing"
+        ) from None
+    seconds = time.perf_counter() - start
+    return Optimum(len(layouts), turns, first[0], solver.solving, seconds, tuple(first))
 
 
 def limit(
@@ -149,7 +190,12 @@ def beside(
             result.means[text] = None
             result.refusals[text] = why
             continue
-        shots = simulate(rules, name, len(rows), seed=seed, layouts=rows, options=options, stop=stop)
+        try:
+            shots = simulate(rules, name, len(rows), seed=seed, layouts=rows, options=options, stop=stop)
+        except IllegalShot as exc:  # a shooter not yet taught these rules (salvos) fires an illegal turn
+            result.means[text] = None
+            result.refusals[text] = f"fired an illegal turn on these rules: {exc}"
+            continue
         if stop is not None:
             stop.check()  # a stop cuts the games short: no mean over part of them
         result.means[text] = float(shots.mean())

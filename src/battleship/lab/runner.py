@@ -4,7 +4,8 @@ Games are cut into fixed chunks; chunk ``k`` holds games ``k * chunk ..``, each 
 streams for the layout and the shooter, so the same seed gives the same shot counts whatever the
 number of jobs and wherever the chunks run. Jobs are threads running the nogil Numba kernels, or
 the workers of a Dask cluster (:mod:`battleship.lab.pool`); shooters without a kernel are played
-in Python, a game at a time.
+in Python, a game at a time, and so is every shooter under salvo rules (the kernels play whole
+one-shot games). Under salvo rules a game counts its turns (salvos to sink the fleet), not its shots.
 
 A run given a :class:`~battleship.stop.Stop` winds down within a fraction of a second of a request:
 a chunk on threads plays its games in slices of about ``SLICE_SECONDS`` (a kernel is not stopped
@@ -26,7 +27,7 @@ import numpy as np
 from battleship import generators
 from battleship.errors import BattleshipError
 from battleship.lab.pool import Pool, Threads
-from battleship.lab.summary import Comparison, PairedTally
+from battleship.lab.summary import Comparison, PairedTally, fewest
 from battleship.rules import Rules
 from battleship.shooters import kernels, registry
 from battleship.shooters.kernels import play_rows
@@ -53,14 +54,15 @@ class _GameStopped(Exception):
     """Raised between two shots to abandon a game when its run is asked to stop."""
 
 
-def is_kernel(shooter: str) -> bool:
-    """True for shooters the lab runs as Numba kernels; the others are played in Python."""
-    return registry.spec(shooter).kernel is not None
+def is_kernel(shooter: str, rules: Rules | None = None) -> bool:
+    """True for shooters the lab runs as Numba kernels (on ``rules``, when given: the kernels play the
+    one-shot game only); the others are played in Python."""
+    return registry.spec(shooter).kernel is not None and (rules is None or rules.salvo is None)
 
 
-def chunk_size(shooter: str) -> int:
-    """Games per chunk (the unit of streaming, resuming and threads) for ``shooter``."""
-    return CHUNK if is_kernel(shooter) else SLOW_CHUNK
+def chunk_size(shooter: str, rules: Rules | None = None) -> int:
+    """Games per chunk (the unit of streaming, resuming and threads) for ``shooter`` (on ``rules``)."""
+    return CHUNK if is_kernel(shooter, rules) else SLOW_CHUNK
 
 
 def check(shooter: str, rules: Rules) -> None:
@@ -79,7 +81,8 @@ def play_python(
     first: int = 0,
     stop: Stop | None = None,
 ) -> np.ndarray:
-    """Shots per game of a shooter played in Python; game ``i`` draws from ``game_rng(seed, first + i)``.
+    """Shots per game of a shooter played in Python (turns under salvo rules); game ``i`` draws from
+    ``game_rng(seed, first + i)``.
 
     With ``stop``, the flag is read between shots and a game under way when it is requested is
     abandoned: the shots of the games finished before it come back (fewer than ``rows``).
@@ -101,7 +104,7 @@ def play_python(
             record = play(spec.make(options), generators.to_layout(rules, row), rng, on_shot)
         except _GameStopped:
             return out[:i]
-        out[i] = len(record.shots)
+        out[i] = record.turns
     return out
 
 
@@ -145,11 +148,11 @@ def play_chunk(
     With ``stop`` it plays in short slices and returns early, with the games it finished, once a
     stop is requested (see the module docstring); the games it plays are the same either way.
     """
-    if stop is None or not is_kernel(shooter):
+    if stop is None or not is_kernel(shooter, rules):
         if rows is None:
             rows = generators.draw(rules, generator, seed, count, first=first, threads=False)
         start = time.perf_counter()
-        if is_kernel(shooter):
+        if is_kernel(shooter, rules):
             shots = play_rows(rules, _kernel_kind(shooter), seed, rows, options, first)
         else:
             shots = play_python(rules, shooter, seed, rows, options, first, stop)
@@ -194,7 +197,7 @@ def _play_in_slices(rules, shooter, seed, first, count, generator, rows, options
 def warm_up(rules: Rules, shooter: str, generator: str = "uniform") -> None:
     """Compile (or load) the kernels with one game, so that timings and threads start warm."""
     check(shooter, rules)
-    if is_kernel(shooter):
+    if is_kernel(shooter, rules):
         play_chunk(rules, shooter, 0, 0, 1, generator, None, Options())
     else:
         from battleship.inference import posterior
@@ -246,7 +249,7 @@ def stream(
     early once it is requested, after the games finished up to then (see the module docstring).
     """
     check(shooter, rules)
-    chunk = chunk_size(shooter)
+    chunk = chunk_size(shooter, rules)
     options = options or Options()
     _check_games(games, layouts)
     if not 0 <= start <= games:
@@ -335,7 +338,7 @@ def stream_paired(
         check(name, rules)
         warm_up(rules, name, generator)
     _check_games(games, layouts)
-    chunk = min(chunk_size(name) for name, _ in shooters)
+    chunk = min(chunk_size(name, rules) for name, _ in shooters)
     tasks = (
         (
             rules, tuple(shooters), seed, first, count, generator,
@@ -364,7 +367,8 @@ def compare(
     for chunk in stream_paired(rules, shooters, games, seed, generator, layouts, pool, jobs):
         tally.add(chunk.histograms, chunk.minus_first, chunk.seconds, chunk.games)
     names = [format_spec(name, options) for name, options in shooters]
-    return tally.comparison(rules.name, names, rules.ship_cells, seed, time.perf_counter() - start)
+    wall = time.perf_counter() - start
+    return tally.comparison(rules.name, names, fewest(rules), seed, wall, rules)
 
 
 def simulate(

@@ -2,7 +2,9 @@
 
 A line holds whole numbers separated by spaces: a game's shots (``simulate``), each shooter's shots
 on the same layout (``compare``), both sides' shots (``match``). Files of more than one column
-start with a ``#`` line naming the columns; ``numpy.loadtxt`` and most tools skip it. The run's
+start with a ``#`` line naming the columns; ``numpy.loadtxt`` and most tools skip it. Under salvo
+rules the numbers are turns (salvos to sink the fleet), and the ``#`` line says so first: ``# turns``
+for one column, ``# turns: a<TAB>b`` for several (files in shots are written as they always were). The run's
 parameters are kept beside the file, in ``FILE.run.json``.
 
 Every line is a finished game and games are written in order, so a file cut anywhere (Ctrl-C,
@@ -16,6 +18,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,12 +35,16 @@ class ShotsFile:
     ``columns`` names the numbers of a line when there is more than one (the header line).
     """
 
-    def __init__(self, path: Path, params: dict, columns: list[str] | None = None):
+    def __init__(self, path: Path, params: dict, columns: list[str] | None = None, unit: str = "shots"):
         self.path = path
         self.meta = path.with_name(path.name + ".run.json")
         self.params = params
         self.columns = list(columns or ["shots"])
-        self.header = "# " + "\t".join(self.columns) + "\n" if len(self.columns) > 1 else ""
+        self.unit = unit
+        named = "\t".join(self.columns) if len(self.columns) > 1 else ""
+        if unit != "shots":
+            named = f"{unit}: {named}" if named else unit
+        self.header = f"# {named}\n" if named else ""
         self._synced = 0.0
 
     @property
@@ -165,3 +172,47 @@ def _with_new_keys(saved: object) -> object:
             renewed[label] = values
         saved["options"] = renewed
     return saved
+
+
+@dataclass(frozen=True)
+class Kept:
+    """The games a ``--out`` file holds: a column a shooter (or side), in the unit it says."""
+
+    columns: tuple[str, ...]
+    unit: str
+    games: np.ndarray  # (games, columns)
+    cut: bool  # the last line was cut short (a run stopped mid-write) and is left out
+
+
+def read_kept(path: Path) -> Kept:
+    """Read a file ``simulate``, ``compare`` or ``match`` wrote with ``--out``: its header (``# turns``,
+    ``# turns: a<TAB>b``, ``# a<TAB>b``, or none for one column of shots) and every whole line."""
+    from battleship.files import read_text
+
+    text = read_text(path, "results file", BattleshipError)
+    lines = text.split("\n")
+    header = lines[0][1:].strip() if lines and lines[0].startswith("#") else None
+    body = lines[1:] if header is not None else lines
+    unit, named = "shots", header or ""
+    if header is not None:
+        first, colon, rest = header.partition(":")
+        if colon and first.strip() in ("turns", "shots"):
+            unit, named = first.strip(), rest
+        elif header.strip() in ("turns", "shots"):
+            unit, named = header.strip(), ""
+    columns = tuple(c.strip() for c in named.split("\t") if c.strip()) or (unit,)
+    cut = bool(body) and body[-1] != ""  # a file ends with a newline after its last whole game
+    whole = body[:-1]
+    width = len(columns)
+    rows = []
+    for number, line in enumerate(whole, 2 if header is not None else 1):
+        parts = line.split()
+        if len(parts) != width or not all(p.isdigit() for p in parts):
+            raise BattleshipError(
+                f"{path}, line {number}: expected {width} whole number{'s' * (width > 1)} "
+                f"({', '.join(columns)}), found {line[:60]!r}"
+            )
+        rows.append([int(p) for p in parts])
+    if not rows:
+        raise BattleshipError(f"{path} holds no finished game")
+    return Kept(columns, unit, np.array(rows, dtype=np.int64).reshape(len(rows), width), cut)

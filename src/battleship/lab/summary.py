@@ -2,14 +2,20 @@
 
 Everything is computed from a histogram (index = shots), so a run of any length summarises in
 constant memory; paired differences compare two shooters on the same layouts.
+
+Under salvo rules a game is measured in turns (salvos to sink the fleet), not shots: the histograms
+count turns, and the shots fired follow from them (:func:`shots_fired`), since in one-sided play
+every salvo but a last one that finds too few free cells fires the rules' full size.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+
+from battleship.rules import Rules
 
 QUANTILES = (0.01, 0.05, 0.25, 0.75, 0.95, 0.99)
 Z95 = 1.959963984540054  # the normal 97.5% point
@@ -33,6 +39,31 @@ def t95(df: int) -> float:
         + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
         + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
     )
+
+
+def unit(rules: Rules) -> str:
+    """What a game is measured in: ``"shots"`` in the one-shot game, ``"turns"`` (salvos) under salvo rules."""
+    return "shots" if rules.salvo is None else "turns"
+
+
+def fewest(rules: Rules) -> int:
+    """A perfect game in :func:`unit`: every shot a hit (the fleet's cells, in salvos of the full size)."""
+    return -(-rules.ship_cells // rules.turn_size())
+
+
+def shots_fired(histogram: np.ndarray, rules: Rules) -> float:
+    """Mean shots fired a game, from a histogram of games by :func:`unit` (one-sided play: every salvo
+    fires the rules' full size for a whole fleet, capped by the cells left)."""
+    games = int(histogram.sum())
+    fired = np.minimum(np.arange(len(histogram)) * rules.turn_size(), rules.cells)
+    return float((fired * histogram).sum() / games) if games else 0.0
+
+
+def unit_keys(histogram: np.ndarray, rules: Rules) -> dict[str, Any]:
+    """The keys a JSON summary adds for its unit: ``unit``, and under salvo rules ``shots_fired``."""
+    if rules.salvo is None:
+        return {"unit": "shots"}
+    return {"unit": "turns", "shots_fired": shots_fired(histogram, rules)}
 
 
 @dataclass(frozen=True)
@@ -135,6 +166,8 @@ class Comparison:
     seed: int
     summaries: dict[str, Summary]  # by the shooter's name as printed everywhere (its resolved spec)
     minus_first: dict[str, tuple[float, tuple[float, float]]]  # mean difference and its 95% interval
+    unit: str = "shots"  # what the numbers count: shots, or turns under salvo rules
+    fired: dict[str, float] = field(default_factory=dict)  # salvo rules: mean shots fired a game
 
     def __repr__(self) -> str:
         first = next(iter(self.summaries), None)
@@ -150,9 +183,11 @@ class Comparison:
             "rules": self.rules,
             "seed": self.seed,
             "games": self.games,
+            "unit": self.unit,
             "shooters": {
                 name: {
                     **s.as_dict(),
+                    **({"shots_fired": self.fired[name]} if name in self.fired else {}),
                     "minus_first": self.minus_first[name][0],
                     "minus_first_ci95": list(self.minus_first[name][1]),
                 }
@@ -186,8 +221,19 @@ class PairedTally:
             self.minus_first[i] += (int(d.sum()), int((d * d).sum()))
         self.done += len(rows)
 
-    def comparison(self, rules: str, names: list[str], perfect: int, seed: int, wall: float) -> Comparison:
-        """The summaries of the games counted; ``wall`` seconds shared by the time each shooter spent."""
+    def comparison(
+        self,
+        rules: str,
+        names: list[str],
+        perfect: int,
+        seed: int,
+        wall: float,
+        measured: Rules | None = None,
+    ) -> Comparison:
+        """The summaries of the games counted; ``wall`` seconds shared by the time each shooter spent.
+
+        ``measured``: the rules played, which say the unit (turns under salvo rules, with the shots fired).
+        """
         total = self.seconds.sum()
         summaries, differences = {}, {}
         for i, name in enumerate(names):
@@ -196,4 +242,7 @@ class PairedTally:
             differences[name] = paired_from_sums(
                 self.done, int(self.minus_first[i, 0]), int(self.minus_first[i, 1])
             )
-        return Comparison(rules, self.done, seed, summaries, differences)
+        if measured is None or measured.salvo is None:
+            return Comparison(rules, self.done, seed, summaries, differences)
+        fired = {name: shots_fired(self.histograms[i], measured) for i, name in enumerate(names)}
+        return Comparison(rules, self.done, seed, summaries, differences, "turns", fired)
