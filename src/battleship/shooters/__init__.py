@@ -59,6 +59,12 @@ _BASELINE = "kept as its source wrote it"
 # as twoply names it; twoply's ``endgame`` is greedy's exact rest of game), ``boost`` the lattice skew
 _EXACT_ALIASES = (Alias("endgame", "exact"), Alias("boost", "skew", (("lattice", 1),)))
 _BOOST_ALIAS = (Alias("boost", "skew", (("lattice", 1),)),)
+# the salvo measurements: every shooter on the same seeded layouts (benchmarks/salvo_shooters.py)
+_SALVO_SOURCE = "benchmarks/salvo_shooters.py"
+_SALVO_RUN = (
+    ".venv/bin/python benchmarks/salvo_shooters.py --games 400 --rules salvo --generators uniform "
+    "--shooters density,density:skew=20,salvo --versus salvo:density,salvo:density:skew=20"
+)
 
 
 def _options(*keys: str, informative: bool = False, **defaults: int) -> tuple[OptionSpec, ...]:
@@ -185,6 +191,16 @@ register(
                 "43.86 .. 44.08",
                 "battleship compare density:skew=20 density:skew=20,lattice=1,lastship=8 --games 20000 "
                 "--seed 30033 --jobs 1",
+            ),
+            _one(
+                "salvo",
+                "density (its 5 likeliest cells a turn)",
+                400,
+                11.332,
+                "11.133 .. 11.532",
+                _SALVO_RUN,
+                unit="turns",
+                source=_SALVO_SOURCE,
             ),
         ),
     )
@@ -412,12 +428,38 @@ register(
 )
 register(
     ShooterSpec(
+        "salvo",
+        f"{_HERE}.salvo:SalvoShooter",
+        "Set-aware salvos: the salvo worth most over two turns (its hits, then the best next salvo given its answer), on exact samples",
+        options=(
+            dataclasses.replace(
+                OPTION["samples"], default=200, help="exact uniform samples of the layouts, a turn"
+            ),
+        ),
+        advice="for salvo rules: it chooses the salvo for the game, not the K likeliest cells; "
+        "about a second a game in Python",
+        strength=(
+            _one(
+                "salvo",
+                "salvo",
+                400,
+                10.615,
+                "10.393 .. 10.837",
+                _SALVO_RUN,
+                unit="turns",
+                source=_SALVO_SOURCE,
+            ),
+        ),
+    )
+)
+register(
+    ShooterSpec(
         "best",
         f"{_HERE}.best:BestShooter",
         "the strongest measured shooter for the rules (docs/research/rules.md); options apply to it",
         options=_options("fast"),
         chooses=f"{_HERE}.best:best_for",
-        passes_on=("density", "trial-sink", "optimal", "twoply"),
+        passes_on=("density", "trial-sink", "optimal", "twoply", "salvo"),
         advice="start here: it plays the strongest measured shooter for the rules (shooters --rules R says which)",
         strength=(
             _one(

@@ -6,7 +6,8 @@ plays whole seeded games and raises :class:`ShooterCheckError` naming the first 
 - the class has ``name``, ``reset`` and ``next_shot``, and refuses the rules it cannot play only
   through ``refusal`` (a refusal that says nothing is an error);
 - every shot is a legal cell (on the board, not fired at before), the game ends within the board's
-  cells, and the same seed gives the very same shots;
+  cells, and the same seed gives the very same shots; under salvo rules, every salvo is legal (its
+  size, no cell twice, none fired at before or aimed at already);
 - with a kernel: the kernel plays the very same games, shot for shot, random numbers included: game
   ``i`` of a run seeded ``seed`` by the kernel is the class reset with ``rng.game_rng(seed, i)``
   (checked with the options given, and with random ties too where the shooter reads ``tie``).
@@ -20,7 +21,7 @@ import numpy as np
 
 from battleship import generators
 from battleship.errors import BattleshipError, IllegalShot
-from battleship.game import Game, Shooter
+from battleship.game import Game, Shooter, choose_salvo
 from battleship.rng import game_rng
 from battleship.rules import Rules, preset
 from battleship.shooters.options import Options, format_spec
@@ -45,6 +46,25 @@ def _shots(shooter: Shooter, rules: Rules, row: np.ndarray, rng: np.random.Gener
         except IllegalShot as exc:
             raise ShooterCheckError(f"{who}: shot {len(cells) + 1} is illegal: {exc}") from None
         cells.append(int(cell))
+    return cells
+
+
+def _salvos(shooter: Shooter, rules: Rules, row: np.ndarray, rng: np.random.Generator, who: str) -> list[int]:
+    """Under salvo rules: every cell ``shooter`` fires in one game on layout ``row``, salvo by salvo,
+    each salvo checked by the referee (its size, no cell twice, none fired at before)."""
+    game = Game(generators.to_layout(rules, row))
+    shooter.reset(rules, rng)
+    cells: list[int] = []
+    while not game.over:
+        if game.observation.turns >= rules.cells:
+            raise ShooterCheckError(f"{who}: the game did not end within {rules.cells} salvos")
+        size = game.turn_size()
+        salvo = choose_salvo(shooter, game.observation, size)
+        try:
+            game.fire_salvo(salvo, size)
+        except IllegalShot as exc:
+            raise ShooterCheckError(f"{who}: salvo {game.observation.turns + 1} is illegal: {exc}") from None
+        cells.extend(int(c) for c in salvo)
     return cells
 
 
@@ -87,14 +107,15 @@ def check_shooter(
             if not why.strip():
                 raise ShooterCheckError(f"{s.name} refuses {r.name} without saying why")
             continue
+        play = _shots if r.salvo is None else _salvos
         for i, row in enumerate(generators.draw(r, "uniform", seed, games)):
-            first = _shots(s.make(options), r, row, game_rng(seed, i), s.name)
-            again = _shots(s.make(options), r, row, game_rng(seed, i), s.name)
+            first = play(s.make(options), r, row, game_rng(seed, i), s.name)
+            again = play(s.make(options), r, row, game_rng(seed, i), s.name)
             if first != again:
                 raise ShooterCheckError(
                     f"{s.name} on {r.name}: the same seed gave different shots (game {i})"
                 )
-        if s.kernel is not None:
+        if s.kernel is not None and r.salvo is None:  # the kernels play one shot a turn
             _check_kernel(s, r, options, games, seed)
             if "tie" in s.reads and options.tie != "random":
                 _check_kernel(s, r, dataclasses.replace(options, tie="random"), games, seed)

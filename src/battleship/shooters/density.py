@@ -41,6 +41,7 @@ from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
 from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks
+from battleship.shooters.aim import evidence_view, fill_up, free, is_salvo
 from battleship.shooters.choice import (
     HIT,
     IMPOSSIBLE,
@@ -635,6 +636,11 @@ class DensityShooter:
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Remember the rules; all other state is read from the observation."""
+        if is_salvo(rules) and self.mode == DENSITY and self.options.lastship:
+            raise BattleshipError(
+                f"density: lastship={self.options.lastship} looks ahead one shot a turn; under the [salvo] "
+                f"rules of {rules.name} leave it out"
+            )
         self._rules = rules
         self._params = self.options.vector(rules)
         self._state = kernel_state(rng)
@@ -644,6 +650,8 @@ class DensityShooter:
 
     def next_shot(self, observation: Observation) -> int:
         """The cell this shooter's scores put first."""
+        if is_salvo(self._rules):
+            return self.next_salvo(observation, 1)[0]
         rules, t = self._rules, tables(self._rules)
         status, afloat = observed_status(rules, observation)
         weight = self.options.weight if self.mode == DENSITY else 1
@@ -672,6 +680,48 @@ class DensityShooter:
         if cell < 0:
             raise BattleshipError("no cell is left to fire at: the observation contradicts the rules")
         return int(cell)
+
+    def next_salvo(self, observation: Observation, size: int) -> list[int]:
+        """Salvo rules: the ``size`` cells the scores put first, from one count over what is known cell
+        by cell (:func:`battleship.shooters.aim.certain_shots`), ties split by the tie rule.
+
+        Density's one-ship look-ahead (``lastship``) plays one shot a turn and is not used here; the
+        superposition shooter aims the rest of a salvo as if the cells already chosen held no ship.
+        """
+        rules, t = self._rules, tables(self._rules)
+        status, afloat = observed_status(rules, evidence_view(observation))
+        weight = self.options.weight if self.mode == DENSITY else 1
+        density = density_map(status, afloat, t.cell_list, t.size, t.start, t.count, weight)
+        g = geometry(t)
+        open_cells = (status == UNKNOWN) & free(observation)
+        plain = np.empty(0, dtype=np.int64)
+        cells: list[int] = []
+        for _ in range(size):
+            if self.mode == DENSITY:
+                cell = density_pick(
+                    density,
+                    status,
+                    afloat,
+                    rules.rows,
+                    rules.cols,
+                    self._params,
+                    g,
+                    self._state,
+                    open_cells,
+                    plain,
+                )
+            else:
+                blocked = status.copy()
+                blocked[~open_cells & (status == UNKNOWN)] = IMPOSSIBLE
+                valid = fitting(status, g)
+                cell = superposition_pick(
+                    density, blocked, afloat, valid, rules.rows, rules.cols, self._params, g, self._state
+                )
+            if cell < 0:
+                break
+            cells.append(int(cell))
+            open_cells[cell] = False
+        return cells + fill_up(observation, cells, size)
 
 
 class SuperpositionShooter(DensityShooter):

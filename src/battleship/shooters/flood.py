@@ -25,6 +25,7 @@ from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
 from battleship.rng import kernel_state, shuffled
 from battleship.rules import Rules
+from battleship.shooters.aim import certain_shots
 from battleship.shooters.choice import MISS, UNKNOWN, pattern_factor
 from battleship.shooters.options import Options
 
@@ -53,14 +54,15 @@ class FloodShooter:
     def _grow(self, observation: Observation) -> None:
         """Push the neighbours of new hits so that the cell below comes off the stack first."""
         rows, cols = self._rules.rows, self._rules.cols
-        for shot in observation.shots[self._seen :]:
+        shots = certain_shots(observation)  # under salvos answered whole, what is known cell by cell
+        for shot in shots[self._seen :]:
             if shot.outcome is Outcome.MISS:
                 continue
             r, c = divmod(shot.cell, cols)
             for dr, dc in ((0, -1), (0, 1), (-1, 0), (1, 0)):  # popped in reverse: down, up, right, left
                 if 0 <= r + dr < rows and 0 <= c + dc < cols:
                     self._stack.append((r + dr) * cols + c + dc)
-        self._seen = len(observation.shots)
+        self._seen = len(shots)
 
     def guess(self, observation: Observation) -> int:
         """The next cell to guess when no flood is under way."""
@@ -103,8 +105,10 @@ class DensityGridShooter(FloodShooter):
         rules = self._rules
         rows, cols = rules.rows, rules.cols
         shot = np.zeros((rows, cols), dtype=bool)
-        for s in observation.shots:
-            shot[divmod(s.cell, cols)] = True
+        fired = observation.shot_mask  # every cell fired at (and, under salvo rules, aimed at)
+        for cell in range(rules.cells):
+            if fired >> cell & 1:
+                shot[divmod(cell, cols)] = True
         den = np.zeros((rows, cols), dtype=np.int64)
         for ship in rules.fleet:
             n = ship.size
@@ -117,6 +121,7 @@ class DensityGridShooter(FloodShooter):
         status = np.where(shot.ravel(), MISS, UNKNOWN).astype(np.int8)
         factor = pattern_factor(status, rows, cols, 2, self.options.skew).reshape(rows, cols)
         score = den * factor
+        score[shot] = -1  # never a cell fired at (or aimed at), even when no run fits anywhere
         # R's which.max over the matrix: the first maximum in column-major order
         flat = score.T.ravel()
         best = int(np.argmax(flat))

@@ -27,6 +27,7 @@ import numpy as np
 from battleship.game import Observation
 from battleship.inference.greedytree import GreedyTree
 from battleship.inference.sampling import draw_by_rejection
+from battleship.shooters.aim import one_shot_only
 from battleship.shooters.twoply import TwoPlyShooter, open_counts
 
 GATE = 2.0  # standard errors of the paired differences a candidate must win by
@@ -54,6 +55,7 @@ class GreedyRolloutShooter(TwoPlyShooter):
     """Rollouts of exact greedy play from greedy's best cells, gated (see the module docstring)."""
 
     name = "greedy-rollout"
+    refusal = one_shot_only("greedy-rollout", "its look-ahead plays greedy on one shot at a time")
 
     def next_shot(self, observation: Observation) -> int:
         """Greedy's cell, unless a candidate's rollouts beat it significantly (or exactly, late on)."""

@@ -21,6 +21,7 @@ from battleship.cells import neighbours
 from battleship.game import Observation, Outcome
 from battleship.rng import kernel_state, shuffled
 from battleship.rules import Rules
+from battleship.shooters.aim import certain_shots
 from battleship.shooters.options import Options
 
 
@@ -52,14 +53,15 @@ class HuntTargetShooter:
 
     def next_shot(self, observation: Observation) -> int:
         """Queue the neighbours of any new hit, then fire at the oldest queued cell or hunt."""
-        for shot in observation.shots[self._seen :]:
+        shots = certain_shots(observation)  # under salvos answered whole, what is known cell by cell
+        for shot in shots[self._seen :]:
             if shot.outcome is not Outcome.MISS:
                 self._queue.extend(
                     n
                     for n in neighbours(shot.cell, self._rules.rows, self._rules.cols)
                     if not observation.is_shot(n)
                 )
-        self._seen = len(observation.shots)
+        self._seen = len(shots)
         while self._queue:
             cell = self._queue.popleft()
             if not observation.is_shot(cell):

@@ -81,7 +81,7 @@ class LearningShooter(OptimalShooter):
     def _sampled(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:
         """:meth:`weights` estimated from exact uniform samples weighted by the prior."""
         rules, t = self._rules, tables(self._rules)
-        seed = seed_words(self._seed * 1_000_003 + len(observation.shots))
+        seed = seed_words(self._seed * 1_000_003 + observation.fired)
         rows = draw(rules, observation, self.options.samples, seed=seed)
         assert self._prior is not None  # set by reset
         weight = self._prior[rows].prod(axis=1)

@@ -37,7 +37,7 @@ class MonteCarloShooter(OptimalShooter):
     def weights(self, observation: Observation) -> tuple[np.ndarray, np.ndarray, float]:
         """Per cell and per placement, how many samples use it; and the number of samples."""
         rules, options = self._rules, self.options
-        seed = seed_words(self._seed * 1_000_003 + len(observation.shots))
+        seed = seed_words(self._seed * 1_000_003 + observation.fired)
         if options.budget:
             start, batches = time.perf_counter(), list[np.ndarray]()
             while not batches or time.perf_counter() - start < options.budget / 1000:

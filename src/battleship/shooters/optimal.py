@@ -31,6 +31,7 @@ from battleship.inference.likelihood import check, importance, split_prior
 from battleship.inference.prior import generator_weights
 from battleship.rng import kernel_state, seed_words
 from battleship.rules import Rules, Sinks
+from battleship.shooters.aim import evidence_view, fill_up, free, is_salvo, without_pending
 from battleship.shooters.choice import HIT, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
 from battleship.shooters.density import observed_status
 from battleship.shooters.options import TIES, Options
@@ -77,6 +78,7 @@ class OptimalShooter:
     """Greedy on exact hit probabilities (see the module docstring)."""
 
     name = "optimal"
+    reads_salvos = True  # salvos answered whole are read exactly (by the inference engines)
 
     def __init__(self, options: Options | None = None):
         self.options = options or Options()
@@ -116,12 +118,34 @@ class OptimalShooter:
 
     def next_shot(self, observation: Observation) -> int:
         """The unknown cell of most consistent layouts, boosted or skewed as asked."""
-        rules, options = self._rules, self.options
+        if is_salvo(self._rules):
+            return self.next_salvo(observation, 1)[0]
         score, placements, total = self.weights(observation)
         cell = self.endgame_shot(observation, total)
         if cell is not None:
             return cell
-        status, afloat = observed_status(rules, observation)
+        return self._pick(observation, score, placements, total, observation)[0]
+
+    def next_salvo(self, observation: Observation, size: int) -> list[int]:
+        """Salvo rules: the ``size`` free cells of most consistent layouts, from one posterior, ties
+        split by the tie rule (the exact rest of game plays one shot a turn and is not used)."""
+        read = without_pending(observation)  # the cells being aimed are no evidence
+        score, placements, total = self.weights(read)
+        cells = self._pick(read, score, placements, total, observation, size)
+        return cells + fill_up(observation, cells, size)
+
+    def _pick(
+        self,
+        read: Observation,
+        score: np.ndarray,
+        placements: np.ndarray,
+        total: float,
+        observation: Observation,
+        count: int = 1,
+    ) -> list[int]:
+        """The ``count`` best cells in turn, scored from ``read`` and free in ``observation``."""
+        rules, options = self._rules, self.options
+        status, afloat = observed_status(rules, evidence_view(read))
         size = tables(rules).size
         if options.boost:
             factor = pattern_factor(
@@ -132,12 +156,22 @@ class OptimalShooter:
         else:
             factor = np.empty(0, dtype=np.int64)
         eligible = status == UNKNOWN
-        if options.tie == "informative":
-            value = score * (factor if len(factor) else 100)
-            top = value[eligible].max()
-            tied = [c for c in np.flatnonzero(eligible) if value[c] == top]
-            if len(tied) > 1:
+        if is_salvo(rules):
+            eligible &= free(observation)
+        cells: list[int] = []
+        for _ in range(count):
+            if not eligible.any():
+                break
+            if options.tie == "informative":
+                value = score * (factor if len(factor) else 100)
+                top = value[eligible].max()
+                tied = [c for c in np.flatnonzero(eligible) if value[c] == top]
                 entropy = [answer_entropy(rules, status, placements, total, int(c)) for c in tied]
-                return int(tied[int(np.argmax(entropy))])
-            return int(tied[0])
-        return int(choose(score, factor, eligible, rules.rows, rules.cols, TIES[options.tie], self._state))
+                cell = int(tied[int(np.argmax(entropy))]) if len(tied) > 1 else int(tied[0])
+            else:
+                cell = int(
+                    choose(score, factor, eligible, rules.rows, rules.cols, TIES[options.tie], self._state)
+                )
+            cells.append(cell)
+            eligible[cell] = False
+        return cells

@@ -69,11 +69,14 @@ class Strength:
     command: str
     generator: str = "uniform"
     source: str = "docs/research/rules.md"
+    unit: str = "shots"  # "turns" (salvos to sink the fleet) under salvo rules
 
     def describe(self) -> str:
-        """``44.385 shots (44.262 .. 44.508) on standard, density, 20,000 games``."""
+        """``44.385 (44.262 .. 44.508) on standard: density, 20,000 games`` (``10.6 turns (...)`` under
+        salvo rules)."""
         layouts = "" if self.generator == "uniform" else f", {self.generator} layouts"
-        return f"{self.mean:g} ({self.interval}) on {self.rules}{layouts}: {self.spec}, {self.games:,} games"
+        unit = "" if self.unit == "shots" else f" {self.unit}"
+        return f"{self.mean:g}{unit} ({self.interval}) on {self.rules}{layouts}: {self.spec}, {self.games:,} games"
 
 
 def _declared(reads: tuple[str, ...]) -> tuple[OptionSpec, ...]:
@@ -208,9 +211,22 @@ class ShooterSpec:
         """What ``rules`` tell the shooter that it leaves unread on purpose, and why; or None."""
         given = {"sinkings": rules.sinks.value != "none", "margin": rules.spacing.value != "touch"}
         unread = [ANSWERS[a] for a in self.ignores if given[a]]
-        if not unread:
-            return None
-        return f"{self.name} leaves {' and '.join(unread)} of {rules.name} unread: {self.ignores_why}"
+        said = []
+        if unread:
+            said.append(
+                f"{self.name} leaves {' and '.join(unread)} of {rules.name} unread: {self.ignores_why}"
+            )
+        if (
+            rules.salvo is not None
+            and not rules.answered_each
+            and not getattr(self.load(), "reads_salvos", False)
+        ):
+            said.append(
+                f"{self.name} reads the salvos of {rules.name}, answered whole, only as far as they answer "
+                "single cells (a salvo of one, one that missed everywhere, one that hit everywhere and sank "
+                "nothing), and which ship a hit struck not at all"
+            )
+        return "; ".join(said) or None
 
     def check_options(self, options: Options) -> None:
         """Refuse options this shooter would silently ignore, or values it does not take."""
@@ -484,6 +500,6 @@ def _reference_section(shooter: ShooterSpec) -> list[str]:
             "Old spellings, still read: " + "; ".join(f"`{a.describe()}`" for a in shooter.aliases) + ".",
         ]
     if shooter.strength:
-        lines += ["", "Measured (mean shots, 95% interval):", ""]
+        lines += ["", "Measured (mean shots, or turns under salvo rules; 95% interval):", ""]
         lines += [f"- {s.describe()}: `{s.command}` ({s.source})" for s in shooter.strength]
     return [*lines, ""]

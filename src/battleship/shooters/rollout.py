@@ -32,6 +32,7 @@ from battleship.game import Observation
 from battleship.inference.sampling import draw, hit_counts
 from battleship.rng import seed_words, stream
 from battleship.rules import Rules
+from battleship.shooters.aim import one_shot_only, refuse
 from battleship.shooters.choice import UNKNOWN, mark_ships
 from battleship.shooters.density import DENSITY, density_map, density_pick, observed_status, play_density
 from battleship.shooters.options import Options
@@ -66,12 +67,14 @@ class RolloutShooter:
     """Rollouts of the density shooter from each candidate cell (see the module docstring)."""
 
     name = "rollout"
+    refusal = one_shot_only("rollout", "its look-ahead plays density on one shot at a time")
 
     def __init__(self, options: Options | None = None, **keys):
         self.options = options if options is not None else Options(**keys)
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Remember the rules and the base policy's tables; seed the sampler and the tie-breaks."""
+        refuse(self.refusal, rules)
         self._rules = rules
         self._params = self.options.vector(rules)
         self._geometry = geometry(tables(rules))

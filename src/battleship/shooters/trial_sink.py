@@ -33,12 +33,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from battleship.cells import cell_name
+from battleship.cells import cell_name, neighbours
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
 from battleship.inference.prior import generator_weights
 from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks, Spacing
+from battleship.shooters.aim import blocked_status, certain_shots, free, is_salvo
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, choose, skew_factor
 from battleship.shooters.options import LATTICE, SINKS, SKEW, SPACING, TIE, Options
 from battleship.tables import geometry, tables
@@ -328,16 +329,30 @@ class TrialSinkShooter:
         if cell < 0 and self._floor > 0:
             self._floor = 0.0
             cell = self._read(observation, 0.0)
+        if cell < 0 and is_salvo(self._rules):
+            return self._beside_a_hit(observation)
         if cell < 0:
             raise BattleshipError("the hits seen so far cannot be the fleet's ships under these rules")
         return int(cell)
+
+    def _beside_a_hit(self, observation: Observation) -> int:
+        """Under salvo rules, when reading the cells aimed at as water leaves a hit no ship to be part
+        of: a free cell next to a hit (the ship goes on there or on a cell aimed at), else the first free."""
+        rules = self._rules
+        open_cells = free(observation)
+        for shot in certain_shots(observation):
+            if shot.outcome is Outcome.HIT:
+                for cell in neighbours(shot.cell, rules.rows, rules.cols):
+                    if open_cells[cell]:
+                        return int(cell)
+        return int(np.flatnonzero(open_cells)[0])
 
     def _read(self, observation: Observation, floor: float) -> int:
         """The next cell with placements under ``floor`` read as absent; -1 if the board contradicts that."""
         rules = self._rules
         status = np.zeros(rules.cells, dtype=np.int8)
         afloat = np.ones(len(rules.fleet), dtype=np.bool_)
-        for shot in observation.shots:
+        for shot in certain_shots(observation):
             status[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
             if (
                 shot.outcome is Outcome.SUNK
@@ -349,6 +364,8 @@ class TrialSinkShooter:
                 if floor > 0:
                     return -1
                 raise BattleshipError(f"a sinking at {cell_name(shot.cell, rules.cols)} fits no afloat ship")
+        # under salvo rules the cells fired at or aimed at whose answers are not known are read as water
+        status = blocked_status(status, observation, IMPOSSIBLE)
         return trial_sink_shot(
             status, afloat, rules.rows, rules.cols, self._params, self._geometry, self._state, floor
         )

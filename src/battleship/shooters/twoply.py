@@ -59,6 +59,7 @@ from battleship.inference.greedytree import GreedyTree, new_memo
 from battleship.inference.prior import generator_weights
 from battleship.inference.rollouttree import RolloutTree
 from battleship.rules import Rules, Sinks
+from battleship.shooters.aim import one_shot_only, refuse
 from battleship.shooters.choice import UNKNOWN, centre_distance, skew_factor
 from battleship.shooters.density import observed_status
 from battleship.shooters.optimal import endgame_solver, solved_cell
@@ -186,6 +187,7 @@ class TwoPlyShooter:
     """Exact two-ply look-ahead over greedy's best cells (see the module docstring)."""
 
     name = "twoply"
+    refusal = one_shot_only("twoply", "its look-ahead scores this shot and the next")
 
     def __init__(self, options: Options | None = None):
         self.options = options or Options()
@@ -198,6 +200,7 @@ class TwoPlyShooter:
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Remember the rules, the prior and the tie-break stream."""
+        refuse(self.refusal, rules)
         self._rules = rules
         self._rng = rng
         self._prior = generator_weights(rules, self.options.prior)
