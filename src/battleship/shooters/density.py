@@ -652,28 +652,13 @@ class DensityShooter:
         """The cell this shooter's scores put first."""
         if is_salvo(self._rules):
             return self.next_salvo(observation, 1)[0]
-        rules, t = self._rules, tables(self._rules)
-        status, afloat = observed_status(rules, observation)
-        weight = self.options.weight if self.mode == DENSITY else 1
-        density = density_map(status, afloat, t.cell_list, t.size, t.start, t.count, weight)
-        g = geometry(t)
+        status, afloat, density, g = self._scores(observation)
         if self.mode == DENSITY:
-            plain = np.empty(0, dtype=np.int64)
-            cell = density_pick(
-                density,
-                status,
-                afloat,
-                rules.rows,
-                rules.cols,
-                self._params,
-                g,
-                self._state,
-                status == UNKNOWN,
-                plain,
-            )
+            cell = self._density_cell(density, status, afloat, g, status == UNKNOWN)
             cell = last_ship_pick(cell, status, afloat, self._params, g, self._state, self._margin)
         else:
             valid = fitting(status, g)
+            rules = self._rules
             cell = superposition_pick(
                 density, status, afloat, valid, rules.rows, rules.cols, self._params, g, self._state
             )
@@ -688,28 +673,13 @@ class DensityShooter:
         Density's one-ship look-ahead (``lastship``) plays one shot a turn and is not used here; the
         superposition shooter aims the rest of a salvo as if the cells already chosen held no ship.
         """
-        rules, t = self._rules, tables(self._rules)
-        status, afloat = observed_status(rules, evidence_view(observation))
-        weight = self.options.weight if self.mode == DENSITY else 1
-        density = density_map(status, afloat, t.cell_list, t.size, t.start, t.count, weight)
-        g = geometry(t)
+        rules = self._rules
+        status, afloat, density, g = self._scores(evidence_view(observation))
         open_cells = (status == UNKNOWN) & free(observation)
-        plain = np.empty(0, dtype=np.int64)
         cells: list[int] = []
         for _ in range(size):
             if self.mode == DENSITY:
-                cell = density_pick(
-                    density,
-                    status,
-                    afloat,
-                    rules.rows,
-                    rules.cols,
-                    self._params,
-                    g,
-                    self._state,
-                    open_cells,
-                    plain,
-                )
+                cell = self._density_cell(density, status, afloat, g, open_cells)
             else:
                 blocked = status.copy()
                 blocked[~open_cells & (status == UNKNOWN)] = IMPOSSIBLE
@@ -722,6 +692,42 @@ class DensityShooter:
             cells.append(int(cell))
             open_cells[cell] = False
         return cells + fill_up(observation, cells, size)
+
+    def _scores(
+        self, observation: Observation
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+        """What is known cell by cell, the ships afloat, the density map over them and the geometry."""
+        rules, t = self._rules, tables(self._rules)
+        status, afloat = observed_status(rules, observation)
+        weight = self.options.weight if self.mode == DENSITY else 1
+        density = density_map(status, afloat, t.cell_list, t.size, t.start, t.count, weight)
+        return status, afloat, density, geometry(t)
+
+    def _density_cell(
+        self,
+        density: np.ndarray,
+        status: np.ndarray,
+        afloat: np.ndarray,
+        g: tuple[np.ndarray, ...],
+        open_cells: np.ndarray,
+    ) -> int:
+        """The density shooter's pick among ``open_cells`` (ties split by its tie rule)."""
+        rules = self._rules
+        plain = np.empty(0, dtype=np.int64)
+        return int(
+            density_pick(
+                density,
+                status,
+                afloat,
+                rules.rows,
+                rules.cols,
+                self._params,
+                g,
+                self._state,
+                open_cells,
+                plain,
+            )
+        )
 
 
 class SuperpositionShooter(DensityShooter):
