@@ -1,7 +1,7 @@
 """Exact play under the contest generator's own layout law against its placement weights, on contest layouts.
 
 ``optimal:prior=contest-exact`` weighs exact uniform samples of the consistent layouts by their
-probability under the C# Pirates organiser's ship-by-ship board filler; ``optimal:prior=contest``
+probability under the C# Pirates organiser's ship-by-ship board filler; ``optimal:prior=contest-weights``
 weighs each placement by how often the filler draws it (exact counts under that product prior).
 Both play the same held-out contest layouts on the ``pirates`` rules.
 
@@ -35,7 +35,7 @@ from battleship.lab.summary import t95
 from battleship.rules import preset
 from battleship.shooters import make
 
-SHOOTERS = ("optimal:prior=contest-exact", "optimal:prior=contest")
+SHOOTERS = ("optimal:prior=contest-exact", "optimal:prior=contest-weights")
 
 
 def summarise(path: Path) -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from battleship import generators
 from battleship.errors import BattleshipError
-from battleship.game import Game, Observation
+from battleship.game import Game, Observation, play
 from battleship.inference import likelihood
 from battleship.rules import Rules, Ship, Sinks, Spacing
 from battleship.shooters import make
@@ -124,8 +124,9 @@ def test_importance_weights_tend_to_the_exact_posterior_under_the_law(shots):
 
 
 def test_only_ship_by_ship_generators_have_an_exact_prior():
-    assert likelihood.split_prior("contest-exact") == ("contest", True)
-    assert likelihood.split_prior("contest") == ("contest", False)
+    assert likelihood.split_prior("contest-exact") == ("contest", "exact")
+    assert likelihood.split_prior("contest-weights") == ("contest", "weights")
+    assert likelihood.split_prior("contest") == ("contest", "")
     for bad in ("uniform-exact", "edge-exact", "nonsense-exact"):
         with pytest.raises(BattleshipError, match="exact layout law is known for the ship-by-ship"):
             likelihood.split_prior(bad)
@@ -174,3 +175,25 @@ def test_rules_the_exact_prior_cannot_play_are_refused_at_the_start():
     bent = Rules(4, 4, (Ship("T", "T", ((0, 0), (0, 1), (1, 1))), Ship.line("B", "B", 2)))
     with pytest.raises(BattleshipError, match="straight ships"):
         make("optimal:prior=contest-exact").reset(bent, np.random.default_rng(0))
+
+
+def test_a_plain_generator_prior_is_its_exact_law_wherever_the_rules_allow():
+    margin = Rules(5, 5, FLEET, Spacing.NO_CONTACT)
+    bent = Rules(4, 4, (Ship("T", "T", ((0, 0), (0, 1), (1, 1))), Ship.line("B", "B", 2)))
+    assert likelihood.plays_law(margin, "contest") and likelihood.plays_law(margin, "sequential")
+    assert likelihood.plays_law(margin, "contest-exact")
+    assert not likelihood.plays_law(margin, "contest-weights")
+    assert not likelihood.plays_law(margin, "r-blog")  # the R study's generator lets ships touch
+    assert not likelihood.plays_law(bent, "contest")  # the law's sampler takes straight ships only
+    assert not likelihood.plays_law(margin, "edge")  # no ship-by-ship law known
+    assert not likelihood.plays_law(margin, "")
+
+
+def test_optimal_under_a_plain_generator_prior_plays_exactly_as_under_its_exact_law():
+    rules = Rules(6, 6, FLEET, Spacing.NO_CONTACT, Sinks.NONE)
+    layout = generators.generate(rules, "contest", 12, 1)[0]
+    played = {}
+    for prior in ("contest", "contest-exact"):
+        shooter = make(f"optimal:prior={prior},samples=300")
+        played[prior] = [s.cell for s in play(shooter, layout, np.random.default_rng(3)).shots]
+    assert played["contest"] == played["contest-exact"]

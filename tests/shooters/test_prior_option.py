@@ -144,7 +144,7 @@ def test_anonymous_sinks_under_a_prior_play_to_the_end():
 def test_exact_greedy_play_under_a_generator_prior_fires_where_the_weighted_posterior_is_highest():
     rules = Rules(6, 6, (Ship.line("a", "A", 3), Ship.line("b", "B", 2)), spacing=Spacing.NO_CONTACT)
     layout = generators.generate(rules, "contest", 3, 1)[0]
-    shooter = make("optimal:prior=contest")
+    shooter = make("optimal:prior=contest-weights")  # plain prior=contest plays the exact law
     record = play(shooter, layout, np.random.default_rng(0))
     weights = generator_weights(rules, "contest")
     observation = Observation(rules, record.shots[: len(record.shots) // 2])

@@ -47,6 +47,7 @@ from battleship.tables import tables
 
 SHIP_RETRIES = 100_000  # a ship's clashes before its layout starts again (generators.draw_into)
 EXACT_SUFFIX = "-exact"
+WEIGHTS_SUFFIX = "-weights"  # the placement weights, where the exact law would be played
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,20 +66,43 @@ def sequential_generators() -> tuple[str, ...]:
     return tuple(g for g in ("sequential", "r-blog", "contest") if g in generators.GENERATORS)
 
 
-def split_prior(text: str) -> tuple[str, bool]:
-    """``"contest-exact"`` -> ``("contest", True)``; ``"contest"`` -> ``("contest", False)``.
+def split_prior(text: str) -> tuple[str, str]:
+    """A ``prior`` option's generator and how it is to be read: ``"contest-exact"`` ->
+    ``("contest", "exact")`` (the generator's exact layout law, or a clear error);
+    ``"contest-weights"`` -> ``("contest", "weights")`` (its placement weights); ``"contest"`` ->
+    ``("contest", "")`` (the law where the shooter and the rules can play it: :func:`plays_law`).
 
     A clear error for ``-exact`` on a generator whose law is not known in closed form.
     """
+    if text.endswith(WEIGHTS_SUFFIX):
+        return text[: -len(WEIGHTS_SUFFIX)], "weights"
     if not text.endswith(EXACT_SUFFIX):
-        return text, False
+        return text, ""
     name = text[: -len(EXACT_SUFFIX)]
     if name not in sequential_generators():
         choices = ", ".join(g + EXACT_SUFFIX for g in sequential_generators())
         raise BattleshipError(
             f"prior {text!r}: the exact layout law is known for the ship-by-ship generators only ({choices})"
         )
-    return name, True
+    return name, "exact"
+
+
+def plays_law(rules: Rules, text: str) -> bool:
+    """Whether a shooter that can play a generator's exact law (exact greedy play) plays it under the
+    option ``prior=text``: always for ``GENERATOR-exact`` (rules it cannot play are refused then),
+    never for ``GENERATOR-weights``, and for a plain ``GENERATOR`` whenever the law is known and
+    these rules allow it (a ship-by-ship generator, straight ships): the generator's exact prior
+    wherever it can be had, its placement weights otherwise."""
+    generator, how = split_prior(text)
+    if how:
+        return how == "exact"
+    if generator not in sequential_generators():
+        return False
+    try:
+        check(rules, generator)
+    except BattleshipError:
+        return False
+    return True
 
 
 @lru_cache(maxsize=32)

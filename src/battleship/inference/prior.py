@@ -272,11 +272,13 @@ def generator_weights(rules: Rules, generator: str) -> np.ndarray | None:
     from battleship import generators
     from battleship.inference.likelihood import split_prior
 
-    if split_prior(generator)[1]:
+    name, how = split_prior(generator)
+    if how == "exact":
         raise BattleshipError(
             f"prior={generator}: a generator's exact layout law is played by optimal only; "
-            f"this shooter weighs placements (prior={split_prior(generator)[0]})"
+            f"this shooter weighs placements (prior={name})"
         )
+    generator = name
 
     rows = generators.draw(rules, generator, GENERATOR_SEED, GENERATOR_LAYOUTS)
     drawn = np.bincount(rows.ravel(), minlength=len(tables(rules).masks)).astype(np.float64)

@@ -5,12 +5,15 @@ the shots, sink announcements included). Options: ``tie`` (first, random, centre
 C. Liam Brown's ``skew`` (percent) and its ``lattice`` (the Dunman High paper's parity boost is
 ``skew=P,lattice=1``; ``boost=P`` still reads so). Plays every rules variant the
 engine plays; under spacing rules and polyomino fleets the engine's search is slow on open boards.
-``prior=GENERATOR`` weighs each layout by how often that layout generator draws its placements
-(:func:`battleship.inference.prior.generator_weights`; the endgame solver is then not used).
-``prior=GENERATOR-exact`` (``contest-exact``, ``sequential-exact``, ``r-blog-exact``) plays under the
-ship-by-ship generator's exact layout law instead: ``samples`` exact uniform samples of the
-consistent layouts a shot, each weighed by its probability under the generator
-(:mod:`battleship.inference.likelihood`), seeded from the game's stream. ``exact=N`` (once spelled ``endgame=N``) solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
+``prior=GENERATOR`` plays under that layout generator's own prior wherever it can: for the
+ship-by-ship generators (``contest``, ``sequential``, ``r-blog``) on straight ships, their exact
+layout law (:mod:`battleship.inference.likelihood`): ``samples`` exact uniform samples of the
+consistent layouts a shot, each weighed by its probability under the generator, seeded from the
+game's stream; for any other generator, or rules the law cannot be played on, each layout weighed by
+how often the generator draws its placements
+(:func:`battleship.inference.prior.generator_weights`). ``prior=GENERATOR-exact`` insists on the
+law (rules it cannot be played on are refused), ``prior=GENERATOR-weights`` asks for the placement
+weights. Under a prior the endgame solver is not used. ``exact=N`` (once spelled ``endgame=N``) solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
 layouts remain.
 
 ``tie=informative`` splits equally likely cells by what the answer would tell: the cell whose
@@ -27,7 +30,7 @@ import numpy as np
 from battleship.game import Observation
 from battleship.inference import evidence, posterior, select_by_search
 from battleship.inference.endgame import Solver
-from battleship.inference.likelihood import check, importance, split_prior
+from battleship.inference.likelihood import check, importance, plays_law, split_prior
 from battleship.inference.prior import generator_weights
 from battleship.rng import kernel_state, seed_words
 from battleship.rules import Rules, Sinks
@@ -88,7 +91,8 @@ class OptimalShooter:
         self._rules = rules
         self._state = kernel_state(rng)
         self._solver: Solver | None = None
-        generator, exact = split_prior(self.options.prior)
+        generator = split_prior(self.options.prior)[0]
+        exact = plays_law(rules, self.options.prior)
         self._law = generator if exact else ""
         self._prior = generator_weights(rules, generator) if not exact else None
         if exact:  # drawn after the tie-break stream: the other priors' play is unchanged

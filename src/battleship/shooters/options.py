@@ -193,7 +193,7 @@ OPTION: dict[str, OptionSpec] = {
         OptionSpec(
             "samples",
             1000,
-            "exact uniform samples a shot (optimal: only under prior=GENERATOR-exact)",
+            "exact uniform samples a shot (optimal: only under a generator's exact law)",
             int,
             1,
             10_000_000,
@@ -242,10 +242,10 @@ OPTION: dict[str, OptionSpec] = {
         OptionSpec(
             "prior",
             "",
-            "a layout generator (contest, sequential, ...) the layouts are expected from: placements weighed "
-            "by how often it draws them; GENERATOR-exact (contest-exact, sequential-exact, r-blog-exact, "
-            "optimal only): layouts weighed by their exact probability under that ship-by-ship generator, over "
-            "samples exact uniform samples a shot",
+            "a layout generator (contest, sequential, ...) the layouts are expected from: optimal plays a "
+            "ship-by-ship generator's exact layout law (over samples exact uniform samples a shot) where the "
+            "rules allow, every other shooter weighs placements by how often it draws them; "
+            "GENERATOR-exact insists on the law (optimal only), GENERATOR-weights asks for the weights",
             str,
         ),
         OptionSpec(
