@@ -601,13 +601,22 @@ def _sinks_at(p, s, cell, status, cell_list, size):
 
 @njit(cache=True, nogil=True)
 def two_step_pick(cell, density, status, afloat, params, geometry, state, margin):
-    """``cell`` (density's), or with ``twostep`` W: of density's W best cells (its own first), the
-    one of highest :func:`two_step_value`; a tie keeps the earlier in density's order. Left to
-    ``lastship`` once that look-ahead plays (one ship left, the sunk ships' cells known)."""
+    """``cell`` (density's), or with ``twostep`` W while hunting (no hit unexplained by a sunk ship):
+    of density's W best cells (its own first), the one of highest :func:`two_step_value`; a tie keeps
+    the earlier in density's order. Left to ``lastship`` once that look-ahead plays (one ship left,
+    the sunk ships' cells known).
+
+    Not while targeting: there the per-ship model lets every afloat ship claim the same hits, so it
+    puts off a sure hit that would sink a ship for a neighbour it overrates (8 shots a game worse
+    on standard rules when it looked ahead there too).
+    """
     if params[TWOSTEP] <= 0 or cell < 0:
         return cell
     if params[LASTSHIP] > 0 and last_ship(status, afloat, geometry[1]) >= 0:
         return cell
+    for c in range(status.shape[0]):
+        if status[c] == HIT:
+            return cell  # targeting: the per-ship model lets every ship claim the same hits
     rows, cols = margin[2], margin[3]
     factor = _skew(status, afloat, rows, cols, params, geometry, np.empty(0, dtype=np.int64))
     rank = density * factor if factor.shape[0] else density * 100  # density_pick's ranking
