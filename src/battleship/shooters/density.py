@@ -13,6 +13,10 @@ played on by density itself against every placement of the last ship that fits (
 exact rather than sampled, so no winner's curse; with ties broken by a rule rather than at random
 it never plays worse than density on uniform layouts).
 
+With ``twostep=W``, while hunting, of its W best cells density fires the one with most expected hits
+this shot and the next under its own model made a probability (each ship on its own, its placements
+weighed as density weighs them): measured behind density on standard rules, so ``best`` leaves it out.
+
 superposition (the Dunman High paper, section 5, "a sub-optimal implementation"): the same count with every placement
 weighing 1 ("every arrangement of every operational ship"), after two forced-cell rules: a hit with
 exactly one unsearched neighbour and no hit neighbour has its ship there; a ship with exactly one
