@@ -41,7 +41,7 @@ DEFAULT_WEIGHT = 20
 SUPERPOSITION_BOOST = 5  # the Dunman High paper: "a few percentage points"
 
 # positions in the kernels' parameter vector
-TIE, COLOUR, WEIGHT, SKEW, BOOST, SINKS, SPACING, LATTICE, LASTSHIP = range(9)
+TIE, COLOUR, WEIGHT, SKEW, BOOST, SINKS, SPACING, LATTICE, LASTSHIP, TWOSTEP = range(10)
 
 Value = int | str
 
@@ -184,6 +184,16 @@ OPTION: dict[str, OptionSpec] = {
             100,
             "a number of candidate cells",
         ),
+        OptionSpec(
+            "twostep",
+            0,
+            "of the N best cells, the one with most expected hits this shot and the next under the "
+            "count's own per-ship model (density's placements, each ship on its own; 0: never)",
+            int,
+            0,
+            100,
+            "a number of candidate cells",
+        ),
         _percent(
             "boost",
             SUPERPOSITION_BOOST,
@@ -305,6 +315,7 @@ class Options:
     skew: int = 0
     lattice: int = 0
     lastship: int = 0
+    twostep: int = 0
     boost: int | None = None  # None: the shooter's own default
     samples: int = 1000
     budget: int = 0
@@ -338,7 +349,7 @@ class Options:
         """The int64 parameter vector of the kernels, for ``rules``."""
         import numpy as np
 
-        out = np.zeros(9, dtype=np.int64)
+        out = np.zeros(10, dtype=np.int64)
         out[TIE] = TIES[self.tie]
         out[COLOUR] = self.colour
         out[WEIGHT] = self.weight
@@ -348,6 +359,7 @@ class Options:
         out[SPACING] = SPACING_CODES[rules.spacing]
         out[LATTICE] = self.lattice
         out[LASTSHIP] = self.lastship
+        out[TWOSTEP] = self.twostep
         return out
 
     @property
