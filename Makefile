@@ -64,7 +64,9 @@ bubblewrap:
 # one worker more than the cores (pytest-xdist): a 2-worker run kept 1.25 of 2 cores busy, the rest waiting (servers
 # starting, browsers, sandboxed bots), not computing; a test file to a worker: a document's commands,
 # a module's fixtures stay together
-test: $(TSTAMP) system lint docs
+# (lint and the docs build side by side: each keeps one core busy for half a minute)
+test: $(TSTAMP) $(DSTAMP) system
+	$(MAKE) --no-print-directory -j2 lint docs
 	$(BIN)/python -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile
 
 bench: $(STAMP)
