@@ -211,3 +211,16 @@ def test_a_tiny_book_picks_what_brute_force_finds_best_where_the_gate_is_decisiv
             assert value[entry.cell] < value[entry.base], (key, value)
             assert entry.gain > 0
     assert moved >= 1 and kept >= 1
+
+
+def test_the_lab_fires_the_books_cells_then_the_kernel_game_for_game_as_the_readable_shooter():
+    from battleship.lab.runner import play_chunk, play_python
+
+    rules = preset("standard")
+    _, plain = parse_spec("density:skew=20,lattice=1")
+    booked = plain.replace(book=1)
+    rows = generators.draw(rules, "uniform", 11, 40, first=0, threads=False)
+    lab = play_chunk(rules, "density", 11, 0, 40, "uniform", rows, booked).kept_shots()
+    assert list(lab) == list(play_python(rules, "density", 11, rows, booked))
+    kernel = play_chunk(rules, "density", 11, 0, 40, "uniform", rows, plain).kept_shots()
+    assert list(kernel) != list(lab)  # some of these games reach a position where the book moves

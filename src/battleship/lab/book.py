@@ -31,15 +31,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from battleship.game import Observation, Outcome, Shot
+from battleship import generators
+from battleship.game import Game, Observation, Outcome, Shot
+from battleship.inference.prior import generator_weights
 from battleship.inference.sampling import draw
+from battleship.layout import Layout
+from battleship.rng import SHOOTER_SALT, seed_words, stream
 from battleship.rules import Rules
 from battleship.shooters.book import Book, Entry, rules_identity
-from battleship.shooters.choice import UNKNOWN, skew_factor
-from battleship.shooters.density import density_map, observed_status
-from battleship.shooters.options import parse_spec
+from battleship.shooters.choice import UNKNOWN, mark_ships, skew_factor
+from battleship.shooters.density import DENSITY, density_map, observed_status, opening_book, play_density
+from battleship.shooters.options import Options, parse_spec
 from battleship.shooters.registry import make
 from battleship.shooters.rollout import rollout_shots
+from battleship.stop import Stop
 from battleship.tables import geometry, tables
 
 
@@ -193,4 +198,42 @@ def children(
         out.append((miss_share, observation.after(Shot(cell, Outcome.MISS))))
     if hit_share > 0:
         out.append((hit_share, observation.after(Shot(cell, Outcome.HIT))))
+    return out
+
+
+def book_line(book: Book, layout: Layout) -> list[int]:
+    """The cells the book fires on ``layout`` from the first shot until the position leaves the book."""
+    game = Game(layout)
+    cells: list[int] = []
+    while True:
+        cell = book.cell(game.observation.text())
+        if cell is None or game.over:
+            return cells
+        game.fire(cell)
+        cells.append(cell)
+
+
+def play_book_rows(
+    rules: Rules, seed: int, rows: np.ndarray, options: Options, first: int = 0, stop: Stop | None = None
+) -> np.ndarray:
+    """Shots per game of ``density`` with ``book=1`` on ``rows``, as the lab's kernel plays density:
+    the book's cells for each game are found in Python, then the density kernel plays the game with
+    them fired first (game ``i`` draws from the kernel's stream ``first + i``). Equal, game by game, to
+    the readable shooter (tested). With ``stop``, returns the games finished once a stop is asked for.
+    """
+    book = opening_book("density", options, rules)
+    t = tables(rules)
+    g = geometry(t, generator_weights(rules, options.prior))
+    params, words = options.vector(rules), np.uint64(seed_words(seed))
+    ship_at = np.empty(rules.cells, dtype=np.int64)
+    out = np.empty(len(rows), dtype=np.int64)
+    for i, row in enumerate(rows):
+        if stop is not None and i % 64 == 0 and stop.requested:
+            return out[:i]
+        forced = np.array(book_line(book, generators.to_layout(rules, row)), dtype=np.int64)
+        mark_ships(row, t.cell_list, t.size, ship_at)
+        state = stream(words ^ SHOOTER_SALT, np.uint64(first + i))
+        out[i] = play_density(
+            state, ship_at, rules.ship_cells, rules.rows, rules.cols, params, g, DENSITY, forced
+        )
     return out
