@@ -237,3 +237,25 @@ def play_book_rows(
             state, ship_at, rules.ship_cells, rules.rows, rules.cols, params, g, DENSITY, forced
         )
     return out
+
+
+def verify_book(
+    rules: Rules, book: Book, rollout: str, samples: int, seed: int
+) -> list[tuple[str, Entry, float, float]]:
+    """Each position where the book leaves the shooter's cell, with the shots its cell saves over the
+    shooter's measured again on ``samples`` fresh layouts (the rollout shooter playing on), and that
+    figure's standard error: free of the selection that put the cell in the book."""
+    _, options = parse_spec(rollout)
+    params, g = options.vector(rules), geometry(tables(rules))
+    out = []
+    for index, (key, entry) in enumerate(sorted(book.entries.items())):
+        if entry.cell == entry.base:
+            continue
+        observation = Observation.from_text(key, rules)
+        layouts = draw(rules, observation, samples, seed=_seed(seed, index, 2))
+        fired = np.array([s.cell for s in observation.shots], dtype=np.int64)
+        pair = np.array([entry.base, entry.cell], dtype=np.int64)
+        shots = rollouts(rules, fired, pair, layouts, params, g, seed)
+        saved = (shots[0] - shots[1]).astype(np.float64)
+        out.append((key, entry, float(saved.mean()), float(saved.std(ddof=1) / math.sqrt(len(saved)))))
+    return out
