@@ -9,7 +9,8 @@ Prints one line a position (its reach, its board text, the shooter's cell and th
 differ, with the measured gain) and writes the book. Its seeds draw posterior samples only: measure
 the book with ``battleship compare`` on other seeds. ``--verify N`` builds nothing: for each position
 where the shipped book leaves the shooter's cell it measures the gain again on N fresh layouts, and
-prints what each position is worth a game (gain times reach).
+prints what each position is worth a game (gain times reach), and the share of the measuring runs'
+games that meet a move.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from battleship import generators
 from battleship.errors import BattleshipError
+from battleship.game import Game
 from battleship.lab.book import BookSettings, build_book, verify_book
+from battleship.layout import Layout
 from battleship.rules import preset
-from battleship.shooters.book import book_for
+from battleship.shooters.book import Book, book_for
 
 SHOOTER = "density:skew=20,lattice=1,lastship=8"  # best on standard rules
 # the look-ahead for the last ship acts only once four ships are sunk, never in the opening: the
@@ -72,7 +76,22 @@ def verify(rules_name: str, samples: int, seed: int) -> int:
             flush=True,
         )
     print(f"worth a game (gain times reach, summed): {total:.4f} +- {variance**0.5:.4f}")
+    book = book_for(rules, SHOOTER)
+    for generator, held_out in (("uniform", 45111), ("sequential", 45112)):
+        rows = generators.draw(rules, generator, held_out, 20_000, threads=False)
+        moved = sum(_meets_a_move(book, generators.to_layout(rules, row)) for row in rows)
+        print(f"{generator} layouts of seed {held_out}: {moved / len(rows):.3f} of 20,000 games meet a move")
     return 0
+
+
+def _meets_a_move(book: Book, layout: Layout) -> bool:
+    """True when the book's game on ``layout`` reaches a position where the book moves density's cell."""
+    game = Game(layout)
+    while (entry := book.entries.get(game.observation.text())) is not None:
+        if entry.cell != entry.base:
+            return True
+        game.fire(entry.cell)
+    return False
 
 
 if __name__ == "__main__":
