@@ -148,12 +148,17 @@ def play_chunk(
     With ``stop`` it plays in short slices and returns early, with the games it finished, once a
     stop is requested (see the module docstring); the games it plays are the same either way.
     """
-    if stop is None or not is_kernel(shooter, rules):
+    kernel = is_kernel(shooter, rules) and not options.book  # the kernels read no opening book
+    if stop is None or not kernel:
         if rows is None:
             rows = generators.draw(rules, generator, seed, count, first=first, threads=False)
         start = time.perf_counter()
-        if is_kernel(shooter, rules):
+        if kernel:
             shots = play_rows(rules, _kernel_kind(shooter), seed, rows, options, first)
+        elif options.book and shooter == "density" and rules.salvo is None:
+            from battleship.lab.book import play_book_rows  # the book's cells first, then the kernel
+
+            shots = play_book_rows(rules, seed, rows, options, first, stop)
         else:
             shots = play_python(rules, shooter, seed, rows, options, first, stop)
         seconds = time.perf_counter() - start

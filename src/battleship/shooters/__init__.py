@@ -162,7 +162,7 @@ register(
         f"{_HERE}.density:DensityShooter",
         "DataGenetics: the most counted cell over every placement of every afloat ship",
         "density",
-        options=_options(*SCORING, "weight", "lastship", "twostep"),
+        options=_options(*SCORING, "weight", "lastship", "twostep", "book"),
         advice="microseconds a game; best plays density:skew=20,lattice=1,lastship=8 on standard rules",
         strength=(
             _one(

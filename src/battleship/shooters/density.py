@@ -38,6 +38,9 @@ every fleet, polyominoes included.
 
 from __future__ import annotations
 
+import dataclasses
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
@@ -69,8 +72,12 @@ from battleship.shooters.options import (
     TWOSTEP,
     WEIGHT,
     Options,
+    format_spec,
 )
 from battleship.tables import geometry, tables
+
+if TYPE_CHECKING:
+    from battleship.shooters.book import Book
 
 DENSITY, SUPERPOSITION = 0, 1
 
@@ -818,6 +825,19 @@ def best_cells(
     return [c for c in open_cells if value[c] >= top * (1 - 1e-12)]
 
 
+def opening_book(name: str, options: Options, rules: Rules) -> Book:
+    """The shipped opening book ``book=1`` plays for ``rules``: one built for the shooter's other
+    options (see :mod:`battleship.shooters.book`), or a one-line error."""
+    from battleship.shooters.book import book_for
+
+    if is_salvo(rules):
+        raise BattleshipError(
+            f"{name}: book=1 plays one shot a turn; under the [salvo] rules of {rules.name} leave it out"
+        )
+    own = format_spec(name, dataclasses.replace(options, book=0, given=options.given_keys - {"book"}))
+    return book_for(rules, own)
+
+
 class DensityShooter:
     """DataGenetics' probability density shooter (see the module docstring). Plays every rules variant."""
 
@@ -838,6 +858,7 @@ class DensityShooter:
         self._rules = rules
         self._params = self.options.vector(rules)
         self._state = kernel_state(rng)
+        self._book = opening_book(self.name, self.options, rules) if self.options.book else None
         t = tables(rules)
         straight = all_straight(t.cell_list, t.size, t.start, rules.cols)
         self._margin = (SPACING_CODES[rules.spacing], straight, rules.rows, rules.cols)
@@ -846,6 +867,10 @@ class DensityShooter:
         """The cell this shooter's scores put first."""
         if is_salvo(self._rules):
             return self.next_salvo(observation, 1)[0]
+        if self._book is not None:
+            cell = self._book.cell(observation.text())
+            if cell is not None:
+                return cell
         status, afloat, density, g = self._scores(observation)
         if self.mode == DENSITY:
             cell = self._density_cell(density, status, afloat, g, status == UNKNOWN)

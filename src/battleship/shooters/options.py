@@ -285,6 +285,16 @@ OPTION: dict[str, OptionSpec] = {
             choices=EARLY,
         ),
         OptionSpec(
+            "book",
+            0,
+            "1: fire the shipped opening book's cell while the position is in it (built for the rules and "
+            "this shooter's other options), else play as the shooter itself",
+            int,
+            0,
+            1,
+            "0 or 1",
+        ),
+        OptionSpec(
             "fast",
             0,
             "1: the strongest measured shooter that runs as a Numba kernel (for lab runs)",
@@ -328,6 +338,7 @@ class Options:
     width: int = 6
     plies: int = 2
     early: str = ""
+    book: int = 0
     fast: int = 0
     # not a field: kept out of equality, of ``dataclasses.asdict`` (the run files) and of the repr
     given: InitVar[Iterable[str]] = frozenset()
