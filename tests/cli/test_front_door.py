@@ -77,7 +77,7 @@ def test_compare_writes_no_charts_unless_asked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     out = json.loads(runner.invoke(app, ["compare", "random", "best", "--games", "100", "--json"]).stdout)
     assert out["figures"] == [] and not (tmp_path / "out").exists()
-    assert list(out["shooters"]) == ["random", "density:skew=20,lattice=1,lastship=8"]
+    assert list(out["shooters"]) == ["random", "density:skew=20,lattice=1,lastship=8,book=1"]
 
 
 @pytest.mark.slow

@@ -59,7 +59,7 @@ def test_a_class_from_a_file_plays_in_every_command(tmp_path):
 
 def test_one_name_for_what_played_in_every_output(tmp_path):
     games = tmp_path / "games.txt"
-    shown = "density:skew=20,lattice=1,lastship=8"
+    shown = "density:skew=20,lattice=1,lastship=8,book=1"
     played = json.loads(ok(["play", "best", "--seed", "1", "--json"]).stdout)
     header = f"# rules: standard\n[{shown}]\n"  # a game file names its rules, then who played
     assert played["shooter"] == shown and played["notation"].startswith(header)

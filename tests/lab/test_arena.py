@@ -325,8 +325,8 @@ def test_the_command_saves_a_run_that_loads_back(tmp_path, monkeypatch):
         (["nosuchbot"], "not a registered shooter"),
         (["density", "density"], "'density' is the same bot on standard"),
         (
-            ["best", "density:skew=20,lattice=1,lastship=8"],
-            "'best' and 'density:skew=20,lattice=1,lastship=8' are",
+            ["best", "density:skew=20,lattice=1,lastship=8,book=1"],
+            "'best' and 'density:skew=20,lattice=1,lastship=8,book=1' are",
         ),
         (["exec:"], "must be followed by a command"),
         (["density", "--time-limit", "0"], "--time-limit must be above 0"),

@@ -202,7 +202,7 @@ def test_notation_file_holds_the_very_games_the_run_counted(tmp_path, shooter):
 
 def test_best_names_the_strongest_measured_shooter_for_the_rules():
     for rules, expected, games in (
-        ("standard", "density:skew=20,lattice=1,lastship=8", "20"),
+        ("standard", "density:skew=20,lattice=1,lastship=8,book=1", "20"),
         ("pirates", "twoply:endgame=5000,plies=1", "2"),
     ):
         args = ["simulate", "--shooter", "best", "--rules", rules, "--games", games, "--json"]
@@ -217,7 +217,7 @@ def test_best_follows_what_the_rules_are_not_their_name():
     from battleship.shooters.best import best_for
 
     standard = preset("standard")
-    assert best_for(replace(standard, name="anything")) == "density:skew=20,lattice=1,lastship=8"
+    assert best_for(replace(standard, name="anything")) == "density:skew=20,lattice=1,lastship=8,book=1"
     # a file that calls itself "standard" but has a margin and no announcements plays as pirates
     quiet = replace(standard, spacing=Spacing.NO_CONTACT, sinks=Sinks.NONE)
     assert best_for(quiet) == "twoply:endgame=5000,plies=1"

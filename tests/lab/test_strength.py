@@ -13,7 +13,7 @@ from battleship.shooters.options import Options
 
 def test_best_plays_the_skew_and_its_lattice_on_standard_rules():
     # docs: density:skew=20 minus density -0.274 (-0.383 .. -0.165), 20,000 games
-    assert best_for(preset("standard")) == "density:skew=20,lattice=1,lastship=8"
+    assert best_for(preset("standard")) == "density:skew=20,lattice=1,lastship=8,book=1"
 
 
 def test_best_plays_the_skews_lattice_only_where_it_was_measured_ahead():

@@ -126,11 +126,11 @@ def test_keywords_play_exactly_as_the_text():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("best", "density:skew=20,lattice=1,lastship=8"),
+        ("best", "density:skew=20,lattice=1,lastship=8,book=1"),
         ("best:skew=0", "density:skew=0,lattice=1,lastship=8"),
         ("best:lattice=0", "density:skew=20,lattice=0,lastship=8"),
         ("best:lastship=0", "density:skew=20,lattice=1,lastship=0"),
-        ("best:skew=20", "density:skew=20,lattice=1,lastship=8"),
+        ("best:skew=20", "density:skew=20,lattice=1,lastship=8,book=1"),
         ("best:tie=first", "density:tie=first,skew=20,lattice=1,lastship=8"),
         ("best:fast=1", "density:skew=20,lattice=1"),
         ("best:fast=1,skew=0", "density:skew=0,lattice=1"),
@@ -272,7 +272,7 @@ def test_the_shooters_command_lists_options_roles_and_strength():
     assert list(rows) == names()
     for key in ("name", "summary", "reads", "kernel", "refusal", "unread"):
         assert all(key in row for row in rows.values())
-    assert rows["best"]["plays"] == "density:skew=20,lattice=1,lastship=8"
+    assert rows["best"]["plays"] == "density:skew=20,lattice=1,lastship=8,book=1"
     density = {o["name"]: o for o in rows["density"]["options"]}
     assert density["skew"]["default"] == 0 and density["skew"]["allowed"] == "0..100"
     assert rows["rollout"]["role"] == "experiment" and not rows["rollout"]["recommended"]

@@ -163,7 +163,7 @@ register(
         "DataGenetics: the most counted cell over every placement of every afloat ship",
         "density",
         options=_options(*SCORING, "weight", "lastship", "twostep", "book"),
-        advice="microseconds a game; best plays density:skew=20,lattice=1,lastship=8 on standard rules",
+        advice="microseconds a game; best plays density:skew=20,lattice=1,lastship=8,book=1 on standard rules",
         strength=(
             _one(
                 "standard",
@@ -464,7 +464,7 @@ register(
         strength=(
             _one(
                 "standard",
-                "best = density:skew=20,lattice=1,lastship=8",
+                "best without its opening book = density:skew=20,lattice=1,lastship=8",
                 20_000,
                 43.97,
                 "43.86 .. 44.08",

@@ -167,6 +167,12 @@ def packaged_books() -> list[Book]:
     return [_PACKAGED[name] for name in PACKAGED]
 
 
+def has_book(rules: Rules, shooter: str) -> bool:
+    """Whether a shipped book serves ``shooter`` (its spec without ``book``) under ``rules``."""
+    identity = rules_identity(rules)
+    return any(book.rules == identity and shooter in book.serves for book in packaged_books())
+
+
 def book_for(rules: Rules, shooter: str) -> Book:
     """The shipped book for ``rules`` that serves ``shooter`` (its spec without ``book``), or a clear error."""
     identity = rules_identity(rules)
