@@ -132,7 +132,8 @@ def with_book(rules: Rules, spec: str, options: Options | None) -> str:
     shooter that will play (``spec`` with the options given to ``best`` on top: ``best:skew=0`` is
     another shooter, which no book serves), else ``spec`` itself (docs/research/book.md)."""
     from battleship.shooters.book import has_book
-    from battleship.shooters.registry import CHOOSER_KEYS, split_spec
+    from battleship.shooters.options import split_spec
+    from battleship.shooters.registry import CHOOSER_KEYS
     from battleship.shooters.registry import spec as registered
 
     name, written = split_spec(spec)
