@@ -1,6 +1,6 @@
 """Process time a shot of greedy's exact rest of game on `pirates`, for several endgame sizes.
 
-Run: PYTHONPATH=src .venv/bin/python benchmarks/pirates_second.py [SHOOTER ...] [--games N] [--seed S]
+Run: .venv/bin/python benchmarks/pirates_second.py [SHOOTER ...] [--games N] [--seed S]
      [--rules PRESET]
 
 One untimed game first compiles the kernels (a minute or more the first time); time each shooter in
@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from battleship.errors import BattleshipError
 from battleship.game import Game
 from battleship.generators import generate
 from battleship.inference import posterior
@@ -91,8 +92,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--seed", type=int, default=3001)
     args = parser.parse_args()
-    for text in args.shooters:
-        time_shooter(text, args.rules, args.games, args.seed)
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, not {args.games}")
+    try:
+        for text in args.shooters:
+            time_shooter(text, args.rules, args.games, args.seed)
+    except BattleshipError as error:  # a bad shooter or rules file: one line, not a traceback
+        raise SystemExit(f"pirates_second: {error}") from None
 
 
 if __name__ == "__main__":
