@@ -418,6 +418,26 @@ def _finish(first, p, s, status, afloat, params, geometry, state, margin):
 
 
 @njit(cache=True, nogil=True)
+def candidates(cell, density, status, afloat, params, geometry, margin, width):
+    """The cells a look-ahead weighs: density's own ``cell`` first, then the unknown cells density
+    ranks next (skew included, ties in reading order), ``width`` in all."""
+    factor = _skew(status, afloat, margin[2], margin[3], params, geometry, np.empty(0, dtype=np.int64))
+    rank = density * factor if factor.shape[0] else density * 100  # density_pick's ranking
+    order = np.argsort(-rank, kind="mergesort")
+    out = np.empty(max(width, 0), dtype=np.int64)
+    found = 0
+    for j in range(-1, order.shape[0]):
+        c = cell if j < 0 else order[j]
+        if found >= width:
+            break
+        if status[c] != UNKNOWN or (j >= 0 and c == cell):
+            continue
+        out[found] = c
+        found += 1
+    return out[:found]
+
+
+@njit(cache=True, nogil=True)
 def last_ship_pick(cell, status, afloat, params, geometry, state, margin):
     """``cell`` (density's), or with ``lastship`` W and one ship left: of density's W best cells, the
     one after which density fires fewest shots in all over every placement of that ship that fits.
@@ -434,22 +454,12 @@ def last_ship_pick(cell, status, afloat, params, geometry, state, margin):
     if s < 0:
         return cell
     cell_list, size, start, count = geometry[0], geometry[1], geometry[2], geometry[3]
-    rows, cols = margin[2], margin[3]
     density = density_map(status, afloat, cell_list, size, start, count, params[WEIGHT])
-    factor = _skew(status, afloat, rows, cols, params, geometry, np.empty(0, dtype=np.int64))
-    value = density * factor if factor.shape[0] else density * 100  # density_pick's ranking
     hits = 0
     for c in range(status.shape[0]):
         hits += status[c] == HIT
-    order = np.argsort(-value, kind="mergesort")
-    best, best_total, tried = cell, -1, 0
-    for j in range(-1, order.shape[0]):
-        c = cell if j < 0 else order[j]
-        if tried >= params[LASTSHIP]:
-            break
-        if status[c] != UNKNOWN or (j >= 0 and c == cell):
-            continue
-        tried += 1
+    best, best_total = cell, -1
+    for c in candidates(cell, density, status, afloat, params, geometry, margin, params[LASTSHIP]):
         total = 0
         for p in range(start[s], start[s] + count[s]):
             if _fits(p, s, status, cell_list, size, hits):
@@ -628,18 +638,8 @@ def two_step_pick(cell, density, status, afloat, params, geometry, state, margin
     for c in range(status.shape[0]):
         if status[c] == HIT:
             return cell  # targeting: the per-ship model lets every ship claim the same hits
-    rows, cols = margin[2], margin[3]
-    factor = _skew(status, afloat, rows, cols, params, geometry, np.empty(0, dtype=np.int64))
-    rank = density * factor if factor.shape[0] else density * 100  # density_pick's ranking
-    order = np.argsort(-rank, kind="mergesort")
-    best, best_value, tried = cell, -1.0, 0
-    for j in range(-1, order.shape[0]):
-        c = cell if j < 0 else order[j]
-        if tried >= params[TWOSTEP]:
-            break
-        if status[c] != UNKNOWN or (j >= 0 and c == cell):
-            continue
-        tried += 1
+    best, best_value = cell, -1.0
+    for c in candidates(cell, density, status, afloat, params, geometry, margin, params[TWOSTEP]):
         v = two_step_value(c, status, afloat, params, geometry, margin)
         if v > best_value + 1e-12:
             best, best_value = c, v
