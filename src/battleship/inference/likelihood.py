@@ -48,6 +48,11 @@ from battleship.tables import tables
 SHIP_RETRIES = 100_000  # a ship's clashes before its layout starts again (generators.draw_into)
 EXACT_SUFFIX = "-exact"
 WEIGHTS_SUFFIX = "-weights"  # the placement weights, where the exact law would be played
+# the generators whose plain ``prior=GENERATOR`` plays the exact law: those where it was measured ahead
+# of the placement weights (contest: 0.389 shots over 2,000 paired held-out layouts of `pirates`). Under
+# the sequential generator the law over 1,000 samples a shot was 1.0 shots behind its weights (300
+# paired games): its layouts' probabilities spread so widely that uniform samples estimate it poorly.
+LAW_BY_DEFAULT = ("contest",)
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,12 +96,13 @@ def plays_law(rules: Rules, text: str) -> bool:
     """Whether a shooter that can play a generator's exact law (exact greedy play) plays it under the
     option ``prior=text``: always for ``GENERATOR-exact`` (rules it cannot play are refused then),
     never for ``GENERATOR-weights``, and for a plain ``GENERATOR`` whenever the law is known and
-    these rules allow it (a ship-by-ship generator, straight ships): the generator's exact prior
-    wherever it can be had, its placement weights otherwise."""
+    these rules allow it (straight ships) and the law was measured ahead of the weights
+    (:data:`LAW_BY_DEFAULT`): the generator's exact prior wherever it is known to help, its placement
+    weights otherwise."""
     generator, how = split_prior(text)
     if how:
         return how == "exact"
-    if generator not in sequential_generators():
+    if generator not in LAW_BY_DEFAULT or generator not in sequential_generators():
         return False
     try:
         check(rules, generator)

@@ -5,15 +5,15 @@ the shots, sink announcements included). Options: ``tie`` (first, random, centre
 C. Liam Brown's ``skew`` (percent) and its ``lattice`` (the Dunman High paper's parity boost is
 ``skew=P,lattice=1``; ``boost=P`` still reads so). Plays every rules variant the
 engine plays; under spacing rules and polyomino fleets the engine's search is slow on open boards.
-``prior=GENERATOR`` plays under that layout generator's own prior wherever it can: for the
-ship-by-ship generators (``contest``, ``sequential``, ``r-blog``) on straight ships, their exact
-layout law (:mod:`battleship.inference.likelihood`): ``samples`` exact uniform samples of the
-consistent layouts a shot, each weighed by its probability under the generator, seeded from the
-game's stream; for any other generator, or rules the law cannot be played on, each layout weighed by
-how often the generator draws its placements
-(:func:`battleship.inference.prior.generator_weights`). ``prior=GENERATOR-exact`` insists on the
-law (rules it cannot be played on are refused), ``prior=GENERATOR-weights`` asks for the placement
-weights. Under a prior the endgame solver is not used. ``exact=N`` (once spelled ``endgame=N``) solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
+``prior=GENERATOR`` plays under that layout generator's prior. ``prior=contest`` on straight
+ships plays the contest generator's exact layout law (:mod:`battleship.inference.likelihood`,
+measured ahead of its placement weights): ``samples`` exact uniform samples of the consistent
+layouts a shot, each weighed by its probability under the generator, seeded from the game's stream.
+Every other generator, and rules the law cannot be played on, weigh each layout by how often the
+generator draws its placements (:func:`battleship.inference.prior.generator_weights`).
+``prior=GENERATOR-exact`` asks for a ship-by-ship generator's law (``sequential-exact``,
+``r-blog-exact``; rules it cannot be played on are refused), ``prior=GENERATOR-weights`` for the
+placement weights. Under a prior the endgame solver is not used. ``exact=N`` (once spelled ``endgame=N``) solves the rest of the game exactly (:mod:`battleship.inference.endgame`) once at most ``N``
 layouts remain.
 
 ``tie=informative`` splits equally likely cells by what the answer would tell: the cell whose

@@ -252,10 +252,10 @@ OPTION: dict[str, OptionSpec] = {
         OptionSpec(
             "prior",
             "",
-            "a layout generator (contest, sequential, ...) the layouts are expected from: optimal plays a "
-            "ship-by-ship generator's exact layout law (over samples exact uniform samples a shot) where the "
-            "rules allow, every other shooter weighs placements by how often it draws them; "
-            "GENERATOR-exact insists on the law (optimal only), GENERATOR-weights asks for the weights",
+            "a layout generator (contest, sequential, ...) the layouts are expected from: placements weighed "
+            "by how often it draws them, except optimal under contest, which plays that generator's exact "
+            "layout law (over samples exact uniform samples a shot); GENERATOR-exact asks for a ship-by-ship "
+            "generator's law (optimal only), GENERATOR-weights for the weights",
             str,
         ),
         OptionSpec(
