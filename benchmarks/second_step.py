@@ -21,16 +21,22 @@ import numpy as np
 from battleship.game import Game
 from battleship.generators import generate
 from battleship.lab.runner import compare
-from battleship.rules import load
+from battleship.rules import Rules, load
 from battleship.shooters import make
 from battleship.shooters.best import best_for
-from battleship.shooters.options import format_spec, parse_spec
+from battleship.shooters.options import Options, format_spec, parse_spec
+
+
+def looked_ahead(rules: Rules) -> tuple[str, Options]:
+    """What ``best`` plays on ``rules`` without its opening book (a book serves one shooter's opening,
+    and the two-step look-ahead changes that opening), parsed."""
+    return parse_spec(best_for(rules).replace(",book=1", ""))
 
 
 def paired(rules_name: str, games: int, seeds: list[int], generators: list[str], widths: list[int]) -> None:
     """Print each width's mean and its paired difference from ``best`` per seed and generator."""
     rules = load(rules_name)
-    base = parse_spec(best_for(rules))
+    base = looked_ahead(rules)
     shooters = [base] + [(base[0], base[1].replace(twostep=w)) for w in widths]
     for generator in generators:
         for seed in seeds:
@@ -47,7 +53,7 @@ def paired(rules_name: str, games: int, seeds: list[int], generators: list[str],
 def shot_time(rules_name: str, games: int, widths: list[int]) -> None:
     """Print the process time of a shot, mean and maximum, for ``best`` and each width."""
     rules = load(rules_name)
-    name, options = parse_spec(best_for(rules))
+    name, options = looked_ahead(rules)
     layouts = generate(rules, "uniform", seed=3001, count=games)
     for spec in [format_spec(name, options)] + [
         format_spec(name, options.replace(twostep=w)) for w in widths
