@@ -356,6 +356,11 @@ def test_custom_rules_from_the_form_with_a_ship_of_any_shape(server, open_page):
     page.dispatch_event("#c-ships", "change")
     page.wait_for_function("document.querySelectorAll('#placement .cell').length === 56")
     assert 'shape = "###/.#."' in page.input_value("#c-toml")
+    # each field's change asks the server for the rules again; the board may come from an earlier
+    # answer (7x8 before the Tee was read): placing waits for the last, whose fleet holds the Tee
+    page.wait_for_function(
+        "[...document.querySelectorAll('#fleet button')].some((b) => b.textContent.includes('Tee'))"
+    )
     page.click("#fleet button:nth-child(2)")  # the Tee, turned a quarter, by hand
     page.keyboard.press("r")
     page.click("#placement .cell[data-cell='10']")
