@@ -25,11 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from battleship.game import Game
 from battleship.generators import generate
 from battleship.lab.limit import Optimum, beside, every_layout
 from battleship.rules import Rules, Ship, Sinks, Spacing, load
-from battleship.shooters import make
+from shot_time import timed_shots
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "research" / "limit.md"
 ROW = re.compile(r"^\| (\d+)x(\d+) \| ([\d, ]+) \| ([a-z-]+), ([a-z]+) \| ([\d,]+) \| ([\d.]+) \|")
@@ -83,15 +82,8 @@ def shot_times(shooters: list[str], rules_name: str, games: int) -> None:
     layouts = generate(rules, "uniform", seed=3001, count=games)
     for text in shooters:
         first, rest = [], []
-        for i, layout in enumerate(layouts):
-            shooter = make(text)
-            shooter.reset(rules, np.random.default_rng(i))
-            game = Game(layout)
-            while not game.over:
-                start = time.process_time()
-                cell = shooter.next_shot(game.observation)
-                (rest if game.observation.shots else first).append(time.process_time() - start)
-                game.fire(cell)
+        for board, _wall, cpu in timed_shots(text, rules, layouts):
+            (rest if board.shots else first).append(cpu)
         t = np.array(rest)
         print(
             f"{rules_name} {text}: {len(t) + len(first)} shots in {games} games; per shot (process time) "

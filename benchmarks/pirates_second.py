@@ -15,7 +15,6 @@ how many such shots there were. The budget the look-ahead is held to: 0.5 s a sh
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
@@ -26,6 +25,7 @@ from battleship.inference import posterior
 from battleship.rules import Rules, load
 from battleship.shooters import make
 from battleship.shooters.options import parse_spec
+from shot_time import timed_shots
 
 BUDGET = 0.5  # seconds of process time a shot, at most
 DEFAULT = ["twoply:endgame=5000,plies=1", "twoply:endgame=20000,plies=1", "twoply:endgame=50000,plies=1"]
@@ -53,25 +53,15 @@ def time_shooter(text: str, rules_name: str, games: int, seed: int) -> None:
     layouts = generate(rules, "uniform", seed=seed, count=games)
     limit = endgame_size(text)
     every, lookahead, first, shots = [], [], [], 0
-    for i, layout in enumerate(layouts):
-        shooter = make(text)
-        shooter.reset(rules, np.random.default_rng(i))
-        game = Game(layout)
-        while not game.over:
-            observation = game.observation
-            start = time.process_time()
-            cell = shooter.next_shot(observation)
-            spent = time.process_time() - start
-            shots += 1
-            if not observation.shots:
-                first.append(spent)
-                game.fire(cell)
-                continue
-            every.append(spent)
-            # outside the timed span: whether the look-ahead ran on this shot
-            if limit and posterior(rules, observation).layouts <= limit:
-                lookahead.append(spent)
-            game.fire(cell)
+    for observation, _wall, spent in timed_shots(text, rules, layouts):
+        shots += 1
+        if not observation.shots:
+            first.append(spent)
+            continue
+        every.append(spent)
+        # outside the timed span: whether the look-ahead ran on this shot
+        if limit and posterior(rules, observation).layouts <= limit:
+            lookahead.append(spent)
     t, e = np.array(every), np.array(lookahead) if lookahead else np.zeros(1)
     print(
         f"{rules_name} {text}: {shots} shots in {games} games; per shot (process time) mean "

@@ -14,17 +14,15 @@ a shot (one core; the wall clock of a shared machine would count the other jobs)
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
-from battleship.game import Game
 from battleship.generators import generate
 from battleship.lab.runner import compare
 from battleship.rules import Rules, load
-from battleship.shooters import make
 from battleship.shooters.best import best_for
 from battleship.shooters.options import Options, format_spec, parse_spec
+from shot_time import timed_shots
 
 
 def looked_ahead(rules: Rules) -> tuple[str, Options]:
@@ -58,16 +56,7 @@ def shot_time(rules_name: str, games: int, widths: list[int]) -> None:
     for spec in [format_spec(name, options)] + [
         format_spec(name, options.replace(twostep=w)) for w in widths
     ]:
-        times = []
-        for i, layout in enumerate(layouts):
-            shooter = make(spec)
-            shooter.reset(rules, np.random.default_rng(i))
-            game = Game(layout)
-            while not game.over:
-                start = time.process_time()
-                cell = shooter.next_shot(game.observation)
-                times.append(time.process_time() - start)
-                game.fire(cell)
+        times = [cpu for _board, _wall, cpu in timed_shots(spec, rules, layouts)]
         t = np.array(times[1:]) * 1000  # the first shot compiles or loads the kernels
         print(
             f"{rules_name} {spec}: {len(times)} shots, per shot mean {t.mean():.2f} ms, max {t.max():.1f} ms"

@@ -10,13 +10,37 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Iterator
 
 import numpy as np
 
 from battleship import generators
-from battleship.game import Game
-from battleship.rules import load
+from battleship.game import Game, Observation
+from battleship.layout import Layout
+from battleship.rules import Rules, load
 from battleship.shooters import make
+
+
+def timed_shots(
+    text: str, rules: Rules, layouts: list[Layout], warm_up: bool = False
+) -> Iterator[tuple[Observation, float, float]]:
+    """Every shot of ``text`` over whole games on ``layouts`` (game ``i`` seeded ``i``): the board it was
+    asked on, and the call's wall-clock and process (CPU) seconds. Whatever the caller does with a board
+    before asking for the next is not timed. ``warm_up``: the first game's shooter is asked once, untimed,
+    before its game (the first call compiles or loads the kernels). The benchmarks that time shots use this."""
+    for i, layout in enumerate(layouts):
+        shooter = make(text)
+        shooter.reset(rules, np.random.default_rng(i))
+        game = Game(layout)
+        if warm_up and i == 0:
+            shooter.next_shot(game.observation)
+        while not game.over:
+            observation = game.observation
+            start, start_cpu = time.perf_counter(), time.process_time()
+            cell = shooter.next_shot(observation)
+            wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+            yield observation, wall, cpu
+            game.fire(cell)
 
 
 def main() -> None:
@@ -26,24 +50,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=5)
     args = parser.parse_args()
     rules = load(args.rules)
-    times, cpu, shots = [], [], []
-    for i in range(args.games):
-        game = Game(generators.generate(rules, "uniform", 100 + i, 1)[0])
-        shooter = make(args.shooter)
-        shooter.reset(rules, np.random.default_rng(i))
-        if i == 0:
-            shooter.next_shot(game.observation)
-        while not game.over:
-            start, start_cpu = time.perf_counter(), time.process_time()
-            cell = shooter.next_shot(game.observation)
-            times.append(time.perf_counter() - start)
-            cpu.append(time.process_time() - start_cpu)
-            game.fire(cell)
-        shots.append(len(game.observation.shots))
+    layouts = [generators.generate(rules, "uniform", 100 + i, 1)[0] for i in range(args.games)]
+    times, cpu = [], []
+    for _board, wall, seconds in timed_shots(args.shooter, rules, layouts, warm_up=True):
+        times.append(wall)
+        cpu.append(seconds)
+    mean_shots = len(times) / args.games
     for what, seconds in (("ms_per_shot", times), ("cpu_ms_per_shot", cpu)):
         t = np.array(seconds) * 1000
         print(
-            f"{args.rules} {args.shooter} games {args.games} mean_shots {np.mean(shots):.2f} {what} "
+            f"{args.rules} {args.shooter} games {args.games} mean_shots {mean_shots:.2f} {what} "
             f"mean {t.mean():.2f} median {np.median(t):.2f} p90 {np.quantile(t, 0.9):.2f} max {t.max():.2f}"
         )
 
