@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,14 @@ class Book:
     serves: tuple[str, ...]
     entries: dict[str, Entry] = field(default_factory=dict)
     built: dict[str, Any] = field(default_factory=dict)  # how it was built (builder's settings)
+
+    @cached_property
+    def deepest(self) -> int:
+        """The most shots on any of the book's boards: a board with more is off book (no lookup needed).
+        A position is a board-state text whose grid comes first, a character a cell, ``.`` unknown and
+        ``/`` between rows (the book holds no sunk ships)."""
+        grids = (key.split(" ", 1)[0] for key in self.entries)
+        return max((sum(ch not in "./" for ch in grid) for grid in grids), default=-1)
 
     def cell(self, position: str) -> int | None:
         """The book's cell for the board-state text ``position``, or None off book."""

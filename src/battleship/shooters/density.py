@@ -867,7 +867,7 @@ class DensityShooter:
         """The cell this shooter's scores put first."""
         if is_salvo(self._rules):
             return self.next_salvo(observation, 1)[0]
-        if self._book is not None:
+        if self._book is not None and len(observation.shots) <= self._book.deepest:
             cell = self._book.cell(observation.text())
             if cell is not None:
                 return cell
