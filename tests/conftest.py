@@ -21,17 +21,32 @@ os.environ.pop("COLUMNS", None)
 EXAMPLES_CAP = "BATTLESHIP_TEST_MAX_EXAMPLES"
 
 ROOT = Path(__file__).resolve().parents[1]
-# the longest files (by --durations) go to the workers first, one each, then the rest as workers
-# free up: none of them is then what the other workers wait for at the end
+# the longest files (by --durations, summed over each file's tests) go to the workers first, then the
+# rest as workers free up: none of them is then what the other workers wait for at the end
 LONGEST_FIRST = [
     "tests/test_bounds.py",
-    "tests/inference/test_endgame_bounds.py",
-    "tests/lab/test_rivals.py",
-    "tests/shooters/test_shooters.py",
-    "tests/docs/test_docs.py",
-    "tests/inference/test_endgame.py",
     "tests/web/test_web_graphs.py",
+    "tests/docs/test_docs.py",
+    "tests/web/test_web_browser.py",
+    "tests/shooters/test_shooters.py",
+    "tests/web/test_web_server.py",
+    "tests/web/test_web_api.py",
+    "tests/lab/test_arena_attacks.py",
+    "tests/cli/test_interrupts.py",
+    "tests/web/test_salvo_web.py",
+    "tests/lab/test_cluster.py",
+    "tests/inference/test_sweep.py",
+    "tests/test_commands_brute_force.py",
+    "tests/cli/test_front_door.py",
+    "tests/shooters/test_twoply.py",
 ]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep LONGEST_FIRST's order under ``--dist loadfile``: xdist otherwise hands out the files with
+    the most tests first, which sent the one-test bounds-checked rerun (four minutes) last, alone."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 @pytest.hookimpl(tryfirst=True)
