@@ -464,12 +464,11 @@ register(
         strength=(
             _one(
                 "standard",
-                "best without its opening book = density:skew=20,lattice=1,lastship=8",
+                "best = density:skew=20,lattice=1,lastship=8,book=1",
                 20_000,
-                43.97,
-                "43.86 .. 44.08",
-                "battleship compare density:skew=20 density:skew=20,lattice=1,lastship=8 --games 20000 "
-                "--seed 30033 --jobs 1",
+                44.00,
+                "43.89 .. 44.11",
+                "battleship compare best density:skew=20 --rules standard --games 20000 --seed 45131 --jobs 1",
             ),
             _one(
                 "pirates",
