@@ -479,6 +479,15 @@ register(
                 "battleship compare optimal twoply:plies=1,endgame=5000 --rules pirates --games 5000 "
                 "--seed 30003 --jobs 1",
             ),
+            _one(
+                "pirates",
+                "best:prior=contest on contest layouts = optimal under the contest generator's exact law",
+                10_000,
+                38.054,
+                "37.952 .. 38.157",
+                "battleship simulate optimal:prior=contest --rules pirates --generator contest "
+                "--games 10000 --seed 45141 --jobs 2",
+            ),
         ),
     )
 )
