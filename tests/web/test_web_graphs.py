@@ -138,7 +138,10 @@ def test_rules_whose_graph_cannot_be_built_are_refused_when_the_game_is_created(
 
 @pytest.mark.slow
 def test_the_calculator_is_exact_on_sea_battle_once_the_presets_are_warm(tmp_path):
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=UNLIMITED)) as client:
+    # generous: the exact count can pass the server's ten seconds on a machine whose every core is busy
+    # (the fifty-games test beside it), and then an estimate answers: this is about exactness, not speed
+    patient = Settings(rate_limit="", analysis_seconds=600)
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=patient)) as client:
         compiled = client.app.state.computer.graphs
         wanted = graphs.warm_presets(compiled)
         rules = preset("seabattle")
@@ -147,7 +150,7 @@ def test_the_calculator_is_exact_on_sea_battle_once_the_presets_are_warm(tmp_pat
         _until(lambda: all(compiled.status(s).state == graphs.READY for s in wanted), 1800)
         board = "/".join(["." * 10] * 9 + ["o" + "." * 9])
         calc = client.post("/api/calc", json={"rules": "seabattle", "board": board}).json()
-        assert calc["exact"] is True and calc["engine"] == "sweep" and "note" not in calc
+        assert calc["exact"] is True and calc["engine"] == "sweep" and "note" not in calc, calc.get("note")
         assert abs(sum(calc["probability"]) - 20) < 1e-3
         assert calc["probability"][90] == 0.0 and int(calc["layouts"]) > 10**12
         # Expert plays exact greedy play on Sea Battle: from the same graph, with no stand-in
