@@ -61,13 +61,13 @@ bubblewrap:
 	@command -v bwrap >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq bubblewrap; } \
 		|| echo "note: bubblewrap is not installed, so battleship arena will refuse program and class bots"
 
-# two workers more than the cores (pytest-xdist): a 2-worker run kept 1.25 of 2 cores busy and a 3-worker
-# run 1.36, the rest waiting (servers starting, browsers, sandboxed bots), not computing; a test file to a
-# worker: a document's commands, a module's fixtures stay together
+# one worker more than the cores (pytest-xdist): a 2-worker run kept 1.25 of 2 cores busy, the rest waiting (servers
+# starting, browsers, sandboxed bots), not computing; a test file to a worker: a document's commands,
+# a module's fixtures stay together
 # (lint and the docs build side by side: each keeps one core busy for half a minute)
 test: $(TSTAMP) $(DSTAMP) system
 	$(MAKE) --no-print-directory -j2 lint docs
-	$(BIN)/python -m pytest -n $$(( $$(nproc) + 2 )) --dist loadfile
+	$(BIN)/python -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/layouts.py
