@@ -51,18 +51,25 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """In xdist's controller, before the workers start: compile the kernels once, in as many processes
-    as there are workers (tests/warm_kernels.py); the workers then load them from the disk cache
-    instead of each compiling the same ones. A warm cache makes this a few seconds."""
+    """In xdist's controller, before the workers start: where the package's compiled kernels are older than
+    its sources (a checkout changed since it was installed), compile them once into the user's store, in as
+    many processes as there are workers (battleship.lab.warmup); the workers then load them instead of
+    each compiling the same ones. Kernels built from these very sources need nothing."""
     config = session.config
     workers = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not workers or config.option.collectonly:
         return
+    from battleship import jit
+
+    manifest = jit.Manifest.read()
+    if manifest is not None and manifest.current(manifest.target) and jit.package_status()[1] is None:
+        return
     parts = min(int(workers), os.cpu_count() or 1) if str(workers).isdigit() else os.cpu_count() or 1
-    script = str(ROOT / "tests" / "warm_kernels.py")
     runs = [
         subprocess.Popen(
-            [sys.executable, script, "--part", f"{i}/{parts}"], cwd=ROOT, stdout=subprocess.DEVNULL
+            [sys.executable, "-m", "battleship.lab.warmup", "--part", f"{i}/{parts}"],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
         )
         for i in range(parts)
     ]

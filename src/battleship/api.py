@@ -27,9 +27,8 @@ first. The older forms ``posterior(rules, observation)``, ``count(rules, observa
 ``play(shooter, layout)`` still work and warn (:class:`DeprecationWarning`).
 
 Every shooter is named as the commands name it: its resolved spec (``best`` becomes what it plays).
-The first call after an install compiles the Numba kernels (a minute or more): it says so on
-stderr, with progress (:func:`battleship.lab.warmup.notice`; ``battleship warm`` compiles them
-ahead). A :func:`posterior` expected to take more than a couple of seconds says so first, as a
+The kernels come compiled with the package (:mod:`battleship.jit`); a call they do not cover
+compiles what it needs first and says so on stderr, with progress (:func:`battleship.jit.notice`). A :func:`posterior` expected to take more than a couple of seconds says so first, as a
 :class:`SlowWarning`.
 """
 
@@ -46,7 +45,7 @@ from battleship import generators, lab
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Record, Shooter, Shot, Volley
 from battleship.game import play as play_game
-from battleship.lab.warmup import notice
+from battleship.jit import notice
 from battleship.layout import Layout
 from battleship.rng import check_seed, game_rng
 from battleship.rules import Rules, load

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from battleship import shapes
 from battleship.errors import RulesError
+from battleship.jit import njit
 from battleship.layout import Layout
 from battleship.rng import below, seed_words, stream, uniform
 from battleship.rules import Rules, Spacing

@@ -14,9 +14,10 @@ class the one-word state its kernel starts from.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint64
+from numba import uint64
 
 from battleship.errors import BattleshipError
+from battleship.jit import njit
 
 _GOLDEN = uint64(0x9E3779B97F4A7C15)
 _M1 = uint64(0xBF58476D1CE4E5B9)

@@ -176,28 +176,46 @@ def test_the_front_door_documents_one_argument_order():
     }
 
 
-def test_compiling_is_said_in_one_line_with_progress_and_cached_kernels_say_nothing():
+def test_compiling_is_said_with_progress_and_cached_kernels_say_nothing(monkeypatch):
     import io
 
     from numba import njit
 
-    from battleship.lab.warmup import notice
+    from battleship import jit
+
+    monkeypatch.setattr(jit, "AFTER", 0)  # said at once (a compile this small takes less than the usual wait)
+    monkeypatch.setattr(jit._announcer, "headed", False)
 
     @njit(cache=False)
     def triple(x):
         return 3 * x
 
     said = io.StringIO()
-    with notice(said):
+    with jit.notice(said):
         assert triple(2) == 6  # compiled here
     lines = said.getvalue().splitlines()
-    assert lines[0].startswith("compiling the Numba kernels (the first run after an install")
+    assert lines[0].startswith("compiling Numba kernels (not among the package's compiled kernels")
     assert "battleship warm" in lines[0]
     assert lines[-1].startswith("compiled ") and " functions in " in lines[-1]
     again = io.StringIO()
-    with notice(again):
+    with jit.notice(again):
         assert triple(3) == 9  # compiled already
     assert again.getvalue() == ""
+
+
+def test_a_users_own_numba_function_compiles_unsaid_outside_the_packages_calls(monkeypatch, capsys):
+    from numba import njit
+
+    from battleship import jit
+
+    monkeypatch.setattr(jit, "AFTER", 0)
+
+    @njit(cache=False)
+    def double(x):
+        return 2 * x
+
+    assert double(2) == 4
+    assert capsys.readouterr().err == ""
 
 
 def test_compile_all_reports_each_step_and_stops_between_steps(monkeypatch):

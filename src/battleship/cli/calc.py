@@ -13,7 +13,6 @@ from battleship.cli.common import (
     SeedOpt,
     SkewOpt,
     console,
-    duration,
     emit_json,
     err,
     forewarn,
@@ -211,6 +210,7 @@ SALVO_FALLBACK_SECONDS = 10.0
 
 def salvos_out_of_reach(r: Rules, observation: Observation, quiet: bool) -> bool:
     """True (and said on stderr) when salvos answered by a count make the exact answer too long."""
+    from battleship.inference.cost import duration
     from battleship.inference.posterior import global_evidence, work
 
     if global_evidence(r, observation) is None:
@@ -250,6 +250,7 @@ def exact_posterior(r: Rules, observation: Observation, quiet: bool) -> Posterio
     """The exact posterior, said up front when it will take long, with a spinner, stoppable by Ctrl-C."""
     from battleship import inference
     from battleship.cli.estimate import exact_seconds
+    from battleship.inference.cost import duration
 
     expected = exact_seconds(r, observation)
     forewarn(expected, "counting every layout", "--time 10 answers by Monte Carlo within ten seconds")

@@ -29,7 +29,6 @@ from rich.progress import (
 
 from battleship.cli.output import PIPE_WIDTH, console, err
 from battleship.errors import BattleshipError, NotationError
-from battleship.inference.cost import duration
 from battleship.shooters import names as shooter_names
 
 if TYPE_CHECKING:
@@ -359,6 +358,8 @@ def forewarn(seconds: float | None, what: str, instead: str, quiet: bool = False
     """Say before the work starts when it is expected to take more than :data:`LONG` seconds, and what to do
     instead (on stderr, so scripts reading stdout are not disturbed)."""
     if seconds is not None and seconds > LONG:
+        from battleship.inference.cost import duration
+
         err.print(f"note: {what} is expected to take about {duration(seconds)}; {instead}", highlight=False)
 
 

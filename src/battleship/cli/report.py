@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from battleship.cli.common import JsonOpt, emit_json, friendly, print_table
-from battleship.lab.shots_file import Kept, read_kept
-from battleship.lab.summary import paired_difference, summarise
+
+if TYPE_CHECKING:
+    from battleship.lab.shots_file import Kept
 
 
 @friendly
@@ -21,6 +22,8 @@ def report_cmd(
 ) -> None:
     """Summarise games kept with --out: mean with its 95% interval, spread and range per column, in the
     file's unit (shots, or turns under salvo rules), and paired differences from the first column."""
+    from battleship.lab.shots_file import read_kept
+
     reports = [_report(path, read_kept(path)) for path in files]
     if as_json:
         emit_json(reports if len(reports) > 1 else reports[0])
@@ -54,6 +57,8 @@ def report_cmd(
 
 def _report(path: Path, kept: Kept) -> dict[str, Any]:
     """One file's summary as plain data (what ``--json`` prints)."""
+    from battleship.lab.summary import paired_difference, summarise
+
     columns = []
     first = kept.games[:, 0]
     for i, name in enumerate(kept.columns):

@@ -15,7 +15,6 @@ from battleship.cli.common import (
     RulesOpt,
     SeedOpt,
     console,
-    duration,
     emit_json,
     forewarn,
     friendly,
@@ -240,6 +239,7 @@ def count_cmd(
 
     from battleship import inference
     from battleship.cli.estimate import exact_seconds
+    from battleship.inference.cost import duration
 
     targets = (
         [rules_mod.square(n) for n in parse_sizes(sizes, 1, rules_mod.MAX_SIDE)]

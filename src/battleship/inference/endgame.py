@@ -58,8 +58,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import numpy as np
-from numba import njit
 
+from battleship.jit import njit
 from battleship.rules import Rules, Sinks
 from battleship.stop import Stop, run
 

@@ -34,7 +34,6 @@ from functools import lru_cache
 from math import factorial, prod
 
 import numpy as np
-from numba import njit
 from numba.typed import List
 
 from battleship.cells import iter_cells
@@ -43,6 +42,7 @@ from battleship.inference.evidence import Evidence
 from battleship.inference.graph import CHECK_EVERY, MAX_STATES, NO_CONTACT, TOUCH, Graph, TooLarge
 from battleship.inference.sweep import EXACT_LIMIT, SPACING_CODE, _own_cell, _run
 from battleship.inference.watch import flag_of, watched
+from battleship.jit import njit
 from battleship.rng import mix64
 from battleship.rules import Rules
 from battleship.stop import Stop

@@ -40,9 +40,9 @@ import threading
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 from numba.typed import List
 
+from battleship.jit import njit
 from battleship.rng import mix64
 
 EMPTY = -1  # (the geometry's moves) the cell is left empty: not allowed on a hit

@@ -17,8 +17,8 @@ exactness; two distinct subtrees share a key with probability about ``entries**2
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from battleship.jit import njit
 from battleship.rng import mix64 as _mix
 from battleship.rules import Rules
 from battleship.tables import tables

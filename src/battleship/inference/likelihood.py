@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
 from battleship import generators
 from battleship.errors import BattleshipError
@@ -41,6 +40,7 @@ from battleship.inference.evidence import Contradiction, Evidence, evidence
 from battleship.inference.graph import TooLarge
 from battleship.inference.sampling import MAX_TRIES, PILOT_TRIES, _reject, _rejection_tables
 from battleship.inference.watch import watched
+from battleship.jit import njit
 from battleship.rng import seed_words, stream
 from battleship.rules import Rules
 from battleship.tables import tables

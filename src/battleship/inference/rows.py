@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from battleship.cells import iter_cells
 from battleship.inference.evidence import Evidence
 from battleship.inference.watch import flag_of, watched
+from battleship.jit import njit
 from battleship.rules import Rules
 from battleship.stop import Stop
 from battleship.tables import tables

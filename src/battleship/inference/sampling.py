@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 import numpy as np
-from numba import njit
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation
@@ -40,6 +39,7 @@ from battleship.inference.rows import fast_path
 from battleship.inference.salvos import SalvoEvidence
 from battleship.inference.search import count_by_search, select_by_search
 from battleship.inference.watch import flag_of, watched
+from battleship.jit import njit
 from battleship.rng import below, seed_words, stream
 from battleship.rules import Rules
 from battleship.stop import OutOfTime, Stop

@@ -10,10 +10,10 @@ the exact sampler uses.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from battleship.inference.evidence import Evidence
 from battleship.inference.watch import flag_of, watched
+from battleship.jit import njit
 from battleship.rules import Rules
 from battleship.stop import Stop
 from battleship.tables import tables

@@ -29,7 +29,7 @@ from math import factorial, prod
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
 
 from battleship.cells import iter_cells
@@ -51,6 +51,7 @@ from battleship.inference.graph import (
     likely_states,
 )
 from battleship.inference.watch import flag_of, watched
+from battleship.jit import njit
 from battleship.rng import next_u64
 from battleship.rules import Rules, Spacing
 from battleship.stop import Stop

@@ -1,119 +1,38 @@
-"""Numba's compile, said and done ahead: the first run after an install compiles the kernels.
+"""Every kernel called once: what the package's build compiles, and what ``battleship warm`` loads.
 
-The engines and the shooters' whole-game kernels are Numba functions cached on disk once compiled
-(``cache=True``): a later run loads them in a moment, but the first one after an install (or an
-upgrade) compiles them, which takes a minute or more and would otherwise pass in silence.
+The engines and the shooters' kernels are Numba functions, compiled when the package is built into the
+package's own store and loaded from it at run time (:mod:`battleship.jit`). :func:`steps` is every
+kernel's first call, on the rules and boards that reach each code path: whole games of every shooter
+on the presets most played, the engines with and without a prior, exact sampling, the endgame solver.
 
-- :func:`notice`: within the block, the moment Numba starts compiling anything, one line on
-  stderr says so, then how many functions are compiled so far (rewritten in place on a terminal,
-  every few seconds elsewhere), and how long it took. A run whose kernels are cached says nothing.
-  The front door (:mod:`battleship.api`) wraps its calls in it.
-- :func:`compile_all`: compile (or load) every kernel ahead of time, reporting each step, as
-  ``battleship warm`` does after an install.
+- :func:`build_package`: the package build's part (``python -m battleship.lab.warmup --build``);
+- :func:`compile_all`: every step with its progress, as ``battleship warm`` runs them: it compiles
+  what the package's store does not hold (a changed source in a checkout) into the user's store;
+- :func:`notice` (:func:`battleship.jit.notice`): compiles said on stderr, with progress.
 """
 
 from __future__ import annotations
 
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
+
+from battleship.jit import notice
 
 if TYPE_CHECKING:
     from battleship.game import Observation
     from battleship.rules import Rules
     from battleship.stop import Stop
 
-HINT = "the first run after an install; cached afterwards; `battleship warm` compiles every kernel ahead"
-EVERY = 10.0  # seconds between progress lines where the line cannot be rewritten in place
-
-
-@dataclass
-class _Tally:
-    """What the listener has seen: functions compiled, the one under way, when it started."""
-
-    out: TextIO
-    live: bool  # a terminal: rewrite the progress line in place
-    started: float = 0.0
-    done: int = 0
-    current: str = ""
-    said: float = 0.0  # when the last progress line was written
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def begin(self, name: str) -> None:
-        with self.lock:
-            if not self.started:
-                self.started = self.said = time.perf_counter()
-                self.out.write(f"compiling the Numba kernels ({HINT}) ...\n")
-            self.current = name or self.current
-            self._progress()
-
-    def end(self) -> None:
-        with self.lock:
-            self.done += 1
-            self._progress()
-
-    def _progress(self) -> None:
-        now = time.perf_counter()
-        now_on = f" ({self.current.removeprefix('battleship.')})" if self.current else ""
-        line = f"  {self.done} functions compiled, {now - self.started:.0f} s{now_on}"
-        if self.live:
-            self.out.write("\r" + line[:100].ljust(100))
-        elif now - self.said >= EVERY:
-            self.out.write(line + "\n")
-        else:
-            return
-        self.said = now
-        self.out.flush()
-
-    def finish(self) -> None:
-        if not self.started:
-            return
-        line = f"compiled {self.done} functions in {time.perf_counter() - self.started:.0f} s"
-        self.out.write(("\r" + line.ljust(100) if self.live else line) + "\n")
-        self.out.flush()
-
-
-_active = threading.local()
-
-
-@contextmanager
-def notice(out: TextIO | None = None) -> Iterator[None]:
-    """Within the block, say on ``out`` (stderr) when Numba compiles, with progress; quiet when all is cached.
-
-    Nested blocks say it once, in the outermost.
-    """
-    if getattr(_active, "on", False):
-        yield
-        return
-    from numba.core import event
-
-    stream = out or sys.stderr
-    tally = _Tally(stream, live=bool(getattr(stream, "isatty", lambda: False)()))
-
-    class Listener(event.Listener):
-        def on_start(self, ev: event.Event) -> None:
-            dispatcher = ev.data.get("dispatcher") if isinstance(ev.data, dict) else None
-            function = getattr(dispatcher, "py_func", None)
-            module = str(getattr(function, "__module__", ""))
-            # Numba's own helpers (NumPy's functions, typed lists) compile too: name only ours
-            ours = module.startswith("battleship")
-            tally.begin(f"{module}.{getattr(function, '__name__', '')}" if ours else "")
-
-        def on_end(self, ev: event.Event) -> None:
-            tally.end()
-
-    _active.on = True
-    try:
-        with event.install_listener("numba:compile", Listener()):
-            yield
-    finally:
-        _active.on = False
-        tally.finish()
+# the presets whose whole games the build plays with every shooter, and the games left out (minutes each)
+PRESETS_PLAYED = ("standard", "pirates", "salvo")
+SLOW_GAMES = {("twoply", "pirates")}
+# what a process the build starts runs (the module's main, with the sources it was started from)
+MAIN = "from battleship.lab.warmup import main; main()"
 
 
 @dataclass(frozen=True)
@@ -147,10 +66,46 @@ def steps() -> list[Step]:
     out += [
         Step("exact counts (rows, search)", partial(_counts, standard)),
         Step("exact counts (sweep, search)", partial(_counts, apart)),
+        Step("weighed counts (rows, search)", partial(_weighed_counts, standard)),
+        Step("weighed counts (sweep, search)", partial(_weighed_counts, apart)),
         Step("exact samples", partial(_samples, standard)),
+        Step("exact endgame", partial(_endgame)),
     ]
     out += [Step(f"{n} shots", partial(_first_shots, played[n], n)) for n in played if n not in kernels]
+    # whole games on the presets the README, the guides and the web game play most: every phase of each
+    # shooter (hunt, target, endgame), the readable shooters' paths into the kernels included
+    for name in PRESETS_PLAYED:
+        rules = preset(name)
+        shooters = [n for n in registry.names() if n != "learning" and _plays(n, rules, name)]
+        out += [Step(f"{n} game ({name})", partial(_whole_game, rules, n)) for n in shooters]
+        out.append(Step(f"learning game ({name})", partial(_whole_game, rules, "learning")))
     return out
+
+
+def _plays(shooter: str, rules: Rules, name: str) -> bool:
+    """Whether a whole game of ``shooter`` under ``rules`` is worth a step: it plays them, in moments."""
+    from battleship.shooters import registry
+
+    return registry.spec(shooter).refusal(rules) is None and (shooter, name) not in SLOW_GAMES
+
+
+def _whole_game(rules: Rules, name: str) -> None:
+    """One seeded game to the end (the learning shooter with a model fitted to no layouts, as the web's)."""
+    import numpy as np
+
+    from battleship.game import Shooter, play
+    from battleship.generators import generate
+    from battleship.inference.prior import fit
+    from battleship.rng import game_rng
+    from battleship.shooters import make
+    from battleship.shooters.learning import LearningShooter
+
+    shooter: Shooter
+    if name == "learning":
+        shooter = LearningShooter(model=fit(rules, np.zeros((0, len(rules.fleet)), dtype=np.int64)))
+    else:
+        shooter = make(name)
+    play(shooter, generate(rules, "uniform", 3, 1)[0], game_rng(1, 0))
 
 
 def _rules_for(name: str, choices: tuple[Rules, ...]) -> Rules | None:
@@ -179,6 +134,28 @@ def _counts(rules: Rules) -> None:
 
     posterior(Observation(rules))
     posterior(_half_fired(rules))
+
+
+def _weighed_counts(rules: Rules) -> None:
+    """The engines again with a float weight a placement (a prior): kernels of their own."""
+    import numpy as np
+
+    from battleship.game import Observation
+    from battleship.inference.posterior import posterior
+    from battleship.tables import tables
+
+    prior = np.linspace(0.5, 2.0, len(tables(rules).masks))
+    posterior(Observation(rules), prior=prior)
+    posterior(_half_fired(rules), prior=prior)
+
+
+def _endgame() -> None:
+    """The exact rest of a game (the limit's solver), on a board it finishes in a moment."""
+    from battleship.lab import limit
+    from battleship.rules import Rules, Ship, Sinks, Spacing
+
+    two = (Ship.line("Two", "T", 2), Ship.line("Other two", "W", 2))
+    limit.optimum(Rules(3, 3, two, Spacing.TOUCH, Sinks.NAMED))
 
 
 def _samples(rules: Rules) -> None:
@@ -220,3 +197,78 @@ def compile_all(progress: Callable[[int, int, str], None] | None = None, stop: S
     if progress is not None:
         progress(len(todo), len(todo), "done")
     return len(todo)
+
+
+def build_package(jobs: int = 2, target: str = "host", out: TextIO | None = None) -> int:
+    """Compile every kernel into the package's own store (:mod:`battleship.jit`), as the package's build
+    does: ``jobs`` processes share the steps, then one more runs them all (loading what the others
+    compiled, compiling what two of them raced for) and writes the store's manifest. ``target``:
+    ``host`` (this machine's CPU) or an x86-64 level (``x86-64-v3``) for a wheel meant for other
+    machines. Returns the number of compiled functions stored. A store already compiled from these
+    sources, for this Python, Numba and target, is kept as it is.
+    """
+    import os
+    import shutil
+    import subprocess
+
+    from battleship import jit
+
+    say = out or sys.stderr
+    if target != "host" and target not in jit.LEVELS:
+        raise ValueError(f"unknown kernel target {target!r}: host or one of {', '.join(jit.LEVELS)}")
+    manifest = jit.Manifest.read()
+    if manifest is not None and manifest.current(target):
+        say.write(f"the compiled kernels are up to date ({manifest.functions} functions)\n")
+        return manifest.functions
+    shutil.rmtree(jit.PACKAGE_STORE, ignore_errors=True)
+    jit.PACKAGE_STORE.mkdir(parents=True)
+    env = {**os.environ, jit.BUILD_VARIABLE: "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("NUMBA_CACHE_DIR", None)
+    if target != "host":  # Numba reads the CPU to compile for from these when it is imported
+        env.update(NUMBA_CPU_NAME=target, NUMBA_CPU_FEATURES="")
+    started = time.perf_counter()
+    say.write(f"compiling the Numba kernels into {jit.PACKAGE_STORE} for {target} ({jobs} processes) ...\n")
+    say.flush()
+    source = str(Path(__file__).resolve().parents[2])  # the folder holding this very package
+    command = [sys.executable, "-c", f"import sys; sys.path.insert(0, {source!r}); {MAIN}"]
+    parts = (
+        [subprocess.Popen([*command, "--part", f"{i}/{jobs}"], env=env) for i in range(jobs)]
+        if jobs > 1
+        else []
+    )
+    if any(part.wait() != 0 for part in parts):
+        raise RuntimeError("compiling the kernels failed (see above)")
+    subprocess.run([*command, "--part", "0/1", "--manifest", target], env=env, check=True)
+    written = jit.Manifest.read()
+    if written is None:
+        raise RuntimeError("compiling the kernels wrote no manifest")
+    say.write(f"compiled {written.functions} functions in {time.perf_counter() - started:.0f} s\n")
+    return written.functions
+
+
+def main() -> None:
+    """``python -m battleship.lab.warmup``: the package build's worker (see :func:`build_package`)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Compile the package's kernels (its build runs this).")
+    parser.add_argument("--part", default="0/1", help="I/N: every N-th step from the I-th (0-based)")
+    parser.add_argument("--manifest", metavar="TARGET", help="then write the store's manifest for TARGET")
+    parser.add_argument("--build", action="store_true", help="build the whole store (every part, then all)")
+    parser.add_argument("--jobs", type=int, default=2, help="with --build: processes sharing the steps")
+    parser.add_argument("--target", default="host", help="with --build: host, or an x86-64 level")
+    args = parser.parse_args()
+    if args.build:
+        build_package(args.jobs, args.target)
+        return
+    part, parts = (int(x) for x in args.part.split("/"))
+    with notice():
+        for step in steps()[part::parts]:
+            step.run()
+    if args.manifest:
+        from battleship import jit
+
+        jit.write_manifest(args.manifest)
+
+
+if __name__ == "__main__":
+    main()

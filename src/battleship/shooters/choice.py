@@ -7,8 +7,8 @@ readable shooters alike, so both pick the very same cell.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from battleship.jit import njit
 from battleship.rng import below
 
 UNKNOWN, MISS, HIT, SUNK, IMPOSSIBLE = 0, 1, 2, 3, 4

@@ -42,10 +42,10 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
+from battleship.jit import njit
 from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks
 from battleship.shooters.aim import evidence_view, fill_up, free, is_salvo

@@ -19,10 +19,10 @@ shooters. The R study also counts the cells its final flood marks after the last
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
+from battleship.jit import njit
 from battleship.rng import kernel_state, shuffled
 from battleship.rules import Rules
 from battleship.shooters.aim import certain_shots

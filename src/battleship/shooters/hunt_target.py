@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
-from numba import njit
 
 from battleship.cells import neighbours
 from battleship.game import Observation, Outcome
+from battleship.jit import njit
 from battleship.rng import kernel_state, shuffled
 from battleship.rules import Rules
 from battleship.shooters.aim import certain_shots

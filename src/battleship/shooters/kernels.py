@@ -13,9 +13,9 @@ A shooter's spec names its kernel (``ShooterSpec.kernel``) by a key of :data:`KI
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from battleship.inference.prior import generator_weights
+from battleship.jit import njit
 from battleship.rng import SHOOTER_SALT, seed_words, stream
 from battleship.rules import Rules
 from battleship.shooters.choice import mark_ships

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from battleship.game import Observation
+from battleship.jit import njit
 from battleship.rng import kernel_state, shuffled
 from battleship.rules import Rules
 from battleship.shooters.options import Options

@@ -25,11 +25,11 @@ runs. Plays every rules variant the density shooter plays.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation
 from battleship.inference.sampling import draw, hit_counts
+from battleship.jit import njit
 from battleship.rng import seed_words, stream
 from battleship.rules import Rules
 from battleship.shooters.aim import one_shot_only, refuse

@@ -31,12 +31,12 @@ shots that would otherwise prove its ends.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from battleship.cells import cell_name, neighbours
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
 from battleship.inference.prior import generator_weights
+from battleship.jit import njit
 from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks, Spacing
 from battleship.shooters.aim import blocked_status, certain_shots, free, is_salvo

@@ -1,0 +1,429 @@
+"""Numba with every kernel ready when the package is: compiled when the package is built, loaded from
+the package at run time, compiled again only for what the build could not foresee.
+
+Every compiled function of the package is declared with this module's :func:`njit`: Numba's decorator,
+but ``cache=True`` keeps the machine code in two stores instead of Numba's one:
+
+- **the package's own**, the folder ``battleship/_kernels``: written when the package is built (``pip
+  install``, ``pip wheel``, ``make``: :mod:`battleship.lab.warmup` calls every kernel once, see
+  :func:`build`), and only read afterwards. Its ``manifest.json`` says which Python, Numba and CPU
+  target it was compiled for; it is used only where they match, so a wheel built on one machine
+  loads on another only when it was built for a target that machine runs (``BATTLESHIP_KERNEL_TARGET``
+  below), and is otherwise left alone;
+- **the user's**, ``$NUMBA_CACHE_DIR`` or else ``~/.cache/battleship/kernels``: whatever compiles
+  after the build (a source file changed in a checkout, a signature the build did not reach), kept for
+  the next run as Numba would keep it. Its entries are for this machine's CPU, so they are looked at
+  first.
+
+A function's entries in either store are found by its module, name and line, and are valid for the
+exact content of its source file (a hash) and the exact bytes of its code, as Numba's own cache is.
+Numba's limits stay: a kernel is not recompiled when only a function it calls, in another file,
+changed (``battleship warm --fresh`` recompiles every kernel into the user's store).
+
+The build compiles for the building machine's own CPU (what Numba does at run time, so the code is the
+same); ``BATTLESHIP_KERNEL_TARGET=x86-64-v3`` (or ``x86-64-v2``, ``generic``) builds for a CPU level
+instead, for a wheel meant for other machines: such a store is used on every machine with that level's
+instructions. With bounds checks on (``NUMBA_BOUNDSCHECK=1``) the package's store is not used: its code
+has none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import json
+import os
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, TextIO, TypeVar, cast, overload
+
+import numba
+from numba.core import config as numba_config
+from numba.core import event as numba_event
+from numba.core.caching import IndexDataCacheFile, _Cache
+from numba.core.compiler import CompileResult
+from numba.core.errors import NumbaWarning
+from numba.core.runtime import rtsys
+from numba.core.serialize import dumps
+
+config: Any = numba_config  # Numba's settings, read from its NUMBA_* environment variables
+PACKAGE_STORE = Path(__file__).with_name("_kernels")
+MANIFEST = "manifest.json"
+TARGET_VARIABLE = "BATTLESHIP_KERNEL_TARGET"
+# set by the build (build()): compiled kernels go to the package's store, whose own entries are the
+# only ones looked at, so that everything the build reaches is compiled into it
+BUILD_VARIABLE = "BATTLESHIP_KERNELS_BUILD"
+# the CPU features each x86-64 micro-architecture level requires (the x86-64 psABI), as LLVM names them
+LEVELS = {
+    "generic": (),
+    "x86-64": (),
+    "x86-64-v2": ("cx16", "sahf", "popcnt", "sse3", "sse4.1", "sse4.2", "ssse3"),
+    "x86-64-v3": (
+        *("cx16", "sahf", "popcnt", "sse3", "sse4.1", "sse4.2", "ssse3"),
+        *("avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave"),
+    ),
+}
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def njit(function: F, **options: Any) -> F: ...
+@overload
+def njit(function: None = None, **options: Any) -> Callable[[F], F]: ...
+def njit(function: F | None = None, **options: Any) -> F | Callable[[F], F]:
+    """Numba's ``njit``, with ``cache=True`` meaning this package's two stores (see the module).
+
+    Typed as giving back the function it compiles: a Numba dispatcher is called as that function is.
+    """
+    cached = options.pop("cache", False)
+
+    def decorate(py_func: F) -> F:
+        dispatcher = numba.njit(**options)(py_func)
+        if cached:
+            dispatcher._cache = KernelCache(py_func)
+        return cast(F, dispatcher)
+
+    return decorate if function is None else decorate(function)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What the package's store was compiled for, and whether this process may load it."""
+
+    python: str
+    numba: str
+    target: str  # "host" or an x86-64 level
+    magic: tuple[Any, ...]  # Numba's description of the code generator: (triple, CPU name, features)
+    functions: int  # compiled functions stored
+    sources: str  # sources_digest(files) when it was compiled
+    files: tuple[str, ...]  # the package's modules the build loaded (its kernels and all they read)
+
+    @classmethod
+    def read(cls, folder: Path = PACKAGE_STORE) -> Manifest | None:
+        try:
+            data = json.loads((folder / MANIFEST).read_text())
+            return cls(**{**data, "magic": _tuple(data["magic"]), "files": tuple(data["files"])})
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def current(self, target: str) -> bool:
+        """Whether the store holds what a build for ``target`` would compile now: the same Python, Numba
+        and target, and the same content of every module the build loaded."""
+        same = (self.python, self.numba, self.target) == (python_version(), numba.__version__, target)
+        return same and self.sources == sources_digest(self.files)
+
+    def write(self, folder: Path = PACKAGE_STORE) -> None:
+        data = {**self.__dict__, "magic": list(self.magic), "files": list(self.files)}
+        (folder / MANIFEST).write_text(json.dumps(data, indent=1) + "\n")
+
+    def refusal(self, host_magic: tuple[Any, ...]) -> str | None:
+        """Why this process cannot load the store, or None if it can."""
+        if self.python != python_version():
+            return f"it was compiled for Python {self.python}, this is {python_version()}"
+        if self.numba != numba.__version__:
+            return f"it was compiled with Numba {self.numba}, this is {numba.__version__}"
+        if self.magic[0] != host_magic[0]:
+            return f"it was compiled for {self.magic[0]}, this is {host_magic[0]}"
+        if self.target == "host":
+            return None if self.magic == host_magic else f"it was compiled for another CPU ({self.magic[1]})"
+        missing = [f for f in LEVELS.get(self.target, ("unknown",)) if not _host_features().get(f, False)]
+        return f"this CPU lacks {', '.join(missing)} ({self.target})" if missing else None
+
+
+def package_status() -> tuple[Manifest | None, str | None]:
+    """The package's store: its manifest (None if there is none) and why it is not used (None if it is)."""
+    manifest = Manifest.read()
+    if manifest is None:
+        return None, "the package was built without its compiled kernels"
+    if config.BOUNDSCHECK:
+        return manifest, "bounds checks are on (NUMBA_BOUNDSCHECK=1) and its code has none"
+    return manifest, manifest.refusal(_host_magic())
+
+
+def user_store() -> Path:
+    """The user's store: $NUMBA_CACHE_DIR if set, else the user's cache folder; one folder per
+    installed copy of the package (two checkouts do not overwrite each other's entries)."""
+    base = config.CACHE_DIR or os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    root = Path(base) if config.CACHE_DIR else Path(base) / "battleship" / "kernels"
+    copy = hashlib.sha1(str(PACKAGE_STORE.parent).encode()).hexdigest()[:12]
+    return root / f"battleship-{copy}"
+
+
+class KernelCache(_Cache):
+    """One function's compiled code in the two stores (Numba's cache interface: load, save)."""
+
+    def __init__(self, py_func: Callable[..., Any]) -> None:
+        self._py_func = py_func
+        self._name = repr(py_func)
+        self._file = inspect.getfile(py_func)
+        qualname = py_func.__qualname__.replace("<", "").replace(">", "")
+        version = f"py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+        self._base = f"{qualname}-{py_func.__code__.co_firstlineno}.{version}"
+        self._module = py_func.__module__
+        self._enabled = True
+
+    def __repr__(self) -> str:
+        return f"<KernelCache {self._module}.{self._py_func.__qualname__}>"
+
+    @property
+    def cache_path(self) -> str:
+        return str(_writable_root() / self._module)
+
+    def enable(self) -> None:
+        self._enabled = True
+
+    def disable(self) -> None:
+        self._enabled = False
+
+    def flush(self) -> None:
+        self._store(_writable_root()).flush()
+
+    def load_overload(self, sig: Any, target_context: Any) -> CompileResult | None:
+        if not self._enabled:
+            return None
+        # Numba refreshes its whole target here (every lowering registry: most of a second, and only a
+        # compile needs them); loading machine code needs the runtime's symbols, and those only
+        rtsys.initialize(target_context)
+        for root, magic in _lookups(target_context.codegen().magic_tuple()):
+            with _unreadable_is_missing():
+                data = self._store(root).load(self._key(sig, magic))
+                if data is not None:
+                    return CompileResult._rebuild(target_context, *data)
+        return None
+
+    def save_overload(self, sig: Any, cres: Any) -> None:
+        if not self._enabled or not self._cachable(cres):
+            return
+        root = _writable_root()
+        with contextlib.suppress(OSError):  # a read-only home: the next run compiles again, as Numba does
+            (root / self._module).mkdir(parents=True, exist_ok=True)
+            self._store(root).save(self._key(sig, cres.codegen.magic_tuple()), cres._reduce())
+
+    def _store(self, root: Path) -> IndexDataCacheFile:
+        return IndexDataCacheFile(str(root / self._module), self._base, _source_stamp(self._file))
+
+    def _key(self, sig: Any, magic: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Numba's index key: the signature, the code generator, the function's code and closure."""
+        code = hashlib.sha256(self._py_func.__code__.co_code).hexdigest()
+        closure = self._py_func.__closure__
+        cells = dumps(tuple(c.cell_contents for c in closure)) if closure else b""
+        return (sig, magic, (code, hashlib.sha256(cells).hexdigest()))
+
+    def _cachable(self, cres: Any) -> bool:
+        if any(not lifted.can_cache for lifted in cres.lifted) or cres.library.has_dynamic_globals:
+            message = f"cannot cache the compiled {self._py_func.__qualname__}: it uses lifted code or dynamic globals"
+            warnings.warn_explicit(message, NumbaWarning, self._file, self._py_func.__code__.co_firstlineno)
+            return False
+        return True
+
+
+def _lookups(host_magic: tuple[Any, ...]) -> list[tuple[Path, tuple[Any, ...]]]:
+    """Where to look, in order: (store, the code generator its entries were compiled by)."""
+    if os.environ.get(BUILD_VARIABLE):
+        return [(PACKAGE_STORE, host_magic)]
+    out = [(user_store(), host_magic)]
+    manifest, refusal = package_status()
+    if manifest is not None and refusal is None:
+        out.append((PACKAGE_STORE, manifest.magic))
+    return out
+
+
+def _writable_root() -> Path:
+    return PACKAGE_STORE if os.environ.get(BUILD_VARIABLE) else user_store()
+
+
+@contextlib.contextmanager
+def _unreadable_is_missing() -> Iterator[None]:
+    """A store's file that cannot be read back (cut short, from another build) is a miss: compile again."""
+    try:
+        yield
+    except (OSError, EOFError, ValueError, TypeError, AttributeError, ImportError, KeyError):
+        return
+
+
+@cache
+def _source_stamp(path: str) -> str:
+    """The content of a source file: entries compiled from other content are not loaded."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@cache
+def _host_magic() -> tuple[Any, ...]:
+    from numba.core.registry import cpu_target
+
+    return tuple(cpu_target.target_context.codegen().magic_tuple())
+
+
+@cache
+def _host_features() -> dict[str, bool]:
+    import llvmlite.binding as llvm
+
+    return dict(llvm.get_host_cpu_features())
+
+
+def python_version() -> str:
+    return f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def sources_digest(files: tuple[str, ...]) -> str:
+    """A hash of some of the package's modules (paths inside the package); a missing one hashes apart."""
+    digest = hashlib.sha256()
+    root = PACKAGE_STORE.parent
+    for name in files:
+        path = root / name
+        digest.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"\0missing"))
+    return digest.hexdigest()
+
+
+def write_manifest(target: str) -> Manifest:
+    """Describe the package's store as this process compiled it (the build's last step): the package's
+    modules loaded by then are what its kernels were compiled from."""
+    root = PACKAGE_STORE.parent
+    loaded = (Path(getattr(m, "__file__", None) or "") for m in list(sys.modules.values()))
+    files = tuple(sorted({p.relative_to(root).as_posix() for p in loaded if p.is_relative_to(root)}))
+    kernels = sum(1 for _ in PACKAGE_STORE.rglob("*.nbc"))
+    manifest = Manifest(
+        python_version(), numba.__version__, target, _host_magic(), kernels, sources_digest(files), files
+    )
+    manifest.write()
+    return manifest
+
+
+def _tuple(value: Any) -> Any:
+    """JSON's lists back into the tuples Numba compares (its description of a code generator)."""
+    return tuple(_tuple(v) for v in value) if isinstance(value, list) else value
+
+
+# -- saying so while something compiles ------------------------------------------------------------------
+
+HINT = "not among the package's compiled kernels; kept for the next run; `battleship warm` compiles them all ahead"
+AFTER = 0.5  # seconds of compiling before it is said: shorter waits pass in silence
+LIVE_EVERY = 1.0  # seconds between progress updates on a terminal or in a notebook
+PIPE_EVERY = 10.0  # ... and in a log or a pipe, where each update is a line of its own
+
+
+class _Announcer:
+    """Numba's compile events, said on stderr (or a :func:`notice` block's stream) once a compile has
+    gone on for :data:`AFTER` seconds: one line saying what happens, then progress that moves every
+    second on a terminal (every ten in a log), then how long it took.
+
+    Compiles of this package's kernels are always said; within a :func:`notice` block every compile is
+    (Numba's own helpers, compiled on the package's behalf). Numba compiles one function at a time,
+    whatever the thread, so one tally serves the process.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.depth = 0  # compiles under way, nested (a kernel compiles the functions it calls)
+        self.followed = False  # whether the compile under way is said
+        self.started = 0.0
+        self.functions = 0
+        self.current = ""
+        self.shown = False  # whether anything was written for the compile under way
+        self.headed = False  # the first line is written once a process
+        self.last = 0.0
+        self.scopes: list[TextIO | None] = []  # notice() blocks open, innermost last
+
+    def begin(self, dispatcher: Any) -> None:
+        function = getattr(dispatcher, "py_func", None)
+        module = str(getattr(function, "__module__", ""))
+        with self.lock:
+            if self.depth == 0:
+                self.followed = module.startswith("battleship.") or bool(self.scopes)
+                self.started, self.functions, self.shown = time.perf_counter(), 0, False
+                if self.followed and AFTER <= 0:
+                    self._show(self.started)
+                elif self.followed:
+                    threading.Thread(target=self._tick, args=(self.started,), daemon=True).start()
+            self.depth += 1
+            if module.startswith("battleship."):  # name only ours: Numba's helpers compile too
+                self.current = f"{module.removeprefix('battleship.')}.{getattr(function, '__name__', '')}"
+
+    def end(self) -> None:
+        with self.lock:
+            self.depth -= 1
+            self.functions += 1
+            if self.depth == 0 and self.shown:
+                took = time.perf_counter() - self.started
+                self._write(f"compiled {self.functions} functions in {took:.0f} s", final=True)
+
+    def _tick(self, session: float) -> None:
+        """Progress while one compile goes on: from AFTER seconds in, every second (live) or ten."""
+        while True:
+            time.sleep(0.25)
+            with self.lock:
+                if self.depth == 0 or self.started != session:
+                    return
+                now = time.perf_counter()
+                live = self._live()
+                if now - session >= AFTER and (
+                    not self.shown or now - self.last >= (LIVE_EVERY if live else PIPE_EVERY)
+                ):
+                    self._show(session)
+
+    def _show(self, session: float) -> None:
+        """The first line once a process, then where the compile under way has got to (lock held)."""
+        if not self.headed:
+            self.headed = True
+            self._write(f"compiling Numba kernels ({HINT}) ...", final=True)
+        now = time.perf_counter()
+        on = f" ({self.current})" if self.current else ""
+        self._write(
+            f"  {self.functions} functions compiled, {now - session:.0f} s{on}", final=not self._live()
+        )
+        self.shown, self.last = True, now
+
+    def _stream(self) -> TextIO:
+        scoped = next((s for s in reversed(self.scopes) if s is not None), None)
+        return scoped or sys.stderr
+
+    def _live(self) -> bool:
+        """A terminal, or a notebook's stream: a progress line can be rewritten in place."""
+        stream = self._stream()
+        return bool(getattr(stream, "isatty", lambda: False)()) or "ipykernel" in sys.modules
+
+    def _write(self, line: str, final: bool) -> None:
+        stream = self._stream()
+        try:
+            if self._live():
+                stream.write("\r" + line[:100].ljust(100) + ("\n" if final else ""))
+            else:
+                stream.write(line + "\n")
+            stream.flush()
+        except (OSError, ValueError):  # a closed stream: the compile goes on unsaid
+            pass
+
+
+_announcer = _Announcer()
+
+
+class _Listener(numba_event.Listener):
+    def on_start(self, ev: numba_event.Event) -> None:
+        _announcer.begin(ev.data.get("dispatcher") if isinstance(ev.data, dict) else None)
+
+    def on_end(self, ev: numba_event.Event) -> None:
+        _announcer.end()
+
+
+numba_event.register("numba:compile", _Listener())
+
+
+@contextlib.contextmanager
+def notice(out: TextIO | None = None) -> Iterator[None]:
+    """Within the block, every compile is said (Numba's own helpers too), on ``out`` if given (stderr)."""
+    with _announcer.lock:
+        _announcer.scopes.append(out)
+    try:
+        yield
+    finally:
+        with _announcer.lock:
+            _announcer.scopes.pop()
