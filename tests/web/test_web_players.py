@@ -286,12 +286,12 @@ def test_while_the_server_warms_up_every_request_hears_503_and_pages_say_what_th
             page = client.get(path)
             assert page.status_code == 503 and page.headers["content-type"].startswith("text/html")
             assert int(page.headers["Retry-After"]) > 0
-            assert "compiling the engine's kernels" in page.text and 'http-equiv="refresh"' in page.text
+            assert "loading the engine's kernels" in page.text and 'http-equiv="refresh"' in page.text
         for method, path in (("GET", "/api/rules"), ("POST", "/api/games"), ("GET", "/openapi.json")):
             answer = client.request(method, path)
             assert answer.status_code == 503 and int(answer.headers["Retry-After"]) > 0
             assert answer.json()["detail"].startswith(
-                "the server is warming up: compiling the engine's kernels"
+                "the server is warming up: loading the engine's kernels"
             )
         assert not ready.is_set()
         warmed.set()

@@ -1,9 +1,9 @@
 """The ``serve`` command: the game (against the computer or a friend), the replay, the calculator and the
 statistics in the browser.
 
-The port opens at once: while the engines compile (a minute or two on the first start after an
-install), every request is answered 503 with ``Retry-After``, pages with a page that says what the
-server waits for and reloads itself. SIGTERM and Ctrl-C stop the server within a few seconds: every computation under way is stopped at
+The port opens at once: while the engines load (seconds: the package comes with its kernels compiled),
+every request is answered 503 with ``Retry-After``, pages with a page that says what the server waits
+for and reloads itself. SIGTERM and Ctrl-C stop the server within a few seconds: every computation under way is stopped at
 once (its worker process killed), live streams end, and requests still open get 503 before uvicorn's
 short graceful shutdown closes the connections.
 """
@@ -94,6 +94,9 @@ def serve_cmd(
     from battleship.extras import require
 
     require("web")
+    from battleship.web.workers import start_forkserver
+
+    start_forkserver()  # the workers' process loads its kernels while this one loads the web app
     from battleship.web.app import Settings
 
     if not 0 < port < 65536:
@@ -169,8 +172,8 @@ def _run(settings, db: str, host: str, port: int) -> None:
         timeout_graceful_shutdown=3,
     )
     console.print(
-        f"battleship: warming up on http://{host}:{port}/ (the first start compiles the engines: a minute "
-        "or two); until it is ready, every request there hears 503 and pages say what they wait for…",
+        f"battleship: warming up on http://{host}:{port}/ (loading the engines: seconds); until it is ready, "
+        "every request there hears 503 and pages say what they wait for…",
         highlight=False,
     )
     Server(config).run()

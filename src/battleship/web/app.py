@@ -201,9 +201,9 @@ def _warm_then_open(app: FastAPI, open_for_play: Callable[[], None]) -> None:
         return
     if app.state.stopping.is_set():
         return
+    open_for_play()
     warm_presets(app.state.computer.graphs)  # in the background, a process of their own
     threading.Thread(target=_time_levels, args=(app,), daemon=True, name="time-levels").start()
-    open_for_play()
 
 
 def _credit_downtime(engine) -> None:

@@ -409,15 +409,18 @@ class Computer:
 
 
 def warm_up() -> None:
-    """Every level's shooter, the stand-ins and both heat maps, run once on the presets most played.
+    """Every level's shooter, the stand-ins and both heat maps, run once under the standard rules.
 
-    On a board half fired at, so that each kernel is compiled (or loaded from the cache) without
-    paying for a whole count: what is warmed is the code, not any answer.
+    On a board half fired at, so that each kernel is loaded from the package's compiled kernels
+    (:mod:`battleship.jit`) before a game needs it: what is warmed is the code, not any answer. Rules
+    with a spacing margin are left out: their exact levels read a state graph, which the server compiles
+    in the background once it is open (:mod:`battleship.web.graphs`), and compiling one here held the
+    opening back by seconds.
     """
     from battleship.generators import draw, to_layout
     from battleship.inference.prior import fit
 
-    for name in ("standard", "pirates"):
+    for name in ("standard",):
         rules = preset(name)
         game = Game(to_layout(rules, draw(rules, "uniform", 1, 1, threads=False)[0]))
         for cell in range(rules.cells // 2):

@@ -1,8 +1,8 @@
 """What a warming server still waits for before it opens for play: ``GET /api/ready`` says it, and the
 warming page (the answer to every page asked for meanwhile) shows it and moves on once it is over.
 
-The warm-up's parts run side by side (the worker processes compile every level's kernels while the
-server's own process compiles its own), so each is named while it runs and dropped when it ends.
+The warm-up's parts run side by side (the worker processes load every level's kernels while the
+server's own process loads its own), so each is named while it runs and dropped when it ends.
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 WARMING_DETAIL = (
-    "the server is warming up: compiling the engine's kernels, a minute or two on the first start after "
-    "an install, seconds on a restart; try again shortly"
+    "the server is warming up: loading the engine's kernels, a few seconds; try again shortly"
 )
-WORKERS = "the worker processes to compile every level's kernels"
-HERE = "the server to compile its own kernels (random layouts, answers, the Adaptive level's model)"
+WORKERS = "the worker processes to load every level's kernels"
+HERE = "the server to load its own kernels (random layouts, answers, the Adaptive level's model)"
 OPENING = "the game to open for play (the friends' clocks are given back the time the server was away)"
 STOPPING = "a restart: the server is shutting down"
 

@@ -441,7 +441,7 @@ def _other_routes(app: FastAPI) -> None:
     service, settings, computer = app.state.service, app.state.settings, app.state.computer
     waiting = {
         "model": NotReady,
-        "description": "Not ready: warming up (compiling the engine's kernels) or shutting down; "
+        "description": "Not ready: warming up (loading the engine's kernels) or shutting down; "
         "`waiting_for` says what for. Ask again after Retry-After seconds.",
         "headers": RETRY,
     }

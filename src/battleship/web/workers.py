@@ -52,6 +52,15 @@ def _context() -> multiprocessing.context.ForkServerContext:
     return ctx
 
 
+def start_forkserver() -> None:
+    """Start the forkserver now, loading and warming up in a process of its own while this one goes on
+    (``battleship serve`` calls it first thing, so that it overlaps the web app's own imports)."""
+    from multiprocessing import forkserver
+
+    _context()
+    forkserver.ensure_running()
+
+
 class _Worker:
     """One worker process and the parent's end of its pipe."""
 

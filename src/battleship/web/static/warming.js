@@ -16,8 +16,7 @@ async function askReady() {
     }
     if (data.waiting_for) {
       $("waiting").textContent = `Waiting for ${data.waiting_for}.`;
-      $("waited").textContent = `${Math.round(data.seconds || 0)} s so far: a minute or two on the first start `
-        + "after an install, seconds on a restart.";
+      $("waited").textContent = `${Math.round(data.seconds || 0)} s so far: a few seconds in all.`;
     }
     wait = Math.max(READY_POLL, 1000 * Math.min(5, Number(response.headers.get("Retry-After")) || 1));
   } catch (err) {
