@@ -125,7 +125,7 @@ def available() -> Hierarchy | str:
 class Box:
     """One bot's group (in each controller's hierarchy, for version 1), with its limits set."""
 
-    def __init__(self, hierarchy: Hierarchy, memory_bytes: int, processes: int):
+    def __init__(self, hierarchy: Hierarchy, memory_bytes: int, processes: int, cpus: str | None = None):
         self.hierarchy = hierarchy
         name = f"{PREFIX}-{os.getpid()}-{next(_counter)}"
         controllers = [c for c, _ in hierarchy.parents]
@@ -140,8 +140,9 @@ class Box:
                 self.folders[controller] = folder
             if "cpuset" in self.folders:  # a cpuset group takes no process until given its cpus and mems
                 for table in ("cpuset.cpus", "cpuset.mems"):
+                    given = (hierarchy.parent("cpuset") / table).read_text()
                     (self.folders["cpuset"] / table).write_text(
-                        (hierarchy.parent("cpuset") / table).read_text()
+                        cpus if table == "cpuset.cpus" and cpus else given
                     )
             self._limit(memory_bytes, processes)
         except OSError:
