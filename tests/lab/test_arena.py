@@ -336,6 +336,14 @@ def test_the_command_saves_a_run_that_loads_back(tmp_path, monkeypatch):
         (["density", "--time-limit", "0"], "--time-limit must be above 0"),
         (["density", "--games", "0"], "--games must be at least 1"),
         (["density:skew=x"], "skew must be an integer"),
+        (["density", "--game-budget", "0"], "--game-budget must be above 0 seconds"),
+        (["density", "--bot-budget", "-1"], "--bot-budget must be above 0 seconds"),
+        (["density", "--budget-forfeits", "0"], "--budget-forfeits must be at least 1"),
+        (["density", "--bot-cpus", "999"], "--bot-cpus must be from 1 to"),
+        (
+            ["density", "--roster", "/nonexistent/roster.toml"],
+            "--roster /nonexistent/roster.toml: cannot read it",
+        ),
     ],
 )
 def test_bad_arguments_are_refused_clearly(args, says):

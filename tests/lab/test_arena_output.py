@@ -246,6 +246,22 @@ def test_a_registered_shooter_that_fails_forfeits_its_game_only(monkeypatch):
     assert sum(rows["hunt-target"].forfeits.values()) == 0
 
 
+def test_a_ratings_file_that_cannot_be_updated_costs_no_result(tmp_path, monkeypatch):
+    """The run is saved first; then the ratings' error is said, in one line, and the command fails."""
+    from battleship.errors import BattleshipError
+    from battleship.lab.arena import ratings
+
+    def broken(path, result):
+        raise BattleshipError(f"cannot write {path}: the disk is full")
+
+    monkeypatch.setattr(ratings, "update", broken)
+    out, table = tmp_path / "run.json", tmp_path / "ratings.json"
+    done = CliRunner().invoke(app, ["arena", "random", "hunt-target", "--rules", "square-6", "--games", "3",
+                                    "--out", str(out), "--ratings", str(table)])  # fmt: skip
+    assert done.exit_code == 2 and "the ratings were not updated: cannot write" in done.output, done.output
+    assert f"(the run is saved to {out})" in done.output and json.loads(out.read_text())["games"] == 3
+
+
 # ---- a real program writing such things, from the command line ---------------------------------------
 def test_a_program_writing_nonsense_loses_those_games_and_the_run_is_saved(tmp_path):
     """In the sandbox: ``protocol ²`` and a name of escapes at the start, then in each game a third answer

@@ -10,7 +10,9 @@ program runs in a group of its own, made before it starts and removed when it is
   referee reads the group's count of such kills to say ``memory``;
 - processes (``pids``): at most ``Limits.processes`` at once, threads included;
 - CPU time (``cpuacct`` in version 1, ``cpu.stat`` in version 2): used by the whole group, children
-  the bot never waits for included; the referee reads it game by game.
+  the bot never waits for included; the referee reads it game by game;
+- CPUs (``cpuset``, version 1 only): the bot's own CPU set, which it cannot widen (elsewhere its
+  affinity alone holds it, see the sandbox).
 
 Both kinds of hierarchy are supported: version 2 where the machine delegates a subtree to the arena
 (the root of the hierarchy when run as root, or a group whose controllers are handed down, as

@@ -12,7 +12,14 @@ with). Each program gets:
   with the sandbox) as its only writable place and its home;
 - a cleared environment (no variable of the referee's reaches it);
 - limits on processes and threads (``RLIMIT_NPROC``), data memory, file size, CPU time (the
-  referee's, see :mod:`~battleship.lab.arena.channel`);
+  referee's, see :mod:`~battleship.lab.arena.channel`), over its whole control group where the
+  machine gives the arena one (:mod:`~battleship.lab.arena.cgroup`);
+- a CPU set of its own (:attr:`Limits.cpus` CPUs, ``sched_setaffinity`` and the group's ``cpuset``),
+  which it sees wherever CPUs are counted (``/sys/devices/system/cpu/online`` and ``possible``,
+  ``/proc/stat``), so runtimes size their pools to it;
+- a private copy in place of an entry's own files (:attr:`Program.sources`, an entry's snapshot);
+- the kernel's caches dropped before its turn (:meth:`Sandbox.before_turn`,
+  :mod:`~battleship.lab.arena.caches`), so it finds nothing an earlier bot left there;
 - an end: the referee kills the sandbox's first process, and the kernel kills everything left in
   its PID namespace with it, whatever the bot started (``setsid`` or not); ``--die-with-parent``
   does the same if the referee itself dies.
