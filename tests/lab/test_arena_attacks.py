@@ -397,7 +397,7 @@ def test_a_machine_that_cannot_drop_the_caches_is_named_and_refused_unless_the_o
 
     monkeypatch.setattr(caches, "why_not", lambda: "only root can drop the kernel's caches")
     with pytest.raises(
-        arena.SandboxUnavailable, match=r"apart in the kernel's caches .* --shared-caches-i-trust"
+        arena.SandboxUnavailable, match=r"drop the kernel's caches\. .* --shared-caches-i-trust"
     ):
         sandbox.require(arena.choose(), ["exec:bot"])
     sandbox.require(arena.choose(caches=False), ["exec:bot"])  # the organiser's loudly named option

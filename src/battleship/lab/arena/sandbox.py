@@ -523,30 +523,33 @@ def missing_limits() -> str | None:
 
 
 def require(jail: Jail, labels: list[str]) -> None:
-    """Refuse program and class bots (``labels``) in one clear line when the machine cannot sandbox them."""
+    """Refuse program and class bots (``labels``) in one clear line when the machine cannot sandbox them,
+    or cannot hold them apart as the sandbox should (every missing piece named, with its option)."""
     if not labels or not jail.confined:
         return
+    bots = ", ".join(labels)
     why = probe()
-    if why is None and getattr(jail, "groups", False):
-        missing = missing_limits()
-        if missing is not None:
-            raise SandboxUnavailable(
-                f"cannot limit program and class bots ({', '.join(labels)}) here: {missing}. Run the arena "
-                f"as root, or keep per-process limits only with {UNCOUNTED_OPTION} (a bot can then take "
-                "memory and CPU through its children and shared memory), if you trust every one of them"
-            )
-    if why is None and getattr(jail, "caches", False):
-        shared = caches.why_not()
-        if shared is not None:
-            raise SandboxUnavailable(
-                f"cannot keep program and class bots ({', '.join(labels)}) apart in the kernel's caches "
-                f"here: {shared}. Run the arena as root, or leave the caches shared with "
-                f"{caches.SHARED_OPTION} (a bot can then pass what it saw to a later one through the pages "
-                "it read), if you trust every one of them"
-            )
     if why is not None:
         raise SandboxUnavailable(
-            f"cannot sandbox program and class bots ({', '.join(labels)}) here: {why}. Install bubblewrap "
+            f"cannot sandbox program and class bots ({bots}) here: {why}. Install bubblewrap "
             f"(apt-get install bubblewrap), or run them unconfined with {UNCONFINED_OPTION} if you trust "
             "every one of them"
+        )
+    missing = []  # (why it cannot be held here, the organiser's option, what a bot can do then)
+    limits = missing_limits() if getattr(jail, "groups", False) else None
+    if limits is not None:
+        missing.append(
+            (limits, UNCOUNTED_OPTION, "take memory and CPU through its children and shared memory")
+        )
+    shared = caches.why_not() if getattr(jail, "caches", False) else None
+    if shared is not None:
+        missing.append(
+            (shared, caches.SHARED_OPTION, "pass what it saw to a later one through the pages it read")
+        )
+    if missing:
+        raise SandboxUnavailable(
+            f"cannot hold program and class bots ({bots}) as the sandbox should here: "
+            f"{'; '.join(m[0] for m in missing)}. Run the arena as root, or pass "
+            f"{' and '.join(m[1] for m in missing)} (a bot can then {' and '.join(m[2] for m in missing)}), "
+            "if you trust every one of them"
         )
