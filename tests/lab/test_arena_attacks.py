@@ -797,7 +797,8 @@ def test_a_slow_bot_forfeits_over_its_game_budget_and_then_the_rest(tmp_path):
                for d in details[:3]), details  # fmt: skip
     assert details[3:] == ["not played: 3 of its games went over their 0.3 s (the limit is 3 such games)"]
     assert row_of(result, HONEST).shots == honest_shots(result)  # an honest bot plays in its budget
-    assert said[0].startswith(f"{slow}: ") and said[-1].startswith(f"{HONEST}: ") and " s of its " in said[0]
+    assert said[0] == f"{slow}: 0.0 s of its {limits.clock(SMALL.cells, 4).total:,.0f} s"  # its turn begins
+    assert said[-1].startswith(f"{HONEST}: ") and len(said) == 2 * (1 + 4)  # each turn's start, each game
 
 
 def test_a_bot_budget_spent_forfeits_the_rest_of_the_run():

@@ -83,6 +83,7 @@ def run(
     pairings, interrupted = None, False
     try:
         for bot, tally, clock in zip(bots, tallies, clocks, strict=True):
+            turn.status(bot, clock)
             with started(bot, rules, limits, jail, games):
                 for g in range(games):
                     layout = generators.to_layout(rules, rows[g])
@@ -113,8 +114,13 @@ class Turn:
         self.on_game, self.on_status = on_game, on_status
 
     def played(self, bot: Bot, clock: Clock) -> None:
+        """A game of ``bot``'s is over."""
         if self.on_game is not None:
             self.on_game()
+        self.status(bot, clock)
+
+    def status(self, bot: Bot, clock: Clock) -> None:
+        """Say that ``bot`` is playing, and how much of its time it has used (at its turn's start too)."""
         if self.on_status is not None:
             self.on_status(f"{escape(bot.label)}: {clock.used:,.1f} s of its {clock.total:,.0f} s")
 
@@ -202,6 +208,7 @@ def hidden_fleets(rules: Rules, bot: Bot, k: int, games: int, key: Key, generato
     """Bot ``k``'s fleet in each match game: a Layout, or the BotFault its answer to ``place`` was."""
     drawn = key.fleets(rules, generator, k, games)
     fleets: list[Layout | BotFault] = []
+    turn.status(bot, clock)
     with started(bot, rules, limits, jail, games):
         for g in range(games):
             fleets.append(
@@ -250,6 +257,7 @@ def play_matches(
               for k, b in enumerate(bots)]  # fmt: skip
     played: dict[tuple[int, int], list[GameResult | None]] = {}
     for a, bot in enumerate(bots):
+        turn.status(bot, clocks[a])
         with started(bot, rules, limits, jail, games * (len(bots) - 1)):
             for d in range(len(bots)):
                 if d != a:
