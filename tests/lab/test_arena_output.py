@@ -270,7 +270,7 @@ def test_a_program_writing_nonsense_loses_those_games_and_the_run_is_saved(tmp_p
     out = tmp_path / "run.json"
     bot = f"exec:{sys.executable} {MISBEHAVE} weird"
     done = CliRunner().invoke(app, ["arena", bot, "hunt-target", "--rules", "square-6", "--games", "7", "--seed", "3",
-                                    "--out", str(out), "--start-limit", "20", "--shared-caches-i-trust"])  # fmt: skip
+                                    "--out", str(out), "--start-limit", "20", "--time-limit", "5", "--shared-caches-i-trust"])  # fmt: skip
     assert done.exit_code == 0, done.output
     saved = json.loads(out.read_text())
     row = next(r for r in saved["leaderboard"] if r["bot"] == bot)

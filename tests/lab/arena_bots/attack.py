@@ -32,7 +32,7 @@ Modes (one for each way the arena was once beaten):
   cache. FILE is a read-only file every sandbox sees (at least 15 MB for 3 games on 6x6), 32 pages of
   it a (game, cell): the first reads two pages of each ship cell it hit (they are then in memory);
   the second, playing the same battlefields later, asks of each cell's pages whether they are in
-  memory, and fires at those cells first. HOW is how it asks: ``nowait`` (``preadv2`` with
+  memory, and fires first at the cells both of whose pages are. HOW is how it asks: ``nowait`` (``preadv2`` with
   ``RWF_NOWAIT``, which fails on a page not in memory) or ``timed`` (a plain read, timed: microseconds
   from memory, tens of them from the disk). It reports ``name attack:found:cache-HOW:N``, N the games
   in which it found marked pages.
@@ -175,7 +175,7 @@ def hunting(token, victim):
 # ---- a pair passing ship cells through the page cache -----------------------------------------------------
 PAGE = 4096
 BLOCK = 32  # pages a (game, cell) owns: a miss reads a few pages ahead, never into another cell's
-MARKS = (0, 16)  # the pages of its block that are read to mark a cell: two, against a lost mark
+MARKS = (0, 16)  # the pages of its block that are read to mark a cell: two, both asked for
 FAST_NS = 30_000  # an answer from memory is faster than this: the kernel sometimes reads a page in
 # while asked not to wait (then it answers in the time of a read from the disk, tens of microseconds)
 
@@ -225,16 +225,18 @@ def cache_read(how, path, game, cells):
         for mark in reversed(MARKS)
     ]
     if how == "nowait":
-        return sorted({cell for page, cell in pages if _in_memory(path, page)})
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
-        last = os.fstat(fd).st_size // PAGE - 1  # a page no game uses: read once, then timed from memory
-        _read_time(fd, last)
-        threshold = max(10_000, 4 * min(_read_time(fd, last) for _ in range(5)))
-        return sorted({cell for page, cell in pages if _read_time(fd, page) < threshold})
-    finally:
-        os.close(fd)
+        found = [cell for page, cell in pages if _in_memory(path, page)]
+    else:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+            last = os.fstat(fd).st_size // PAGE - 1  # a page no game uses: read once, then timed from memory
+            _read_time(fd, last)
+            threshold = max(10_000, 4 * min(_read_time(fd, last) for _ in range(5)))
+            found = [cell for page, cell in pages if _read_time(fd, page) < threshold]
+        finally:
+            os.close(fd)
+    return sorted(cell for cell in set(found) if found.count(cell) == len(MARKS))  # both its pages
 
 
 # ---- an honest bot that sizes itself by the CPUs it sees ------------------------------------------------
