@@ -312,7 +312,7 @@ def test_the_command_saves_a_run_that_loads_back(tmp_path, monkeypatch):
     out = tmp_path / "results.json"
     result = runner.invoke(
         app, ["arena", "density", f"exec:{sys.executable} examples/bots/hunt_target.py", "--rules", "square-6",
-              "--games", "20", "--matches", "--out", str(out)],
+              "--games", "20", "--matches", "--out", str(out), "--shared-caches-i-trust"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "density" in result.stdout and "head to head" in result.stdout

@@ -526,7 +526,7 @@ def test_names_reach_no_terminal_raw(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     done = subprocess.run(
         [sys.executable, "-m", "battleship", "arena", "--entries", str(folder), "--rules", "square-6",
-         "--games", "1", "--start-limit", "20", "--out", "run.json"],
+         "--games", "1", "--start-limit", "20", "--out", "run.json", SHARED],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert "\x1b" not in done.stdout + done.stderr, done.stdout + done.stderr
@@ -634,7 +634,7 @@ def test_entry_rows_are_replayed_from_their_folder_and_a_roster_makes_one_rating
         "20",
     ]
     made = CliRunner().invoke(
-        app, [*args, "--out", str(out), "--ratings", str(table), "--roster", str(roster)]
+        app, [*args, "--out", str(out), "--ratings", str(table), "--roster", str(roster), SHARED]
     )
     assert made.exit_code == 0, made.output
     assert set(json.loads(table.read_text())["bots"]) == {"Mallory M.", "random"}
@@ -645,7 +645,7 @@ def test_entry_rows_are_replayed_from_their_folder_and_a_roster_makes_one_rating
     board.pop("ratings")  # ratings carry earlier runs: unchecked; the rows are what is replayed here
     plain = tmp_path / "rows.json"
     plain.write_text(json.dumps(board))
-    code, said = _verify(plain, "--entries", str(folder))
+    code, said = _verify(plain, "--entries", str(folder), SHARED)
     assert code == 0 and "ok   replay copy-a" in said and "ok   replay copy-b" in said, said
 
 
