@@ -13,9 +13,9 @@ which needs root) before each sandboxed bot's turn: every page, name and inode t
 brought in is then gone, and the later bot finds every page it did not read itself on the disk,
 whatever the earlier one did. What stays in memory is what some live process holds mapped (the
 referee's own libraries, other programs'), which no bot can change. Private copies of what bots
-read, the other way round, are no choice: a sandbox shows some 190,000 files (15 GB) here, and
-evicting them one by one (``POSIX_FADV_DONTNEED``) takes longer than a drop and leaves the names
-cached (docs/arena.md gives the figures).
+read, the other way round, are no choice: a sandbox shows some 190,000 files (15 GiB) here. Nor is
+evicting those files one by one (``POSIX_FADV_DONTNEED``): it takes several times longer than a
+drop and leaves the names cached (docs/arena.md gives the figures).
 
 Dropping caches is machine-wide: other programs on the machine read their files from the disk again
 afterwards. Where the arena cannot drop them (not root, or a container whose ``/proc/sys`` is
