@@ -22,6 +22,22 @@ SIGINT in the middle of a program bot's game (the guide promises two seconds).
 Last, the Gymnasium environment's steps a second with a random masked agent, against the same agent
 firing straight at the referee (battleship.game.Game) on uniform layouts of the same seed (not the
 environment's own draws) as the floor.
+
+``--defences`` measures instead what the defences against a hostile class cost and leave (run as
+root: it drops the machine's caches, as the arena does):
+
+- a channel through the kernel's caches, both ends in the sandbox (benchmarks/cache_channel.py):
+  BITS random bits sent through page residency (``RWF_NOWAIT``, timed reads) and through names
+  looked up (dentries), with no defence, with the caches dropped between sender and receiver (the
+  arena's), and with the alternative of evicting every file the sandbox shows
+  (``POSIX_FADV_DONTNEED`` over all of them): errors, and the bits a channel with that error rate
+  carries (a binary symmetric channel's capacity, N (1 - H(p)));
+- what a drop costs: the drop itself, and starting each kind of bot to ``readyok`` with its files
+  in memory and with the caches just dropped; and what private copies would cost: the files a
+  sandbox shows, and copying the Python installation into memory;
+- entry snapshots: loading a folder of 20 entries, and one entry of 100 MB;
+- a slow bot (9.5 s to start, 0.45 s before every shot) against the default budgets over 1,000
+  games on the standard board.
 """
 
 from __future__ import annotations
@@ -84,9 +100,12 @@ def bench_arena(rules, games: int, seed: int) -> None:
             print(f"{kind:22s} skipped: no node on PATH")
             continue
         bot = arena.parse_bot(text, rules)
-        arena.run(rules, [bot], 1, seed + 1)  # warm: Numba's compile or cache load, the OS's file cache
+        jail = arena.choose(caches=False)  # kept warm: a drop before each run is measured apart (--defences)
+        arena.run(
+            rules, [bot], 1, seed + 1, jail=jail
+        )  # warm: Numba's compile or cache load, the OS's file cache
         begin = time.perf_counter()
-        row = arena.run(rules, [bot], games, seed).leaderboard[0]
+        row = arena.run(rules, [bot], games, seed, jail=jail).leaderboard[0]
         per_shot = (time.perf_counter() - begin) / (row.mean * games)
         timing = row.time_per_shot_ms
         print(
@@ -118,7 +137,8 @@ def _start_ms(rules, text: str, jail) -> tuple[float, float]:
 
 
 def bench_sandbox(rules, games: int, seed: int, rounds: int = 3) -> None:
-    jails = {"groups": arena.choose(), "per-proc": arena.choose(groups=False),
+    # the caches left as they are between bots: what their drop costs is measured apart (--defences)
+    jails = {"groups": arena.choose(caches=False), "per-proc": arena.choose(groups=False, caches=False),
              "unconf.": arena.choose(unconfined=True)}  # fmt: skip
     print(f"\nthe sandbox's cost: {games} games a run, median of {rounds} runs each way, interleaved")
     print(f"{'bot':22s} " + " ".join(f"{'ms/shot ' + k:>16s}" for k in jails) + " "
@@ -191,8 +211,15 @@ def main() -> None:
     parser.add_argument("--rules", default="standard")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--sandbox-only", action="store_true", help="only the sandbox's cost")
+    parser.add_argument("--defences", action="store_true", help="only what the defences cost and leave")
+    parser.add_argument("--bits", type=int, default=500, help="bits sent through each cache channel")
     args = parser.parse_args()
     rules = load(args.rules)
+    if args.defences:
+        from arena_defences import bench_defences
+
+        bench_defences(rules, args.bits, args.seed)
+        return
     if args.sandbox_only:
         bench_sandbox(rules, max(args.games // 4, 1), args.seed)
         return

@@ -34,7 +34,10 @@ def misbehaving(mode: str, game: int = 2) -> str:
 
 
 KEY = arena.Key.from_seed(5)
-JAIL = arena.choose()  # the sandbox (make test installs bubblewrap)
+# the sandbox (make test installs bubblewrap), leaving the kernel's caches as they are between bots:
+# the suite shares its machine, and dropping them before every bot of every test would slow every
+# other test; test_arena_attacks.py's cache-channel and honest-runtime tests run the default
+JAIL = arena.choose(caches=False)
 
 
 def run(bots: list[str], games: int = 3, rules=SMALL, **limits) -> arena.ArenaResult:
@@ -215,7 +218,7 @@ def test_matches_pair_every_bot_and_a_bad_layout_loses_that_game():
     result = arena.run(
         SMALL,
         [arena.parse_bot(t, SMALL) for t in ("hunt-target", misbehaving("badlayout", 3), "random")],
-        6, arena.Key.from_seed(2), limits=LIMITS, matches=True,
+        6, arena.Key.from_seed(2), limits=LIMITS, matches=True, jail=JAIL,
     )  # fmt: skip
     pairs = {(p.a, p.b): p for p in result.matches}
     assert len(pairs) == 3
@@ -236,6 +239,7 @@ def test_matches_are_reproducible():
             arena.Key.from_seed(9),
             limits=LIMITS,
             matches=True,
+            jail=JAIL,
         )
 
     assert once().matches == once().matches
@@ -308,7 +312,7 @@ def test_the_command_saves_a_run_that_loads_back(tmp_path, monkeypatch):
     out = tmp_path / "results.json"
     result = runner.invoke(
         app, ["arena", "density", f"exec:{sys.executable} examples/bots/hunt_target.py", "--rules", "square-6",
-              "--games", "20", "--matches", "--out", str(out)],
+              "--games", "20", "--matches", "--out", str(out), "--shared-caches-i-trust"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "density" in result.stdout and "head to head" in result.stdout
@@ -332,6 +336,14 @@ def test_the_command_saves_a_run_that_loads_back(tmp_path, monkeypatch):
         (["density", "--time-limit", "0"], "--time-limit must be above 0"),
         (["density", "--games", "0"], "--games must be at least 1"),
         (["density:skew=x"], "skew must be an integer"),
+        (["density", "--game-budget", "0"], "--game-budget must be above 0 seconds"),
+        (["density", "--bot-budget", "-1"], "--bot-budget must be above 0 seconds"),
+        (["density", "--budget-forfeits", "0"], "--budget-forfeits must be at least 1"),
+        (["density", "--bot-cpus", "999"], "--bot-cpus must be from 1 to"),
+        (
+            ["density", "--roster", "/nonexistent/roster.toml"],
+            "--roster /nonexistent/roster.toml: cannot read it",
+        ),
     ],
 )
 def test_bad_arguments_are_refused_clearly(args, says):

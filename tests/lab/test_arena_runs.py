@@ -24,7 +24,7 @@ from battleship.errors import BattleshipError
 from battleship.lab import arena
 from battleship.lab.arena import keys, ratings, sandbox
 from battleship.lab.arena.verify import rules_of
-from tests.lab.test_arena_attacks import ATTACK, attacker, leftovers
+from tests.lab.test_arena_attacks import ATTACK, SHARED, attacker, leftovers
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = rules_mod.square(6)
@@ -78,11 +78,11 @@ def test_verify_checks_the_commitment_the_battlefields_and_replays_the_bots(tmp_
     out, fields = tmp_path / "run.json", tmp_path / "battlefields.txt"
     program = f"exec:{sys.executable} examples/bots/hunt_target.py"
     made = runner.invoke(app, ["arena", "density", program, "--rules", "square-6", "--games", "8", "--out", str(out),
-                               "--battlefields", str(fields)])  # fmt: skip
+                               "--battlefields", str(fields), SHARED])  # fmt: skip
     assert made.exit_code == 0, made.output
     saved = json.loads(out.read_text())
     assert keys.fingerprint(SMALL, generators.to_indices(SMALL, _layouts(fields))) == saved["battlefields"]
-    checked = runner.invoke(app, ["arena", "--verify", str(out), program])
+    checked = runner.invoke(app, ["arena", "--verify", str(out), program, SHARED])
     assert checked.exit_code == 0, checked.output
     for what in (
         "ok   commitment",
@@ -99,7 +99,7 @@ def test_verify_checks_the_commitment_the_battlefields_and_replays_the_bots(tmp_
     ]:
         bad = tmp_path / "bad.json"
         bad.write_text(json.dumps({**saved, field: value}))
-        checked = runner.invoke(app, ["arena", "--verify", str(bad), program])
+        checked = runner.invoke(app, ["arena", "--verify", str(bad), program, SHARED])
         assert checked.exit_code == 1 and fails in checked.stdout, checked.output
 
 
@@ -135,7 +135,7 @@ def test_a_signal_stops_the_run_kills_every_bot_and_keeps_what_finished(tmp_path
     with said.open("wb") as stderr:
         process = subprocess.Popen(
             [sys.executable, "-m", "battleship", "arena", "hunt-target", slow, "--rules", "square-6",
-             "--games", "200", "--out", str(out)],
+             "--games", "200", "--out", str(out), "--shared-caches-i-trust"],
             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr,
         )  # fmt: skip
     try:
@@ -228,11 +228,12 @@ def test_a_contest_from_a_folder_of_entries(tmp_path):
     assert [b.kind for b in bots] == ["program", "program", "class", "program", "program"]
     if shutil.which("node") is None:
         bots = [b for b in bots if b.label != "bob.js"]
+    # at the defaults (the kernel's caches dropped before each bot, each bot on one CPU of its own)
     result = arena.run(SMALL, bots, 3, arena.Key.new(), limits=arena.Limits(time=5.0, start=20.0))
     for row in result.leaderboard:
         assert sum(row.forfeits.values()) == 0, row.forfeit_examples
     cli = runner.invoke(app, ["arena", "random", "--entries", str(entries), "--rules", "square-6", "--games", "2",
-                              "--time-limit", "5", "--json"])  # fmt: skip
+                              "--time-limit", "5", "--json", "--shared-caches-i-trust"])  # fmt: skip
     assert cli.exit_code == 0, cli.output
     assert {r["bot"] for r in json.loads(cli.stdout)["leaderboard"]} >= {
         "random",

@@ -26,7 +26,7 @@ CLASS_BOT = f"{ROOT / 'tests' / 'lab' / 'arena_bots' / 'reading_order.py'}:Readi
 MISBEHAVE = ROOT / "tests" / "lab" / "arena_bots" / "misbehave.py"
 SMALL = rules_mod.square(6)
 KEY = arena.Key.from_seed(5)
-JAIL = arena.choose()
+JAIL = arena.choose(caches=False)  # caches kept between bots, as in test_arena.py (which says why)
 LIMITS = arena.Limits(time=2.0, start=10.0, memory_mb=256)  # generous: a busy machine is no bot's fault
 
 

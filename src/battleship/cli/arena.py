@@ -21,6 +21,7 @@ from battleship.cli.common import (
     print_table,
     progress_bar,
 )
+from battleship.errors import BattleshipError
 
 if TYPE_CHECKING:
     from battleship.lab.arena import ArenaResult
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 UNCONFINED_OPTION = "--unconfined-bots-i-trust"  # battleship.lab.arena.sandbox names it in its refusal
 UNCOUNTED_OPTION = "--per-process-limits-i-trust"  # and this one where the machine has no control groups
+SHARED_OPTION = "--shared-caches-i-trust"  # and this one where it cannot drop the kernel's caches
 
 BOT_HELP = (
     "Bots: a registered shooter (density:skew=20, best; see 'battleship shooters'), a Python class with the "
@@ -85,6 +87,51 @@ MemoryLimitOpt = Annotated[
 ProcessLimitOpt = Annotated[
     int,
     typer.Option("--process-limit", help="Processes and threads a program may run at once (in the sandbox)."),
+]
+
+GameBudgetOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--game-budget",
+        help="Wall-clock seconds a program may take over one game, its start not counted (default: a "
+        "quarter of the time limit for every cell of the board); past it the game is a forfeit.",
+    ),
+]
+
+BotBudgetOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--bot-budget",
+        help="Wall-clock seconds a program may take over the whole run, starts and matches included "
+        "(default: the start limit plus a tenth of the time limit for every cell of every game it "
+        "plays); once spent, its remaining games are forfeits.",
+    ),
+]
+
+BudgetForfeitsOpt = Annotated[
+    int,
+    typer.Option(
+        "--budget-forfeits",
+        help="Games a program may lose over its game budget before its remaining games are forfeits.",
+    ),
+]
+
+BotCpusOpt = Annotated[
+    int,
+    typer.Option(
+        "--bot-cpus",
+        help="CPUs each program may use: a CPU set of its own, which os.cpu_count(), the JVM and Node.js "
+        "see and size their pools by.",
+    ),
+]
+
+RosterOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--roster",
+        help='Who entered which entry, for the ratings: a TOML file with an [entries] table, "entry" = '
+        '"entrant" (default: each entry is a player of its own, under its file or folder name).',
+    ),
 ]
 
 MatchesOpt = Annotated[
@@ -149,6 +196,16 @@ UncountedOpt = Annotated[
     ),
 ]
 
+SharedCachesOpt = Annotated[
+    bool,
+    typer.Option(
+        SHARED_OPTION,
+        help="Keep the sandbox but leave the kernel's caches as each bot left them (where the arena cannot "
+        "drop them: not root): a bot can then pass what it saw to a later bot through the pages it read. "
+        "Only for bots you trust.",
+    ),
+]
+
 
 @friendly
 def arena_cmd(
@@ -163,14 +220,20 @@ def arena_cmd(
     cpu_limit: CpuLimitOpt = None,
     memory_limit: MemoryLimitOpt = 1024,
     process_limit: ProcessLimitOpt = 64,
+    game_budget: GameBudgetOpt = None,
+    bot_budget: BotBudgetOpt = None,
+    budget_forfeits: BudgetForfeitsOpt = 3,
+    bot_cpus: BotCpusOpt = 1,
     matches: MatchesOpt = False,
     out: OutOpt = None,
     ratings: RatingsOpt = None,
+    roster: RosterOpt = None,
     battlefields: BattlefieldsOpt = None,
     verify: VerifyOpt = None,
     readable: ReadableOpt = None,
     unconfined: UnconfinedOpt = False,
     uncounted: UncountedOpt = False,
+    shared_caches: SharedCachesOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Every bot on the same battlefields: a leaderboard with 95% intervals, paired differences from the
@@ -180,7 +243,9 @@ def arena_cmd(
     from battleship import rules as rules_mod
     from battleship.lab import arena
 
-    jail = arena.choose(unconfined, tuple(str(p) for p in readable or ()), groups=not uncounted)
+    jail = arena.choose(
+        unconfined, tuple(str(p) for p in readable or ()), groups=not uncounted, caches=not shared_caches
+    )
     if verify is not None:
         _verify(verify, bots or [], battlefields, jail, as_json, entries)
         return
@@ -188,11 +253,16 @@ def arena_cmd(
     parsed = [arena.parse_bot(text, r) for text in bots or []]
     if entries is not None:
         parsed += arena.load_entries(entries)
-    limits = arena.Limits(time_limit, start_limit, cpu_limit, memory_limit, process_limit)
+    if roster is not None:
+        from battleship.lab.arena import roster as roster_mod
+
+        roster_mod.apply(roster_mod.read(roster), parsed)
+    limits = arena.Limits(time_limit, start_limit, cpu_limit, memory_limit, process_limit,
+                          game=game_budget, bot=bot_budget, strikes=budget_forfeits, cpus=bot_cpus)  # fmt: skip
     key = arena.Key.new() if seed is None else arena.Key.from_seed(seed)
     from battleship.lab.arena.contest import check
 
-    check(r, parsed, games, limits, jail)  # refused now, before the commitment is printed
+    check(r, parsed, games, limits, jail, matches)  # refused now, before the commitment is printed
     for path, option in ((out, "--out"), (ratings, "--ratings"), (battlefields, "--battlefields")):
         output_file(path, option)  # a file in the way of its folder: refused now, not after the run
     if ratings is not None:
@@ -202,9 +272,17 @@ def arena_cmd(
         highlight=False,
     )
     result, stop = _play(r, parsed, games, key, generator, limits, matches, jail, as_json)
+    unrated = None
     if ratings is not None and not result.interrupted:
-        result = dataclasses.replace(result, ratings=_ratings_mod().update(ratings, result))
+        try:
+            result = dataclasses.replace(result, ratings=_ratings_mod().update(ratings, result))
+        except BattleshipError as exc:  # the games are saved all the same, then the error is said
+            unrated = exc
     _finish(result, r, key, out, battlefields, as_json)
+    if unrated is not None:
+        raise BattleshipError(
+            f"the ratings were not updated: {unrated}" + (f" (the run is saved to {out})" if out else "")
+        )
     if result.interrupted:
         played = sum(row.games for row in result.leaderboard)
         err.print(
@@ -227,13 +305,14 @@ def _play(r, bots, games, key, generator, limits, matches, jail, quiet) -> tuple
     from battleship.stop import Stop, signals_stop
 
     stop = Stop()
-    per_bot = games * (len(bots) if matches else 1)  # its battlefields, then each opponent's fleets
+    per_bot = games * (1 + len(bots) if matches else 1)  # its battlefields, fleets hidden, each opponent's
     with progress_bar(disable=quiet) as progress:
         task = progress.add_task("games", total=len(bots) * per_bot)
         with signals_stop(stop):
             result = arena.run(
-                r, bots, games, key, generator, limits, matches, lambda: progress.advance(task), jail
-            )
+                r, bots, games, key, generator, limits, matches, lambda: progress.advance(task), jail,
+                on_status=lambda said: progress.update(task, description=said),
+            )  # fmt: skip
     return result, stop
 
 
@@ -268,6 +347,7 @@ def _verify(
     checks = verify(path, bots, battlefields, jail, entries)
     failed = [c for c in checks if c.checked and not c.ok]
     unchecked = [c for c in checks if not c.checked]
+    flagged = [c.flagged for c in checks if c.flagged]
     digest = results_digest(path)
     if failed:
         last = f"FAILED: {len(failed)} of {len(checks)} checks failed"
@@ -275,9 +355,12 @@ def _verify(
         last = f"NOT VERIFIED: {len(unchecked)} of {len(checks)} checks could not be made (see 'unchecked')"
     else:
         last = f"verified: all {len(checks)} checks hold"
+    if flagged:
+        last += (f"; FLAGGED: {', '.join(flagged)} (live games that differ from an isolated replay: a sign "
+                 "of interference; do not trust these scores as they stand)")  # fmt: skip
     if as_json:
         emit_json({"run": str(path), "sha256": digest, "ok": not failed and not unchecked, "verdict": last,
-                   "checks": [c.__dict__ for c in checks]})  # fmt: skip
+                   "flagged": flagged, "checks": [c.__dict__ for c in checks]})  # fmt: skip
     else:
         console.print(f"results sha256: {digest}", highlight=False, markup=False)
         for c in checks:
@@ -309,25 +392,36 @@ def _forfeit_text(counts: dict[str, int]) -> str:
     return f"{total} (" + ", ".join(f"{c} {n}" for c, n in counts.items() if n) + ")"
 
 
+def _who(row) -> str:
+    """Who entered a bot: the roster's entrant, and the author its bot.toml claims (only a claim)."""
+    claim = f"claims {row.author}" if row.author and row.author != row.entrant else ""
+    return "; ".join(w for w in (row.entrant or "", claim) if w)
+
+
 def _print(result: ArenaResult) -> None:
     seeded = f"seed {result.seed}" if result.seed is not None else "a secret key"
     title = (
         f"{result.rules}: {result.games:,} battlefields ({result.generator}, {seeded}), "
         f"{result.time_limit:g} s a shot; a forfeit scores {result.forfeit_score}"
         + ("" if result.jail == "sandbox" else "; programs ran UNCONFINED")
+        + ("; caches SHARED between bots" if result.jail == "sandbox" and result.caches == "shared" else "")
     )
     rows = [
         [
-            str(row.rank), _cell(row.bot), _cell(row.name or ""), row.kind, f"{row.mean:.2f}", f"{row.ci95[0]:.2f} .. {row.ci95[1]:.2f}",
-            f"{row.minus_leader:+.2f}", f"{row.minus_leader_ci95[0]:+.2f} .. {row.minus_leader_ci95[1]:+.2f}",
-            _forfeit_text(row.forfeits), _ms(row.time_per_shot_ms["median"]), _ms(row.time_per_shot_ms["worst"]),
+            str(row.rank), _cell(row.bot), _cell(row.name or ""), _cell(_who(row)), row.kind, f"{row.mean:.2f}",
+            f"{row.ci95[0]:.2f} .. {row.ci95[1]:.2f}", f"{row.minus_leader:+.2f}",
+            f"{row.minus_leader_ci95[0]:+.2f} .. {row.minus_leader_ci95[1]:+.2f}", _forfeit_text(row.forfeits),
+            _ms(row.time_per_shot_ms["median"]), _ms(row.time_per_shot_ms["worst"]),
         ]
         for row in result.leaderboard
     ]  # fmt: skip
-    headers = ["#", "bot", "name", "kind", f"mean {result.unit}", "95% interval", "- leader", "95% interval ", "forfeits",
-               "ms/shot median", "ms/shot worst"]  # fmt: skip
+    headers = ["#", "bot", "name", "entrant", "kind", f"mean {result.unit}", "95% interval", "- leader", "95% interval ",
+               "forfeits", "ms/shot median", "ms/shot worst"]  # fmt: skip
+    if not any(_who(row) for row in result.leaderboard):
+        headers.remove("entrant")
+        rows = [row[:3] + row[4:] for row in rows]
     timed = "registered kernels are timed a game at a time (the game's time over its shots)"
-    print_table(title, headers, rows, optional=("name", "kind", "95% interval "), note=timed)
+    print_table(title, headers, rows, optional=("name", "entrant", "kind", "95% interval "), note=timed)
     examples = [(row.bot, e) for row in result.leaderboard for e in row.forfeit_examples]
     examples += [(f"{e['bot']} (against {p.b if e['bot'] == p.a else p.a})", e)
                  for p in result.matches or () for e in p.forfeit_examples]  # fmt: skip

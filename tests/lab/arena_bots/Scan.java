@@ -1,5 +1,6 @@
 // A Java bot for the arena's tests: fires in reading order and names itself with the heap the JVM
-// chose (so a test can see the JVM sized it from the sandbox's memory limit, not the host's RAM).
+// chose (so a test can see the JVM sized it from the sandbox's memory limit, not the host's RAM) and the
+// CPUs it sees (what its thread pools are sized by).
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 
@@ -14,7 +15,8 @@ public class Scan {
                 cols = Integer.parseInt(words[2]);
             } else if (words[0].equals("isready")) {
                 long heap = Runtime.getRuntime().maxMemory() >> 20;
-                System.out.println("name java:heap:" + heap);
+                int cpus = Runtime.getRuntime().availableProcessors();
+                System.out.println("name java:cpus:" + cpus + ":heap:" + heap);
                 System.out.println("readyok");
             } else if (words[0].equals("newgame")) {
                 shots = 0;

@@ -28,12 +28,26 @@ Modes (one for each way the arena was once beaten):
   that outlives it; the second, playing later, looks them up. HOW is the place: ``keys`` (the kernel's
   key store, readable by anyone), ``sysv`` (System V shared memory), ``shm`` (a file in /dev/shm) or
   ``tmp`` (a file in /tmp). TOKEN names what it leaves, so a test can clean up.
+- ``cache-mark FILE`` and ``cache-read HOW FILE``: a pair passing ship cells through the kernel's page
+  cache. FILE is a read-only file every sandbox sees (at least 15 MB for 3 games on 6x6), 32 pages of
+  it a (game, cell): the first reads two pages of each ship cell it hit (they are then in memory);
+  the second, playing the same battlefields later, asks of each cell's pages whether they are in
+  memory, and fires first at the cells both of whose pages are. HOW is how it asks: ``nowait`` (``preadv2`` with
+  ``RWF_NOWAIT``, which fails on a page not in memory) or ``timed`` (a plain read, timed: microseconds
+  from memory, tens of them from the disk). It reports ``name attack:found:cache-HOW:N``, N the games
+  in which it found marked pages.
+- ``cpus THREADS MB``: an honest bot sized by the CPUs it sees: a ``multiprocessing`` pool of
+  ``os.cpu_count()`` processes and THREADS threads holding MB mebibytes of scratch in all, started at
+  ``isready``; it reports ``name attack:found:cpus:C:A:P``, C ``os.cpu_count()``, A its CPU set's
+  size, P the pool's processes, and plays honestly (each shot asked of the pool).
+- ``dawdle START SHOT``: honest, but slow: START seconds before ``readyok`` and SHOT before every
+  answer, each within its limit (a run of such games takes as long as it can).
 - ``syscalls TOKEN``: tries the kernel's shared objects and the sandbox's doors (a key named TOKEN,
   System V shared memory, a POSIX message queue, a user namespace by ``unshare`` and by ``clone``,
   a mount, ``ptrace``) and reports each that worked.
 - ``hoard HOW MB``: at ``isready`` takes MB mebibytes of memory in a way that per-process limits miss
   (HOW: ``memfd``, a ``memfd_create`` file; ``shm``, a file in /dev/shm; ``children``, children of
-  32 MiB each, all alive at once), then reports ``hoarded`` and plays honestly.
+  32 MiB each, all alive at once), then reports ``hoarded`` if it holds it all, and plays honestly.
 - ``burn SECONDS``: at each ``newgame`` starts 4 children it never waits for, each spinning SECONDS
   of CPU time and then saying so down a pipe; the bot reads the pipe (spending no CPU of its own)
   before it answers its first shot, then plays honestly.
@@ -156,6 +170,101 @@ def hunting(token, victim):
                 except OSError:
                     pass
         time.sleep(0.005)
+
+
+# ---- a pair passing ship cells through the page cache -----------------------------------------------------
+PAGE = 4096
+BLOCK = 32  # pages a (game, cell) owns: a miss reads a few pages ahead, never into another cell's
+MARKS = (0, 16)  # the pages of its block that are read to mark a cell: two, both asked for
+FAST_NS = 30_000  # an answer from memory is faster than this: the kernel sometimes reads a page in
+# while asked not to wait (then it answers in the time of a read from the disk, tens of microseconds)
+
+
+def _block(game, cells, cell):
+    return (game * (cells + 2) + cell) * BLOCK  # two empty blocks between games
+
+
+def cache_mark(path, game, cells, hits):
+    """Bring the marking pages of each hit cell of game ``game`` into memory (exactly those: no read-ahead)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+        for cell in hits:
+            for mark in MARKS:
+                os.pread(fd, 1, (_block(game, cells, cell) + mark) * PAGE)
+    finally:
+        os.close(fd)
+
+
+def _in_memory(path, page):
+    """Whether ``page`` of ``path`` is in memory, asked without waiting for the disk. Each question opens
+    the file afresh (no read-ahead state from the last): a miss then reads in that page alone."""
+    fd = os.open(path, os.O_RDONLY)
+    begin = time.perf_counter_ns()
+    try:
+        os.preadv(fd, [bytearray(1)], page * PAGE, os.RWF_NOWAIT)
+        return time.perf_counter_ns() - begin < FAST_NS
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _read_time(fd, page):
+    begin = time.perf_counter_ns()
+    os.pread(fd, 1, page * PAGE)
+    return time.perf_counter_ns() - begin
+
+
+def cache_read(how, path, game, cells):
+    """The cells of game ``game`` whose pages another bot brought into memory (asked from the last page
+    down, so that a miss reading ahead reaches only pages already asked about)."""
+    pages = [
+        (_block(game, cells, cell) + mark, cell)
+        for cell in reversed(range(cells))
+        for mark in reversed(MARKS)
+    ]
+    if how == "nowait":
+        found = [cell for page, cell in pages if _in_memory(path, page)]
+    else:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+            last = os.fstat(fd).st_size // PAGE - 1  # a page no game uses: read once, then timed from memory
+            _read_time(fd, last)
+            threshold = max(10_000, 4 * min(_read_time(fd, last) for _ in range(5)))
+            found = [cell for page, cell in pages if _read_time(fd, page) < threshold]
+        finally:
+            os.close(fd)
+    return sorted(cell for cell in set(found) if found.count(cell) == len(MARKS))  # both its pages
+
+
+# ---- an honest bot that sizes itself by the CPUs it sees ------------------------------------------------
+def _next_cell(fired, cells):
+    return next(c for c in range(cells) if c not in fired)
+
+
+def sized_by_cpus(threads, megabytes):
+    """A pool of os.cpu_count() processes, and ``threads`` threads writing ``megabytes`` to the scratch
+    directory between them; what it saw."""
+    import multiprocessing
+    import tempfile
+    import threading
+
+    pool = multiprocessing.Pool()  # as many processes as os.cpu_count() says
+    size = len(pool._pool)
+    per = (megabytes << 20) // max(threads, 1)
+    ready = threading.Barrier(threads + 1)
+
+    def scratch(i):
+        with open(os.path.join(tempfile.gettempdir(), f"scratch-{i}"), "wb") as f:
+            f.write(b"x" * per)
+        ready.wait()
+
+    for i in range(threads):
+        threading.Thread(target=scratch, args=(i,), daemon=True).start()
+    ready.wait()
+    return pool, [f"cpus:{os.cpu_count()}:{len(os.sched_getaffinity(0))}:{size}"]
 
 
 # ---- a colluding pair ---------------------------------------------------------------------------------
@@ -310,13 +419,17 @@ def hoard(how, megabytes):
                 for _ in range(megabytes):
                     f.write(b"x" * (1 << 20))
         elif how == "children":
+            children = []
             for _ in range(megabytes // 32):
-                if os.fork() == 0:
+                pid = os.fork()
+                if pid == 0:
                     block = bytearray(32 << 20)
                     touch(block, len(block))
                     time.sleep(60)
                     os._exit(0)
+                children.append(pid)
             time.sleep(2)  # every child has filled its block (or been killed)
+            return all(os.waitpid(pid, os.WNOHANG) == (0, 0) for pid in children)  # all still alive
         return True
     except (OSError, MemoryError):
         return False
@@ -398,6 +511,13 @@ def candidates(mode):
 
 
 # ---- the game ---------------------------------------------------------------------------------------
+class Board:
+    """The board's size, from the rules block's ``board`` line."""
+
+    def __init__(self, rows, cols):
+        self.rows, self.cols, self.cells = rows, cols, rows * cols
+
+
 def main():
     if MODE == "lingering":
         return lingering(*ARGS)
@@ -419,13 +539,16 @@ def main():
     cheat = Cheat() if MODE in ("cmdline", "seed") else None
     reader = rules = None
     game = shots = seed = 0
-    targets, hits, told, learnt = [], [], 0, 0
-    colluding = MODE in ("collude-file", "collude-read")
+    targets, hits, told, learnt, fired = [], [], 0, 0, set()
+    colluding = MODE in ("collude-file", "collude-read", "cache-mark")
     for line in sys.stdin:
         words = line.split()
         if not words:
             continue
         if words[0] in ("rules", "board", "spacing", "sinks", "reflections", "ship", "end"):
+            if cheat is None:  # the board's size is all it needs (and the package stays unimported)
+                rules = Board(int(words[1]), int(words[2])) if words[0] == "board" else rules
+                continue
             if reader is None:
                 from battleship.lab.arena.protocol import RulesReader
 
@@ -447,6 +570,10 @@ def main():
                 os._exit(3)
             if MODE == "hoard":
                 found = ["hoarded"] if hoard(ARGS[0], int(ARGS[1])) else []
+            if MODE == "cpus":
+                POOL, found = sized_by_cpus(int(ARGS[0]), int(ARGS[1]))
+            if MODE == "dawdle":
+                time.sleep(float(ARGS[0]))
             if MODE == "flood":
                 chunk = b"x" * (1 << 20)
                 for _ in range(int(ARGS[0])):
@@ -457,8 +584,14 @@ def main():
         elif words[0] == "newgame":
             if MODE == "collude-file" and hits:
                 told += tell(ARGS[0], ARGS[1], seed, hits)
+            if MODE == "cache-mark" and hits:
+                cache_mark(ARGS[0], game, rules.cells, hits)
             game, shots, seed = int(words[1]) - 1, 0, int(words[2])
-            targets, hits = [], []
+            targets, hits, fired = [], [], set()
+            if MODE == "cache-read":
+                targets = cache_read(ARGS[0], ARGS[1], game, rules.cells)
+                learnt += bool(targets)
+                report(f"cache-{ARGS[0]}:{learnt}")
             if MODE == "burn":
                 burn(float(ARGS[0]))
             if MODE == "collude-read":
@@ -475,7 +608,13 @@ def main():
         elif words[0] == "shoot":
             if MODE == "honest" and "slow" in ARGS:
                 time.sleep(0.01)
-            cell = targets.pop(0) if targets else shots
+            if MODE == "dawdle":
+                time.sleep(float(ARGS[1]))
+            if MODE == "cpus":  # the pool answers (a process of its own thinks for each shot)
+                cell = POOL.apply(_next_cell, (fired, rules.cells))
+            else:
+                cell = targets.pop(0) if targets else _next_cell(fired, rules.cells)
+            fired.add(cell)
             say(LETTERS[cell // rules.cols] + str(cell % rules.cols + 1))
             shots += 1
         elif words[0] == "result" and colluding and words[2] in ("hit", "sunk"):
@@ -483,6 +622,8 @@ def main():
         elif words[0] == "quit":
             if MODE == "collude-file" and hits:
                 told += tell(ARGS[0], ARGS[1], seed, hits)
+            if MODE == "cache-mark" and hits:
+                cache_mark(ARGS[0], game, rules.cells, hits)
             break
 
 

@@ -6,7 +6,9 @@ crash, hang, spin, late, nonsense, blank, offboard, double, flood, deaf, memory,
 chatty, which says debug, info and author lines before every answer (the referee skips them);
 orphan, which leaves a child holding its output and exits (code 4) instead of answering;
 and burn, which from the start spins a thread between its turns (only a CPU-time limit stops it),
-and burn-deaf, which does so ignoring SIGXCPU (the referee's own reading of its CPU time stops it).
+and burn-deaf, which does so ignoring SIGXCPU (the referee's own reading of its CPU time stops it);
+weird, which says ``protocol ²`` and a name full of control characters before ``readyok``, and in game
+G (counted from 1) answers its third ``shoot`` with WEIRD[G - 1] (bytes, not always UTF-8), then plays on.
 """
 
 import signal
@@ -15,6 +17,9 @@ import sys
 import threading
 import time
 
+# what the weird bot answers to its third shot, game by game: a digit Python calls a digit but cannot
+# read, an Arabic-Indic digit, bytes that are not UTF-8, a NUL, a huge number, a sign, a vertical tab
+WEIRD = [b"A\xc2\xb2", b"A\xd9\xa3", b"\xff\xfeA1", b"A1\x00", b"A" + b"9" * 400, b"-A1", b"A\x0b1"]
 mode = sys.argv[1]
 bad_game = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 if mode == "nostart":
@@ -44,6 +49,9 @@ for line in sys.stdin:
     if words[0] == "board":
         rows, cols = int(words[1]), int(words[2])
     elif words[0] == "isready":
+        if mode == "weird":
+            say("protocol \u00b2")
+            say("name \x1b[31mred\u202e\x07")
         say("readyok" if mode != "badstart" else "hello")
         if mode.startswith("burn"):
             if mode == "burn-deaf":
@@ -90,6 +98,12 @@ for line in sys.stdin:
             spin()
         if bad and mode == "memory":
             hog = bytearray(4 << 30)
+        if mode == "weird" and shots == 2 and game <= len(WEIRD):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(WEIRD[game - 1] + b"\n")
+            sys.stdout.buffer.flush()
+            shots += 1
+            continue
         say(name(shots))
         shots += 1
     elif words[0] == "quit":

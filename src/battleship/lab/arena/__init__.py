@@ -5,10 +5,14 @@
 - :mod:`~battleship.lab.arena.sandbox`: where programs run (bubblewrap), or unconfined if trusted;
 - :mod:`~battleship.lab.arena.seccomp`: the system calls a sandboxed bot is refused (libseccomp);
 - :mod:`~battleship.lab.arena.cgroup`: a control group per bot (memory, processes, CPU over all it starts);
+- :mod:`~battleship.lab.arena.caches`: the kernel's caches dropped between bots (no channel through them);
+- :mod:`~battleship.lab.arena.budgets`: wall-clock budgets for a game and for a bot's whole run;
 - :mod:`~battleship.lab.arena.names`: names are data (control characters escaped wherever shown);
 - :mod:`~battleship.lab.arena.channel`: a bot's process, with deadlines, CPU, memory and process limits;
 - :mod:`~battleship.lab.arena.bots`: the three kinds of bot and the referee of their games;
 - :mod:`~battleship.lab.arena.entries`: a contest from a folder of entries;
+- :mod:`~battleship.lab.arena.snapshots`: each entry run from a private, checked copy of its own files;
+- :mod:`~battleship.lab.arena.roster`: who entered which bot, as the organiser says (what ratings merge on);
 - :mod:`~battleship.lab.arena.host`: a Python Shooter class served as a program;
 - :mod:`~battleship.lab.arena.contest`: the run (battlefields, then matches);
 - :mod:`~battleship.lab.arena.results`: the leaderboard, the head-to-head table, saved runs;

@@ -31,6 +31,7 @@ from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Game, choose_salvo
 from battleship.lab.arena import protocol
+from battleship.lab.arena.budgets import Allowance
 from battleship.lab.arena.channel import Process
 from battleship.lab.arena.protocol import BotFault
 from battleship.lab.arena.sandbox import Jail, Limits, Program
@@ -72,13 +73,18 @@ class Bot:
     asked: str = ""  # the text it was named by (``best`` for the shooter best resolves to)
     said_name: str | None = None  # the name a program gave itself
     said_version: int = 1  # the protocol version a program says it speaks (``protocol N``; 1 if it says none)
-    entrant: str | None = None  # who entered it (an entry's declared author): one entrant, one rating
+    entrant: str | None = None  # who entered it, as the organiser says (ratings merge on it; None: the label)
+    claimed_author: str | None = None  # the author an entry's own bot.toml names: shown, never merged on
+    refused: BotFault | None = None  # why it plays none of its (remaining) games: each is this forfeit
 
     def start(self, rules: Rules, limits: Limits, jail: Jail | None = None, games: int | None = None) -> None:
         """Get ready to play ``rules``; a program runs in ``jail``, for ``games`` games at most (if known)."""
 
-    def play(self, game: int, layout: Layout, row: np.ndarray, seed: int) -> GameResult:
-        """Play game ``game`` (from 0) against ``layout`` (also as placement indices, ``row``)."""
+    def play(
+        self, game: int, layout: Layout, row: np.ndarray, seed: int, allowance: Allowance | None = None
+    ) -> GameResult:
+        """Play game ``game`` (from 0) against ``layout`` (also as placement indices, ``row``), within
+        ``allowance`` (a program's wall-clock budget for the game; None: none)."""
         raise NotImplementedError
 
     def place(self, game: int, seed: int) -> Layout | None:
@@ -108,7 +114,9 @@ class ShooterBot(Bot):
         else:
             runner.check(self.name, rules)  # salvo games are played in Python: no kernel to warm
 
-    def play(self, game: int, layout: Layout, row: np.ndarray, seed: int) -> GameResult:
+    def play(
+        self, game: int, layout: Layout, row: np.ndarray, seed: int, allowance: Allowance | None = None
+    ) -> GameResult:
         if self.rules.salvo is not None:
             return self._play_salvos(game, layout, seed)
         if self.spec.kernel is None:
@@ -167,7 +175,9 @@ class ProgramBot(Bot):
         self.label, self.program, self.kind = label, program, kind
         self._process: Process | None = None
         self._failed_starts = 0
-        self._refused: BotFault | None = None  # why the bot cannot play these rules at all
+        self._last_line: str | None = None  # the last line it wrote (a referee failure names it)
+        self.snapshot: object | None = None  # the private copy of an entry it runs from, kept while it lives
+        self._game_end = float("inf")  # when the game's allowance runs out (time.monotonic)
 
     def start(self, rules: Rules, limits: Limits, jail: Jail | None = None, games: int | None = None) -> None:
         if jail is None:
@@ -178,8 +188,8 @@ class ProgramBot(Bot):
         """The running process, started (and handed the rules) if need be, before game ``game``."""
         if self._process is not None:
             return self._process
-        if self._refused is not None:  # not started again: its answer would be the same
-            raise BotFault(self._refused.cause, self._refused.detail)
+        if self.refused is not None:  # not started again: its answer would be the same
+            raise BotFault(self.refused.cause, self.refused.detail)
         if self._failed_starts >= START_TRIES:
             raise BotFault("start", f"did not start {START_TRIES} times in a row; not tried again")
         try:
@@ -208,46 +218,53 @@ class ProgramBot(Bot):
                 detail = f"{detail}; stderr ends {tail!r}"
             self._drop()
             raise BotFault("start", detail) from None
+        except Exception as exc:  # the arena's own trouble starting it (a control group, say): its forfeit
+            self._failed_starts += 1
+            self._drop()
+            raise BotFault("start", f"the arena could not start it: {type(exc).__name__}: {exc}") from None
         self._failed_starts = 0
         return self._process
 
     def _answer(self, process: Process, deadline: float, what: str) -> str:
         """The bot's next line that is not chatter (``info``/``name``/``author`` lines are skipped)."""
         while True:
-            line = process.receive(deadline, what)
+            line = self._last_line = process.receive(deadline, what)
             if not protocol.is_chatter(line):
                 return line.strip()
             if line.startswith("name "):
-                self.said_name = line[5:].strip()[:80]
+                self.said_name = protocol.read_name(line)
             if line.startswith("protocol "):
-                word = line[9:].strip()
-                self.said_version = int(word) if word.isdigit() and len(word) < 6 else 0
+                self.said_version = protocol.read_version(line)
 
     def _check_version(self) -> None:
         """Refuse a bot that does not speak the version these rules need (salvos need version 2), for good."""
         if self.rules.salvo is None or self.said_version >= protocol.SALVO_VERSION:
             return
         said = "said no 'protocol N' line" if self.said_version == 1 else "named no version it speaks"
-        self._refused = BotFault(
+        self.refused = BotFault(
             "start",
             f"speaks version {max(self.said_version, 1)} of the arena protocol ({said} before 'readyok'), "
             f"which has no salvos; these rules fire several shots a turn (salvo {self.rules.salvo.text()}): "
             f"a bot that plays them says 'protocol {protocol.SALVO_VERSION}' before 'readyok' and answers "
             "'shoot K' with K cells",
         )
-        raise self._refused
+        raise self.refused
 
     def _drop(self) -> None:
         if self._process is not None:
             self._process.stop()
             self._process = None
 
-    def play(self, game: int, layout: Layout, row: np.ndarray, seed: int) -> GameResult:
+    def play(
+        self, game: int, layout: Layout, row: np.ndarray, seed: int, allowance: Allowance | None = None
+    ) -> GameResult:
         referee, times = Game(layout), []
+        self._last_line = None
         try:
             process = self._open(game)
+            self._game_end = time.monotonic() + allowance.seconds if allowance else float("inf")
             process.allow_cpu(self.limits.cpu_per_game(self.rules.cells))
-            process.send([f"newgame {game + 1} {derive(seed, game)}"], time.monotonic() + self.limits.time)
+            process.send([f"newgame {game + 1} {derive(seed, game)}"], self._deadline(time.monotonic()))
             while not referee.over:
                 times.append(self._shoot(process, referee))
             over = f"gameover {len(times)}"
@@ -256,15 +273,26 @@ class ProgramBot(Bot):
             process.send([over], time.monotonic() + self.limits.time)
         except BotFault as fault:
             self._drop()  # out of step with the referee: the next game starts it afresh
+            if allowance is not None and fault.cause == "time" and time.monotonic() >= self._game_end:
+                fault = allowance.fault(len(times))  # it was the game's budget that ran out, not a shot's
             return GameResult(referee.observation.turns, fault, times)
+        except Exception as exc:  # whatever it wrote, the run goes on: its forfeit, with what it wrote
+            self._drop()
+            return GameResult(referee.observation.turns, protocol.unexpected(exc, self._last_line), times)
+        finally:
+            self._game_end = float("inf")
         return GameResult(len(times), None, times)
+
+    def _deadline(self, begin: float) -> float:
+        """When an answer asked for at ``begin`` is late: the shot limit, or the game's budget if sooner."""
+        return min(begin + self.limits.time, self._game_end)
 
     def _shoot(self, process: Process, referee: Game) -> float:
         """Ask for one shot, check it, fire it and tell the bot; the seconds it took to answer."""
         if self.rules.salvo is not None:
             return self._salvo(process, referee)
         begin = time.monotonic()
-        deadline = begin + self.limits.time
+        deadline = self._deadline(begin)
         process.send(["shoot"], deadline)
         line = self._answer(process, deadline, "'shoot'")
         seconds = time.monotonic() - begin
@@ -280,7 +308,7 @@ class ProgramBot(Bot):
         """Ask for a salvo (``shoot K``), check it, fire it and answer it; the seconds it took to answer."""
         size = referee.turn_size()
         begin = time.monotonic()
-        deadline = begin + self.limits.time
+        deadline = self._deadline(begin)
         process.send([f"shoot {size}"], deadline)
         line = self._answer(process, deadline, f"'shoot {size}'")
         seconds = time.monotonic() - begin
@@ -292,6 +320,7 @@ class ProgramBot(Bot):
 
     def place(self, game: int, seed: int) -> Layout | None:
         """Ask for the fleet to hide; a :class:`BotFault` if the answer is none."""
+        self._last_line = None
         try:
             process = self._open(game)
             deadline = time.monotonic() + self.limits.time
@@ -300,6 +329,9 @@ class ProgramBot(Bot):
         except BotFault:
             self._drop()
             raise
+        except Exception as exc:  # whatever it wrote, the run goes on
+            self._drop()
+            raise protocol.unexpected(exc, self._last_line) from None
 
     def close(self) -> None:
         self._drop()
@@ -345,20 +377,27 @@ def program_of(argv: list[str], cwd: str | None = None) -> Program:
     return Program(tuple(argv), tuple(reads), cwd, python=command == os.path.realpath(sys.executable))
 
 
-def class_program(target: str, cwd: str | None = None) -> Program:
-    """How the host serves the class ``target`` names: its ``.py`` file, or its top package, is its own."""
+def class_program(target: str, cwd: str | None = None, base: str | None = None) -> Program:
+    """How the host serves the class ``target`` names: its ``.py`` file, or its top package, is its own.
+
+    Names are relative to ``cwd`` (default: the arena's working directory), whose files are looked for
+    in ``base`` (an entry's private copy; default: ``cwd`` itself)."""
     where, _, attr = target.rpartition(":")
-    base = cwd or os.getcwd()
+    shown = cwd or os.getcwd()
+    look = base or shown
     host = [sys.executable, "-m", "battleship.lab.arena.host"]
     if where.endswith(".py"):
-        path = os.path.abspath(os.path.join(base, where))
-        if not os.path.isfile(path):
+        path = os.path.abspath(os.path.join(shown, where))
+        if not os.path.isfile(os.path.join(look, os.path.relpath(path, shown))):
             raise BattleshipError(f"bot {target!r}: no file {where}")
         return Program((*host, f"{path}:{attr}"), (path,), cwd, python=True)
     top = where.split(".")[0]
-    for folder in [base, *sys.path]:
-        for found in (os.path.join(folder or base, top), os.path.join(folder or base, top + ".py")):
+    for folder in [look, *sys.path]:
+        for found in (os.path.join(folder or look, top), os.path.join(folder or look, top + ".py")):
             if os.path.exists(found):
-                env = (("PYTHONPATH", os.path.abspath(folder or base)),)
-                return Program((*host, target), (os.path.abspath(found),), cwd, env, python=True)
+                at = shown if folder == look else os.path.abspath(folder or look)
+                env = (("PYTHONPATH", at),)
+                return Program(
+                    (*host, target), (os.path.join(at, os.path.basename(found)),), cwd, env, python=True
+                )
     return Program((*host, target), (), cwd, python=True)  # not found here: the host says so when it starts

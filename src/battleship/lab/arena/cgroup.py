@@ -10,7 +10,9 @@ program runs in a group of its own, made before it starts and removed when it is
   referee reads the group's count of such kills to say ``memory``;
 - processes (``pids``): at most ``Limits.processes`` at once, threads included;
 - CPU time (``cpuacct`` in version 1, ``cpu.stat`` in version 2): used by the whole group, children
-  the bot never waits for included; the referee reads it game by game.
+  the bot never waits for included; the referee reads it game by game;
+- CPUs (``cpuset``, version 1 only): the bot's own CPU set, which it cannot widen (elsewhere its
+  affinity alone holds it, see the sandbox).
 
 Both kinds of hierarchy are supported: version 2 where the machine delegates a subtree to the arena
 (the root of the hierarchy when run as root, or a group whose controllers are handed down, as
@@ -125,7 +127,7 @@ def available() -> Hierarchy | str:
 class Box:
     """One bot's group (in each controller's hierarchy, for version 1), with its limits set."""
 
-    def __init__(self, hierarchy: Hierarchy, memory_bytes: int, processes: int):
+    def __init__(self, hierarchy: Hierarchy, memory_bytes: int, processes: int, cpus: str | None = None):
         self.hierarchy = hierarchy
         name = f"{PREFIX}-{os.getpid()}-{next(_counter)}"
         controllers = [c for c, _ in hierarchy.parents]
@@ -140,8 +142,9 @@ class Box:
                 self.folders[controller] = folder
             if "cpuset" in self.folders:  # a cpuset group takes no process until given its cpus and mems
                 for table in ("cpuset.cpus", "cpuset.mems"):
+                    given = (hierarchy.parent("cpuset") / table).read_text()
                     (self.folders["cpuset"] / table).write_text(
-                        (hierarchy.parent("cpuset") / table).read_text()
+                        cpus if table == "cpuset.cpus" and cpus else given
                     )
             self._limit(memory_bytes, processes)
         except OSError:

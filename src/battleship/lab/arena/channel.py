@@ -243,10 +243,7 @@ class Process:
             elif self._exited():
                 raise self._ended(f"exited while asked {waiting_for}")
         line, self._buffer = self._buffer.split(b"\n", 1)
-        try:
-            return line.decode().rstrip("\r")
-        except UnicodeDecodeError:
-            raise BotFault("malformed", f"wrote bytes that are not UTF-8 while asked {waiting_for}") from None
+        return decode_line(line, waiting_for)
 
     def _exited(self) -> bool:
         return bool(select.select([self._pidfd], [], [], 0)[0])
@@ -323,6 +320,15 @@ class Process:
             os.close(self._pidfd)
         self._close_info()
         _LIVE.pop(self, None)
+
+
+def decode_line(line: bytes, waiting_for: str) -> str:
+    """A line a bot wrote (without its newline), as text: UTF-8, a carriage return at its end dropped;
+    a ``malformed`` :class:`BotFault` if it is not UTF-8."""
+    try:
+        return line.decode().rstrip("\r")
+    except UnicodeDecodeError:
+        raise BotFault("malformed", f"wrote bytes that are not UTF-8 while asked {waiting_for}") from None
 
 
 def _first_child(pid: int) -> int | None:

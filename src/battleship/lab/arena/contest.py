@@ -1,7 +1,12 @@
 """The arena's run: every bot on the same battlefields, then (if asked) every pair head to head.
 
 Bots play one after another, never side by side, so no bot's program shares the CPU with another's
-while it is timed; each program is stopped when its turn is over.
+while it is timed; each program is stopped when its turn is over, and the kernel's caches are
+dropped before each program's turn (:mod:`~battleship.lab.arena.caches`), so no bot finds there what
+an earlier one left. Each program has wall-clock budgets for a game and for the run
+(:mod:`~battleship.lab.arena.budgets`). Whatever a bot does, the run goes on: an exception the
+referee did not foresee while it played a bot's game is that bot's forfeit (``referee``), and the
+other games stand.
 
 The battlefields come from the run's secret key (:mod:`~battleship.lab.arena.keys`), each from a seed
 of its own; the bots' seeds come from the key too, from a stream apart. A registered shooter plays
@@ -26,12 +31,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from itertools import combinations
 
 from battleship import generators
 from battleship.errors import BattleshipError
-from battleship.lab.arena import channel, sandbox
+from battleship.lab.arena import channel, protocol, roster, sandbox
 from battleship.lab.arena.bots import Bot, GameResult, ProgramBot
+from battleship.lab.arena.budgets import Clock
 from battleship.lab.arena.keys import Key, fingerprint
 from battleship.lab.arena.names import escape
 from battleship.lab.arena.protocol import BotFault
@@ -52,8 +59,10 @@ def run(
     on_game: Callable[[], None] | None = None,
     jail: Jail | None = None,
     seed: int | None = None,
+    on_status: Callable[[str], None] | None = None,
 ) -> ArenaResult:
-    """Play the arena (see the module docstring); ``on_game`` hears each game played (a progress bar).
+    """Play the arena (see the module docstring); ``on_game`` hears each game played (a progress bar),
+    ``on_status`` which bot is playing and how much of its time it has used.
 
     ``key`` is the run's secret (default: a new one from the operating system; an int, or ``seed``,
     is a public seed: ``Key.from_seed``); ``jail`` where programs run (default: the sandbox, refused
@@ -68,16 +77,20 @@ def run(
     begin = time.perf_counter()
     rows = key.battlefields(rules, generator, games)
     tallies = [Tally() for _ in bots]
+    per_bot = games * (1 + (len(bots) if matches else 0))  # battlefields, fleets hidden, every opponent's
+    clocks = [limits.clock(rules.cells, per_bot) for _ in bots]
+    turn = Turn(on_game, on_status)
     pairings, interrupted = None, False
     try:
-        for bot, tally in zip(bots, tallies, strict=True):
+        for bot, tally, clock in zip(bots, tallies, clocks, strict=True):
+            turn.status(bot, clock)
             with started(bot, rules, limits, jail, games):
                 for g in range(games):
                     layout = generators.to_layout(rules, rows[g])
-                    tally.add(bot.play(g, layout, rows[g], key.bot_seed("battlefields")))
-                    _tick(on_game)
+                    tally.add(play_one(bot, clock, g, layout, rows[g], key.bot_seed("battlefields")))
+                    turn.played(bot, clock)
         if matches:
-            pairings = play_matches(rules, bots, games, key, generator, limits, on_game, jail)
+            pairings = play_matches(rules, bots, games, key, generator, limits, turn, jail, clocks)
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -89,8 +102,53 @@ def run(
         rules.name, rules.as_dict(), generator, games, key.seed, limits.time, rules.cells, board, pairings,
         time.perf_counter() - begin, key.commitment, key.hex, fingerprint(rules, rows),
         key.bot_seed("battlefields"), interrupted, "sandbox" if jail.confined else "unconfined",
-        unit="shots" if rules.salvo is None else "turns",
+        unit="shots" if rules.salvo is None else "turns", order=[escape(bot.label) for bot in bots],
+        limits=limits_of(limits, rules.cells, per_bot), caches=caches_of(jail),
     )  # fmt: skip
+
+
+class Turn:
+    """The run's progress: a game played (``on_game``), and whose time it is (``on_status``)."""
+
+    def __init__(self, on_game: Callable[[], None] | None, on_status: Callable[[str], None] | None):
+        self.on_game, self.on_status = on_game, on_status
+
+    def played(self, bot: Bot, clock: Clock) -> None:
+        """A game of ``bot``'s is over."""
+        if self.on_game is not None:
+            self.on_game()
+        self.status(bot, clock)
+
+    def status(self, bot: Bot, clock: Clock) -> None:
+        """Say that ``bot`` is playing, and how much of its time it has used (at its turn's start too)."""
+        if self.on_status is not None:
+            self.on_status(f"{escape(bot.label)}: {clock.used:,.1f} s of its {clock.total:,.0f} s")
+
+
+def play_one(bot: Bot, clock: Clock, game: int, layout: Layout, row, seed: int) -> GameResult:
+    """One game of ``bot``'s, held to its budgets; whatever goes wrong is its forfeit, never the run's end."""
+    budgeted = isinstance(bot, ProgramBot)  # registered shooters are timed, not held to budgets
+    refusal = bot.refused or (clock.spent if budgeted else None)
+    if refusal is not None:
+        return GameResult(0, BotFault(refusal.cause, refusal.detail))
+    begin = time.monotonic()
+    try:
+        result = bot.play(game, layout, row, seed, clock.allowance() if budgeted else None)
+    except Exception as exc:  # a registered shooter's, or the referee's own: the run goes on
+        result = GameResult(0, protocol.unexpected(exc))
+    clock.charge(time.monotonic() - begin, result.fault)
+    return result
+
+
+def limits_of(limits: Limits, cells: int, games: int) -> dict:
+    """The limits the run held its bots to, as saved with its results (the budgets worked out)."""
+    clock = limits.clock(cells, games)
+    return {**asdict(limits), "cpu": limits.cpu_per_game(cells), "game": clock.game, "bot": clock.total}
+
+
+def caches_of(jail: Jail) -> str:
+    """How the run kept bots apart in the kernel's caches: dropped between bots, or shared."""
+    return "dropped" if getattr(jail, "caches", False) else "shared"
 
 
 def check(
@@ -109,6 +167,12 @@ def check(
         raise BattleshipError(f"--games must be at least 1, not {games}")
     if not limits.time > 0:
         raise BattleshipError(f"--time-limit must be above 0 seconds, not {limits.time}")
+    for option, value in (("--game-budget", limits.game), ("--bot-budget", limits.bot)):
+        if value is not None and not value > 0:
+            raise BattleshipError(f"{option} must be above 0 seconds, not {value}")
+    if limits.strikes < 1:
+        raise BattleshipError(f"--budget-forfeits must be at least 1, not {limits.strikes}")
+    sandbox.cpu_set(limits.cpus)  # refused now if the arena has fewer CPUs to give
     seen: dict[str, str] = {}
     for bot in bots:
         asked = bot.asked or bot.label
@@ -116,21 +180,23 @@ def check(
             same = f"{seen[bot.label]!r} and {asked!r} are" if seen[bot.label] != asked else f"{asked!r} is"
             raise BattleshipError(f"{same} the same bot on {rules.name} ({bot.label}): name each bot once")
         seen[bot.label] = asked
+    roster.check(bots)
     programs = [bot for bot in bots if isinstance(bot, ProgramBot)]
     sandbox.require(jail, [bot.label for bot in programs])
     for bot in programs:
         jail.check(bot.program, bot.label)
 
 
-def _tick(on_game: Callable[[], None] | None) -> None:
-    if on_game is not None:
-        on_game()
-
-
 @contextmanager
 def started(bot: Bot, rules: Rules, limits: Limits, jail: Jail, games: int) -> Iterator[Bot]:
-    """The bot, started for ``games`` games; its program is stopped however the block ends."""
-    bot.start(rules, limits, jail, games)
+    """The bot, started for ``games`` games (a program after the kernel's caches are dropped); its
+    program is stopped however the block ends. A bot that cannot be started plays none of them."""
+    try:
+        if isinstance(bot, ProgramBot):
+            jail.before_turn()
+        bot.start(rules, limits, jail, games)
+    except Exception as exc:  # the run goes on: each of its games is a forfeit saying why
+        bot.refused = BotFault("start", f"not started: {type(exc).__name__}: {exc}")
     try:
         yield bot
     finally:
@@ -138,17 +204,34 @@ def started(bot: Bot, rules: Rules, limits: Limits, jail: Jail, games: int) -> I
 
 
 def hidden_fleets(rules: Rules, bot: Bot, k: int, games: int, key: Key, generator: str, limits: Limits,
-                  jail: Jail) -> list:  # fmt: skip
+                  jail: Jail, clock: Clock, turn: Turn) -> list:  # fmt: skip
     """Bot ``k``'s fleet in each match game: a Layout, or the BotFault its answer to ``place`` was."""
     drawn = key.fleets(rules, generator, k, games)
     fleets: list[Layout | BotFault] = []
+    turn.status(bot, clock)
     with started(bot, rules, limits, jail, games):
         for g in range(games):
-            try:
-                fleets.append(bot.place(g, key.bot_seed("place", k)) or generators.to_layout(rules, drawn[g]))
-            except BotFault as fault:
-                fleets.append(fault)
+            fleets.append(
+                _placed(bot, clock, g, key.bot_seed("place", k)) or generators.to_layout(rules, drawn[g])
+            )
+            turn.played(bot, clock)
     return fleets
+
+
+def _placed(bot: Bot, clock: Clock, game: int, seed: int) -> Layout | BotFault | None:
+    """The fleet ``bot`` hides in match game ``game`` (None: the generator's), or why it hid none."""
+    refusal = bot.refused or (clock.spent if isinstance(bot, ProgramBot) else None)
+    if refusal is not None:
+        return BotFault(refusal.cause, refusal.detail)
+    begin = time.monotonic()
+    try:
+        return bot.place(game, seed)
+    except BotFault as fault:
+        return fault
+    except Exception as exc:
+        return protocol.unexpected(exc)
+    finally:
+        clock.charge(time.monotonic() - begin)
 
 
 def _end(fleet, result: GameResult | None, first: bool) -> tuple[float, BotFault | None]:
@@ -166,26 +249,34 @@ def _end(fleet, result: GameResult | None, first: bool) -> tuple[float, BotFault
 
 
 def play_matches(
-    rules: Rules, bots: list[Bot], games: int, key: Key, generator: str, limits: Limits, on_game, jail: Jail
-) -> list[Pairing]:
+    rules: Rules, bots: list[Bot], games: int, key: Key, generator: str, limits: Limits, turn: Turn,
+    jail: Jail, clocks: list[Clock],
+) -> list[Pairing]:  # fmt: skip
     """Every pair of bots head to head over ``games`` games (see the module docstring)."""
-    fleets = [hidden_fleets(rules, b, k, games, key, generator, limits, jail) for k, b in enumerate(bots)]
+    fleets = [hidden_fleets(rules, b, k, games, key, generator, limits, jail, clocks[k], turn)
+              for k, b in enumerate(bots)]  # fmt: skip
     played: dict[tuple[int, int], list[GameResult | None]] = {}
     for a, bot in enumerate(bots):
+        turn.status(bot, clocks[a])
         with started(bot, rules, limits, jail, games * (len(bots) - 1)):
             for d in range(len(bots)):
                 if d != a:
-                    played[a, d] = [_fire_at(rules, bot, g, fleets[d][g], key.bot_seed("match", a, d), on_game)
+                    seed = key.bot_seed("match", a, d)
+                    played[a, d] = [_fire_at(rules, bot, clocks[a], g, fleets[d][g], seed, turn)
                                     for g in range(games)]  # fmt: skip
     return [_pairing(bots, fleets, played, a, b, games) for a, b in combinations(range(len(bots)), 2)]
 
 
-def _fire_at(rules: Rules, bot: Bot, game: int, fleet, seed: int, on_game) -> GameResult | None:
-    _tick(on_game)
+def _fire_at(
+    rules: Rules, bot: Bot, clock: Clock, game: int, fleet, seed: int, turn: Turn
+) -> GameResult | None:
     if isinstance(fleet, BotFault):
+        turn.played(bot, clock)
         return None
     row = generators.to_indices(rules, [fleet])[0]
-    return bot.play(game, fleet, row, seed)
+    result = play_one(bot, clock, game, fleet, row, seed)
+    turn.played(bot, clock)
+    return result
 
 
 def _pairing(bots, fleets, played, a: int, b: int, games: int) -> Pairing:

@@ -42,11 +42,13 @@ VERSION = 2
 SALVO_VERSION = 2  # the first version with salvos
 GREETING = "battleship 1"  # the greeting under rules without salvo (version 1, unchanged)
 CELL_NAME = re.compile(r"[A-Za-z]{1,2}[1-9][0-9]{0,2}")  # a cell name as parse_cell reads one
+VERSION_WORD = re.compile(r"[0-9]{1,5}")  # ASCII digits only: '²'.isdigit() is true, int('²') fails
 MAX_LINE = 4096  # longest line a bot may send, in bytes: a longer one is nonsense, not a shot
+NAME_KEPT = 80  # characters of a bot's ``name`` line the referee keeps
 
 
 # why a bot lost a game, as the leaderboard counts them (docs/arena-protocol.md says each)
-CAUSES = ("start", "crash", "time", "cpu", "malformed", "off-board", "repeat", "layout")
+CAUSES = ("start", "crash", "time", "budget", "cpu", "malformed", "off-board", "repeat", "layout", "referee")
 
 
 class ProtocolError(BattleshipError):
@@ -60,6 +62,17 @@ class BotFault(Exception):
         super().__init__(f"{cause}: {detail}")
         self.cause = cause
         self.detail = detail
+
+
+def unexpected(exc: Exception, line: str | None = None) -> BotFault:
+    """The forfeit of a bot whose answer made the referee fail in a way no rule foresaw (a fault of the
+    arena's, kept as this bot's forfeit so that the run goes on and keeps every other game)."""
+    answer = f" on its answer {_quote(line)}" if line is not None else ""
+    return BotFault(
+        "referee",
+        f"the referee failed{answer} ({type(exc).__name__}: {str(exc)[:200]}); "
+        "the game is scored as this bot's forfeit, and the arena's authors would like to hear of it",
+    )
 
 
 # ---- the referee's side ---------------------------------------------------------------------------
@@ -128,6 +141,17 @@ def is_chatter(line: str) -> bool:
     alone or followed by a space and any text. Every other line answers what the referee asked."""
     word = line.split(" ", 1)[0]
     return word in CHATTER
+
+
+def read_version(line: str) -> int:
+    """The version a ``protocol N`` line names: N in ASCII digits (at most five), else 0 (none it speaks)."""
+    word = line.removeprefix("protocol").strip(" ")
+    return int(word) if VERSION_WORD.fullmatch(word) else 0
+
+
+def read_name(line: str) -> str:
+    """The name a ``name TEXT`` line gives (its first :data:`NAME_KEPT` characters; shown escaped)."""
+    return line.removeprefix("name").strip()[:NAME_KEPT]
 
 
 def read_shot(line: str, rules: Rules) -> int:

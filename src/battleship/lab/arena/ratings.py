@@ -1,25 +1,30 @@
-"""Ratings that carry across runs: OpenSkill's Plackett-Luce model, one rating per bot name.
+"""Ratings that carry across runs: OpenSkill's Plackett-Luce model, one rating per player.
 
 A leaderboard ranks the bots of one run; a club meeting weekly wants to know who is strong over
 all of them, with bots joining and leaving. ``battleship arena --ratings ratings.json`` keeps a
-rating for each bot (by its name on the leaderboard: an entry's name, a program's command) in that
-file: every battlefield of a run is one multiplayer game, its bots ranked by the shots they took
-(fewer is better, equal shots tie, a forfeit scores every cell), and OpenSkill's Plackett-Luce
-model (Weng and Lin's Bayesian approximation, what ``openskill`` implements) moves each bot's skill
-``mu`` and its uncertainty ``sigma``. Bots are ordered by ``mu - 3 sigma`` (the ``ordinal``: a
-skill the bot is very likely above), so a newcomer with a lucky first run does not top the table.
+rating for each player in that file. A player is an identity the organiser gives
+(:mod:`~battleship.lab.arena.roster`): a bot's name on the leaderboard (an entry's file or folder
+name, a program's command), or the entrant an organiser's roster names for an entry. Every
+battlefield of a run is one multiplayer game, its players ranked by the shots they took (fewer is
+better, equal shots tie, a forfeit scores every cell), and OpenSkill's Plackett-Luce model (Weng and
+Lin's Bayesian approximation, what ``openskill`` implements) moves each player's skill ``mu`` and its
+uncertainty ``sigma``. Players are ordered by ``mu - 3 sigma`` (the ``ordinal``: a skill the player
+is very likely above), so a newcomer with a lucky first run does not top the table.
 
 A run is added once: the file remembers each run's commitment and refuses the same run twice.
 An interrupted run changes no rating (its later bots played fewer games, or none).
 
 Ratings an entrant cannot inflate:
 
-- one entrant, one rating: entries that declare the same ``author`` (bot.toml) are rated as one
-  player under that name, their shots on each battlefield averaged, so copies of one bot score as
-  the bot, and weaker variants only pull their entrant down;
-- forfeiters feed nobody: a game that scored a forfeit (every cell of the board) is left out of the
-  others' rating game, so many always-forfeiting entries raise no one's skill; the forfeiter itself
-  is still rated last against everyone in that game, so a forfeit never saves a rating either.
+- one entrant, one rating: entries the roster gives the same entrant are rated as one player under
+  the entrant's name, their shots on each battlefield averaged, so copies of one bot score as the
+  bot, and weaker variants only pull their entrant down. What a bot says of itself (an ``author`` in
+  its bot.toml) merges nothing: a bot cannot join, or drag down, another's rating;
+- forfeits move no one else's rating: a game that scored a forfeit (every cell of the board) is left
+  out of the others' rating game, so many always-forfeiting entries raise and lower no one's skill;
+  the forfeiter itself is still rated last against everyone in that game, so a forfeit never saves
+  a rating either. A battlefield on which any of an entrant's entries forfeited is the entrant's
+  forfeit (averaged in, it would move the others).
 """
 
 from __future__ import annotations
@@ -67,16 +72,20 @@ def update(path: Path, result: ArenaResult) -> list[dict]:
     return table(data, set(players(result)))
 
 
-def players(result: ArenaResult) -> dict[str, list[int]]:
-    """Who is rated and their shots battlefield by battlefield: an entrant (a declared author) once,
-    its bots' shots averaged; any other bot under its own name."""
+def players(result: ArenaResult) -> dict[str, list[float]]:
+    """Who is rated and their shots battlefield by battlefield: an entrant of the roster once, its bots'
+    shots averaged (a forfeit if any of them forfeited); any other bot under its own name."""
     groups: dict[str, list] = {}
     for row in result.leaderboard:
         groups.setdefault(row.entrant or row.bot, []).append(row.shots)
     games = min((len(s) for rows in groups.values() for s in rows), default=0)
-    return {
-        name: [sum(s[g] for s in rows) / len(rows) for g in range(games)] for name, rows in groups.items()
-    }
+    forfeit = result.forfeit_score
+
+    def score(rows: list, g: int) -> float:
+        shots = [s[g] for s in rows]
+        return float(forfeit) if max(shots) >= forfeit else sum(shots) / len(shots)
+
+    return {name: [score(rows, g) for g in range(games)] for name, rows in groups.items()}
 
 
 def apply(data: dict, result: ArenaResult) -> None:

@@ -62,7 +62,8 @@ class Row:
     forfeit_examples: list[dict]
     time_per_shot_ms: dict
     shots: list[int]  # each game's score, battlefield by battlefield (what --verify replays)
-    entrant: str | None = None  # who entered it (an entry's author), for ratings: one entrant, one rating
+    entrant: str | None = None  # who entered it, as the organiser says (a roster): ratings merge on it
+    author: str | None = None  # the author its own bot.toml claims: shown, never merged on
 
 
 def _timing(tally: Tally) -> dict:
@@ -104,7 +105,7 @@ def leaderboard(bots: list, tallies: list[Tally], ship_cells: int, forfeit_score
         rows.append(
             Row(rank, escape(bots[i].label), bots[i].kind, _name(bots[i].said_name), len(shots[i]), s.mean, s.ci95,
                 s.sd, s.median, s.min, s.max, diff, diff_ci, counts, examples, _timing(tallies[i]),
-                shots[i].tolist(), getattr(bots[i], "entrant", None))
+                shots[i].tolist(), _name(bots[i].entrant), _name(bots[i].claimed_author))
         )  # fmt: skip
     return rows
 
@@ -157,6 +158,9 @@ class ArenaResult:
     ratings: list[dict] | None = None  # the bots' ratings after this run (--ratings), best first
     protocol: int = VERSION
     unit: str = "shots"  # what a game scores: shots, or turns (salvos) under salvo rules
+    order: list[str] | None = None  # the bots in the order they played (--verify replays them so)
+    limits: dict | None = None  # every limit the bots were held to (budgets worked out)
+    caches: str = "dropped"  # the kernel's caches between bots: dropped, or shared (the organiser's choice)
 
     def as_dict(self) -> dict:
         """Plain data for JSON (tuples as lists)."""

@@ -12,7 +12,14 @@ with). Each program gets:
   with the sandbox) as its only writable place and its home;
 - a cleared environment (no variable of the referee's reaches it);
 - limits on processes and threads (``RLIMIT_NPROC``), data memory, file size, CPU time (the
-  referee's, see :mod:`~battleship.lab.arena.channel`);
+  referee's, see :mod:`~battleship.lab.arena.channel`), over its whole control group where the
+  machine gives the arena one (:mod:`~battleship.lab.arena.cgroup`);
+- a CPU set of its own (:attr:`Limits.cpus` CPUs, ``sched_setaffinity`` and the group's ``cpuset``),
+  which it sees wherever CPUs are counted (``/sys/devices/system/cpu/online`` and ``possible``,
+  ``/proc/stat``), so runtimes size their pools to it;
+- a private copy in place of an entry's own files (:attr:`Program.sources`, an entry's snapshot);
+- the kernel's caches dropped before its turn (:meth:`Sandbox.before_turn`,
+  :mod:`~battleship.lab.arena.caches`), so it finds nothing an earlier bot left there;
 - an end: the referee kills the sandbox's first process, and the kernel kills everything left in
   its PID namespace with it, whatever the bot started (``setsid`` or not); ``--die-with-parent``
   does the same if the referee itself dies.
@@ -42,7 +49,7 @@ from typing import Protocol
 
 import battleship
 from battleship.errors import BattleshipError
-from battleship.lab.arena import cgroup, seccomp
+from battleship.lab.arena import budgets, caches, cgroup, seccomp
 
 BWRAP = "bwrap"  # looked up on PATH
 SCRATCH = "/tmp"  # the bot's only writable directory, and its HOME
@@ -55,8 +62,9 @@ UNCOUNTED_OPTION = "--per-process-limits-i-trust"  # the sandbox without control
 # replaces an index it rewrites, so a link is replaced, never written through)
 NUMBA_CACHE = SCRATCH + "/.numba-cache"
 NUMBA_STAGED = "/run/battleship-numba"
-# bots should be one thread each: a library sizing a thread pool by the machine's cores would meet
-# the process limit, and the CPU limit counts every thread anyway
+PIPE_HOLDS = 60_000  # bytes written into a pipe before anyone reads it (a pipe holds 64 KiB)
+# numerical libraries' thread pools sized to the bot's CPU set (a pool sized to the machine's cores
+# would meet the process limit, and the CPU limit counts every thread anyway)
 QUIET_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 
@@ -66,7 +74,10 @@ class Limits:
     moves; 0 for none); ``start`` covers starting and reading the rules; ``cpu`` is CPU seconds per
     game (None: ``time`` for every cell of the board, plus ``start``); ``memory_mb`` its data memory;
     ``processes`` the processes and threads it may run at once (in the sandbox); ``scratch_mb`` the
-    size of its scratch directory and of any file it writes."""
+    size of its scratch directory and of any file it writes; ``game`` and ``bot`` its wall-clock
+    budgets for a game and for the run (None: derived from ``time`` and ``start``, see
+    :mod:`~battleship.lab.arena.budgets`), ``strikes`` the games over budget before the rest are
+    forfeited; ``cpus`` the CPUs it may use (its own CPU set)."""
 
     time: float = 0.5
     start: float = 10.0
@@ -74,12 +85,22 @@ class Limits:
     memory_mb: int = 1024
     processes: int = 64
     scratch_mb: int = 64
+    game: float | None = None
+    bot: float | None = None
+    strikes: int = budgets.STRIKES
+    cpus: int = 1
 
     def cpu_per_game(self, cells: int) -> float:
         """CPU seconds a bot may use in one game on a board of ``cells`` cells."""
         if self.cpu is not None:
             return self.cpu
         return (self.time or self.start) * cells + self.start
+
+    def clock(self, cells: int, games: int) -> budgets.Clock:
+        """A bot's budgets for a run in which it plays ``games`` games on a board of ``cells`` cells."""
+        game = self.game if self.game is not None else budgets.default_game(self.time, self.start, cells)
+        total = self.bot if self.bot is not None else budgets.default_bot(self.time, self.start, cells, games)
+        return budgets.Clock(game, total, self.strikes)
 
 
 class SandboxUnavailable(BattleshipError):
@@ -92,13 +113,22 @@ class Program:
 
     ``reads`` are absolute paths (files or directories) the bot may read in the sandbox; ``cwd`` is
     where it starts (default: the arena's working directory, in which the sandbox shows only those
-    files); ``python`` says it runs the arena's own interpreter (so may use the package's kernels)."""
+    files); ``python`` says it runs the arena's own interpreter (so may use the package's kernels);
+    ``sources`` shows a private copy in place of a path of ``reads`` (an entry's snapshot)."""
 
     argv: tuple[str, ...]
     reads: tuple[str, ...] = ()
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
     python: bool = False
+    sources: tuple[tuple[str, str], ...] = ()  # (a path of ``reads``, the private copy shown there instead)
+
+    def source(self, path: str) -> str:
+        """Where the files the bot sees at ``path`` come from: its private copy, or the path itself."""
+        for shown, copy in self.sources:
+            if _inside(path, shown):
+                return copy + path[len(shown) :]
+        return path
 
 
 @dataclass
@@ -130,6 +160,8 @@ class Jail(Protocol):
 
     def check(self, program: Program, label: str) -> None: ...
 
+    def before_turn(self) -> None: ...
+
 
 def _limits_in_child(
     limits: Limits, cpu_total: float | None, box: cgroup.Box | None = None
@@ -145,11 +177,13 @@ def _limits_in_child(
     scratch = limits.scratch_mb << 20
     cpu = resource.RLIM_INFINITY if cpu_total is None else int(cpu_total) + 1
     cpu_hard = resource.RLIM_INFINITY if cpu_total is None else cpu + 5
+    cpus = cpu_set(limits.cpus)
 
     def confine() -> None:
         # the referee holds SIGINT/SIGTERM while it starts a bot (so a Ctrl-C cannot lose track of
         # a child half-started); the child must not inherit that
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        os.sched_setaffinity(0, cpus)  # inherited by all it starts: the CPUs it sees and may use
         if box is not None:
             box.join()
         else:
@@ -175,17 +209,27 @@ class Unconfined:
     def check(self, program: Program, label: str) -> None:
         return None
 
+    def before_turn(self) -> None:
+        return None
+
 
 class Sandbox:
     """Programs run in a bubblewrap sandbox (see the module docstring); ``readable`` adds paths every
-    bot may read (an interpreter installed outside ``/usr``, say)."""
+    bot may read (an interpreter installed outside ``/usr``, say); ``groups`` False limits each process
+    alone; ``caches`` False leaves the kernel's caches as one bot left them for the next."""
 
     confined = True
 
-    def __init__(self, readable: tuple[str, ...] = (), groups: bool = True):
+    def __init__(self, readable: tuple[str, ...] = (), groups: bool = True, caches: bool = True):
         self.readable = tuple(os.path.abspath(p) for p in readable)
         self.root = os.geteuid() == 0
         self.groups = groups  # False: per-process limits only (the organiser's UNCOUNTED_OPTION)
+        self.caches = caches  # False: caches shared between bots (the organiser's caches.SHARED_OPTION)
+
+    def before_turn(self) -> None:
+        """Before a bot's turn: drop what earlier bots left in the kernel's caches (:mod:`caches`)."""
+        if self.caches:
+            caches.drop()
 
     def _box(self, limits: Limits) -> cgroup.Box | None:
         if not self.groups:
@@ -194,7 +238,9 @@ class Sandbox:
         if isinstance(hierarchy, str):
             raise SandboxUnavailable(f"no control group for the bot: {hierarchy}")
         try:
-            return cgroup.Box(hierarchy, limits.memory_mb << 20, limits.processes)
+            return cgroup.Box(
+                hierarchy, limits.memory_mb << 20, limits.processes, cpu_list(cpu_set(limits.cpus))
+            )
         except OSError as exc:
             raise SandboxUnavailable(f"cannot make a control group for the bot: {exc}") from None
 
@@ -204,7 +250,9 @@ class Sandbox:
         python = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
         wanted = [*SYSTEM, *python, str(Path(battleship.__file__).parent), *self.readable, *program.reads]
         kept: list[str] = []
-        for path in sorted({os.path.normpath(p) for p in wanted if os.path.exists(p)}, key=len):
+        for path in sorted(
+            {os.path.normpath(p) for p in wanted if os.path.exists(program.source(p))}, key=len
+        ):
             if not any(_inside(path, k) for k in kept):
                 kept.append(path)
         return kept
@@ -225,7 +273,7 @@ class Sandbox:
                     f"bot {label!r} names {path}, which holds the arena's working directory: a bot sees "
                     "only its own files, so name them (or give the bot a folder of its own)"
                 )
-            mode = os.stat(path).st_mode
+            mode = os.stat(program.source(path)).st_mode
             need = 0o005 if os.path.isdir(path) else 0o004
             if self.root and mode & need != need:
                 raise BattleshipError(
@@ -235,8 +283,8 @@ class Sandbox:
 
     def launch(self, program: Program, limits: Limits, cpu_total: float | None = None) -> Launch:
         """The bwrap command that runs ``program``; an OSError if its command is not there to run."""
-        env = self._env(program)
-        _found(program.argv[0], env["PATH"], program.cwd or os.getcwd())
+        env = self._env(program, limits.cpus)
+        _found(program.argv[0], env["PATH"], program.cwd or os.getcwd(), program.source)
         try:
             filter_fd = seccomp.descriptor()
         except seccomp.SeccompUnavailable as exc:
@@ -251,16 +299,17 @@ class Sandbox:
         argv += ["--seccomp", str(filter_fd)]
         for name, value in env.items():
             argv += ["--setenv", name, value]
-        caches = _numba_caches() if program.python else {}
-        if caches:
+        numba = _numba_caches() if program.python else {}
+        if numba:
             argv += ["--setenv", "NUMBA_CACHE_DIR", NUMBA_CACHE]
-        argv += self._file_system(program, limits, caches, box)
+        data_fds: list[int] = []  # the text of files bwrap writes in the sandbox (the CPU set shown)
+        argv += self._file_system(program, limits, numba, box, data_fds)
         argv += ["--info-fd", str(write)]
         argv += [*self._drop(), _tool("prlimit"), f"--nproc={limits.processes}:{limits.processes}", "--"]
         argv += program.argv
         return Launch(
-            argv, _limits_in_child(limits, cpu_total, box), None, None, (write, filter_fd), read, box,
-            _close_after_start=[write, filter_fd],
+            argv, _limits_in_child(limits, cpu_total, box), None, None, (write, filter_fd, *data_fds), read, box,
+            _close_after_start=[write, filter_fd, *data_fds],
         )  # fmt: skip
 
     def _namespaces(self) -> list[str]:
@@ -283,7 +332,7 @@ class Sandbox:
             "--",
         ]
 
-    def _env(self, program: Program) -> dict[str, str]:
+    def _env(self, program: Program, cpus: int = 1) -> dict[str, str]:
         visible = self.visible(program)
         path = [
             p
@@ -297,15 +346,15 @@ class Sandbox:
             "LANG": "C.UTF-8",
             "PYTHONDONTWRITEBYTECODE": "1",
         }
-        env.update(dict.fromkeys(QUIET_THREADS, "1"))
+        env.update(dict.fromkeys(QUIET_THREADS, str(cpus)))
         return {**env, **dict(program.env)}
 
     def _file_system(
-        self, program: Program, limits: Limits, caches: dict[str, str], box: cgroup.Box | None
+        self, program: Program, limits: Limits, numba: dict[str, str], box: cgroup.Box | None, fds: list[int]
     ) -> list[str]:
-        args: list[str] = []
+        args: list[str] = ["--perms", "0755", "--dir", "/sys"]
         if box is not None:  # its own group, read-only, where the JVM, Node.js and .NET read their limit
-            for folder in ("/sys", "/sys/fs", "/sys/fs/cgroup"):
+            for folder in ("/sys/fs", "/sys/fs/cgroup"):
                 args += ["--perms", "0755", "--dir", folder]
             for folder, shown in box.shown():
                 args += ["--ro-bind", folder, shown]
@@ -314,7 +363,7 @@ class Sandbox:
                 args += ["--symlink", os.readlink(top), top]
             elif os.path.isdir(top):
                 args += ["--ro-bind", top, top]
-        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--proc", "/proc", "--dev", "/dev", *_cpus_shown(limits, fds)]
         # a /dev/shm of its own (POSIX shared memory and semaphores live there), as small as the scratch
         args += ["--size", str(limits.scratch_mb << 20), "--perms", "1777", "--tmpfs", "/dev/shm"]
         # the scratch first: the bot's own files may lie under /tmp too, and are bound over it
@@ -329,11 +378,11 @@ class Sandbox:
         for path in made:
             args += ["--perms", "0755", "--dir", path]  # bwrap would make them 0700
         for path in visible:
-            args += ["--ro-bind", path, path]
-        if caches:
+            args += ["--ro-bind", program.source(path), path]
+        if numba:
             args += ["--perms", "0755", "--dir", "/run", "--perms", "0755", "--dir", NUMBA_STAGED]
             args += ["--perms", "0777", "--dir", NUMBA_CACHE]
-            for name, folder in caches.items():
+            for name, folder in numba.items():
                 args += [
                     "--ro-bind",
                     folder,
@@ -349,16 +398,66 @@ class Sandbox:
         return [*args, "--remount-ro", "/", "--chdir", cwd]
 
 
+def cpu_set(count: int) -> frozenset[int]:
+    """The CPUs each bot may use: the last ``count`` of the arena's own (a BattleshipError if it has fewer)."""
+    mine = sorted(os.sched_getaffinity(0))
+    if not 1 <= count <= len(mine):
+        raise BattleshipError(
+            f"--bot-cpus must be from 1 to {len(mine)} (the CPUs the arena may use here: {cpu_list(mine)}), "
+            f"not {count}"
+        )
+    return frozenset(mine[-count:])
+
+
+def cpu_list(cpus) -> str:
+    """CPUs as the kernel lists them (``0-3,6``)."""
+    spans: list[list[int]] = []
+    for cpu in sorted(cpus):
+        if spans and cpu == spans[-1][1] + 1:
+            spans[-1][1] = cpu
+        else:
+            spans.append([cpu, cpu])
+    return ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def _cpus_shown(limits: Limits, fds: list[int]) -> list[str]:
+    """bwrap arguments showing the bot its CPU set where CPUs are counted: ``/sys/devices/system/cpu``'s
+    ``online``, ``possible`` and ``present`` (what the C library, so ``os.cpu_count()`` and ``nproc``,
+    reads) and ``/proc/stat`` (Node.js's ``os.cpus()``), this one as it was when the bot started, with
+    only its CPUs' lines. The descriptors holding the files' text go to ``fds`` (closed once it starts)."""
+    cpus = cpu_set(limits.cpus)
+    listed = (cpu_list(cpus) + "\n").encode()
+    with open("/proc/stat", "rb") as f:  # each interrupt's count cut (a large machine's run to pages)
+        stat = b"".join(line if not line.startswith(b"intr ") else b" ".join(line.split()[:2]) + b"\n"
+                        for line in f if not _other_cpu(line, cpus))  # fmt: skip
+    args = [arg for folder in ("/sys/devices", "/sys/devices/system", "/sys/devices/system/cpu")
+            for arg in ("--perms", "0755", "--dir", folder)]  # fmt: skip
+    shown = [(f"/sys/devices/system/cpu/{name}", listed) for name in ("online", "possible", "present")]
+    for where, text in [*shown, *([("/proc/stat", stat)] if len(stat) < PIPE_HOLDS else [])]:
+        read, write = os.pipe()
+        os.write(write, text)  # written whole before bwrap reads: a pipe holds PIPE_HOLDS
+        os.close(write)
+        fds.append(read)
+        args += ["--perms", "0444", "--ro-bind-data", str(read), where]
+    return args
+
+
+def _other_cpu(line: bytes, cpus: frozenset[int]) -> bool:
+    """Whether a /proc/stat line is one CPU's (``cpu3 ...``) and that CPU is not in ``cpus``."""
+    word = line.split(b" ", 1)[0]
+    return word[:3] == b"cpu" and word[3:].isdigit() and int(word[3:]) not in cpus
+
+
 def _numba_caches() -> dict[str, str]:
     """The referee's Numba caches in the package: {their folder's name under NUMBA_CACHE_DIR: the folder}.
 
     Numba names a source folder's cache ``<folder>_<sha1 of its path>`` under NUMBA_CACHE_DIR."""
-    caches = {}
+    found = {}
     for folder in Path(battleship.__file__).parent.rglob("__pycache__"):
         if next(folder.glob("*.nbi"), None) is not None:
             source = str(folder.parent)
-            caches[f"{folder.parent.name}_{hashlib.sha1(source.encode()).hexdigest()}"] = str(folder)
-    return caches
+            found[f"{folder.parent.name}_{hashlib.sha1(source.encode()).hexdigest()}"] = str(folder)
+    return found
 
 
 def _inside(path: str, root: str) -> bool:
@@ -366,9 +465,11 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _found(command: str, path: str, cwd: str) -> None:
-    """Refuse at once a command the sandbox would not find (a clear 'cannot run', not prlimit's words)."""
+def _found(command: str, path: str, cwd: str, source: Callable[[str], str] = str) -> None:
+    """Refuse at once a command the sandbox would not find (a clear 'cannot run', not prlimit's words);
+    ``source`` says where a path the bot sees comes from (an entry's private copy)."""
     where = os.path.join(cwd, command) if "/" in command else shutil.which(command, path=path)
+    where = where and source(os.path.normpath(where))
     if where is None or not os.path.isfile(where) or not os.access(where, os.X_OK):
         raise FileNotFoundError(errno.ENOENT, "not found, or not an executable file", command)
 
@@ -404,10 +505,13 @@ def probe() -> str | None:
     return None
 
 
-def choose(unconfined: bool = False, readable: tuple[str, ...] = (), groups: bool = True) -> Jail:
+def choose(
+    unconfined: bool = False, readable: tuple[str, ...] = (), groups: bool = True, caches: bool = True
+) -> Jail:
     """The sandbox, or :class:`Unconfined` when the organiser asked for it; ``groups`` False keeps the
-    sandbox but limits each process alone (no control group)."""
-    return Unconfined() if unconfined else Sandbox(readable, groups)
+    sandbox but limits each process alone (no control group); ``caches`` False keeps it but leaves
+    the kernel's caches shared between bots."""
+    return Unconfined() if unconfined else Sandbox(readable, groups, caches)
 
 
 def missing_limits() -> str | None:
@@ -419,21 +523,33 @@ def missing_limits() -> str | None:
 
 
 def require(jail: Jail, labels: list[str]) -> None:
-    """Refuse program and class bots (``labels``) in one clear line when the machine cannot sandbox them."""
+    """Refuse program and class bots (``labels``) in one clear line when the machine cannot sandbox them,
+    or cannot hold them apart as the sandbox should (every missing piece named, with its option)."""
     if not labels or not jail.confined:
         return
+    bots = ", ".join(labels)
     why = probe()
-    if why is None and getattr(jail, "groups", False):
-        missing = missing_limits()
-        if missing is not None:
-            raise SandboxUnavailable(
-                f"cannot limit program and class bots ({', '.join(labels)}) here: {missing}. Run the arena "
-                f"as root, or keep per-process limits only with {UNCOUNTED_OPTION} (a bot can then take "
-                "memory and CPU through its children and shared memory), if you trust every one of them"
-            )
     if why is not None:
         raise SandboxUnavailable(
-            f"cannot sandbox program and class bots ({', '.join(labels)}) here: {why}. Install bubblewrap "
+            f"cannot sandbox program and class bots ({bots}) here: {why}. Install bubblewrap "
             f"(apt-get install bubblewrap), or run them unconfined with {UNCONFINED_OPTION} if you trust "
             "every one of them"
+        )
+    missing = []  # (why it cannot be held here, the organiser's option, what a bot can do then)
+    limits = missing_limits() if getattr(jail, "groups", False) else None
+    if limits is not None:
+        missing.append(
+            (limits, UNCOUNTED_OPTION, "take memory and CPU through its children and shared memory")
+        )
+    shared = caches.why_not() if getattr(jail, "caches", False) else None
+    if shared is not None:
+        missing.append(
+            (shared, caches.SHARED_OPTION, "pass what it saw to a later one through the pages it read")
+        )
+    if missing:
+        raise SandboxUnavailable(
+            f"cannot hold program and class bots ({bots}) as the sandbox should here: "
+            f"{'; '.join(m[0] for m in missing)}. Run the arena as root, or pass "
+            f"{' and '.join(m[1] for m in missing)} (a bot can then {' and '.join(m[2] for m in missing)}), "
+            "if you trust every one of them"
         )

@@ -14,9 +14,17 @@ reveal the key. From them anyone can check:
 4. that bots play the same games again: every registered shooter of the leaderboard (looked up by
    name in the registry, never run from the file's text: a ``shooter`` row naming anything else
    fails), and any program or class named beside ``--verify`` or found in an ``--entries`` folder,
-   is replayed on those battlefields with the run's seeds, of the kind its row says, and its shots,
-   game by game, must be the saved ones. A row whose bot is not at hand is reported unchecked, and
-   so are ratings (they carry earlier runs): the run is then not wholly verified, and says so.
+   is replayed on those battlefields with the run's seeds and limits, of the kind its row says, and
+   its shots, game by game, must be the saved ones. A row whose bot is not at hand is reported
+   unchecked, and so are ratings (they carry earlier runs): the run is then not wholly verified,
+   and says so.
+
+The bots are replayed in the order the live run played them (the results record it), each in its
+own sandbox with the kernel's caches dropped before its turn: an isolated replay. A bot whose games
+come out differently is named with the games that differ and *flagged*: its live games were not
+what it plays alone, a sign of interference (another bot passing it what it saw, through a channel
+the live run left open), or of a bot whose play does not follow from its seeds. Either way its
+scores are not to be trusted as they stand.
 
 Nothing the file names is ever run: program and class rows only replay bots the verifier names.
 """
@@ -25,7 +33,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +46,7 @@ from battleship.lab.arena.keys import Key, fingerprint
 from battleship.lab.arena.names import escape
 from battleship.lab.arena.protocol import CAUSES
 from battleship.lab.arena.results import load
-from battleship.lab.arena.sandbox import Jail, Limits
+from battleship.lab.arena.sandbox import Jail, Limits, Sandbox
 from battleship.lab.summary import paired_difference, summarise
 from battleship.rules import Rules, Salvo, Ship
 from battleship.shooters import registry
@@ -53,6 +61,7 @@ class Check:
     ok: bool
     detail: str
     checked: bool = True
+    flagged: str | None = None  # a bot whose live games differ from an isolated replay of it
 
 
 def results_digest(path: Path) -> str:
@@ -226,19 +235,51 @@ def _replays(data: dict, rules: Rules, key: Key, bots: list, jail: Jail | None) 
     from battleship.lab.arena.contest import run
 
     saved = {row["bot"]: row for row in data["leaderboard"]}
-    games = max(len(saved[b.label].get("shots") or ()) for b in bots)
-    limits = Limits(time=float(data.get("time_limit") or 0.5))
-    again = run(rules, bots, games, key, data["generator"], limits, jail=jail)
+    games = max(len(saved[escape(b.label)].get("shots") or ()) for b in bots)
+    order, how = _live_order(data, bots)
+    again = run(rules, order, games, key, data["generator"], limits_of(data), jail=jail)
+    isolated = jail is None or not jail.confined or (isinstance(jail, Sandbox) and jail.caches)
+    how += "" if isolated else "; caches shared between bots in this replay, so not isolated"
     checks = []
     for row in again.leaderboard:
         want = saved[row.bot].get("shots") or []
         differ = [g + 1 for g, (a, b) in enumerate(zip(row.shots, want, strict=False)) if a != b]
         kind = (
             "registered shooter"
-            if any(isinstance(b, ShooterBot) and b.label == row.bot for b in bots)
+            if any(isinstance(b, ShooterBot) and escape(b.label) == row.bot for b in bots)
             else row.kind
         )
-        checks.append(Check(f"replay {escape(row.bot)}", not differ and len(row.shots) >= len(want),
-                            f"{kind}: {len(want):,} games replayed" + (f"; games {differ[:10]} differ" if differ else
-                                                                    ", every one the same")))  # fmt: skip
+        detail = f"{kind}: {len(want):,} games replayed ({how})"
+        if differ:
+            shown = ", ".join(map(str, differ[:10])) + (
+                f" and {len(differ) - 10} more" if len(differ) > 10 else ""
+            )
+            detail += (f"; games {shown} differ from the recorded ones: the live run differed from an isolated "
+                       "replay, a sign of interference (or of a bot whose play does not follow from its seeds)")  # fmt: skip
+        else:
+            detail += ", every one the same"
+        checks.append(Check(f"replay {escape(row.bot)}", not differ and len(row.shots) >= len(want), detail,
+                            flagged=escape(row.bot) if differ else None))  # fmt: skip
     return checks
+
+
+def _live_order(data: dict, bots: list) -> tuple[list, str]:
+    """The bots at hand in the order the live run played them, and how that order was known."""
+    order = data.get("order")
+    if not isinstance(order, list):
+        return bots, "in leaderboard order: the results do not say the order the live run played"
+    place = {str(label): i for i, label in enumerate(order)}
+    return sorted(bots, key=lambda b: place.get(escape(b.label), len(place))), "in the live run's order"
+
+
+def limits_of(data: dict) -> Limits:
+    """The limits a saved run held its bots to (older results name only the time limit)."""
+    saved = data.get("limits")
+    if not isinstance(saved, dict):
+        saved = {}
+    known = {f.name for f in fields(Limits)}
+    try:
+        return Limits(**{k: v for k, v in saved.items() if k in known and v is not None} or
+                      {"time": float(data.get("time_limit") or 0.5)})  # fmt: skip
+    except (TypeError, ValueError) as exc:
+        raise BattleshipError(f"the results' limits cannot be read: {exc}") from None

@@ -26,7 +26,8 @@ function showBoard(run) {
     const tr = body.insertRow();
     const t = r.time_per_shot_ms || {};
     cell(tr, r.rank ?? "");
-    cell(tr, r.bot + (r.name ? ` (${r.name})` : ""), true);
+    const who = [r.entrant ? `entrant ${r.entrant}` : "", r.author && r.author !== r.entrant ? `claims ${r.author}` : ""];
+    cell(tr, r.bot + (r.name ? ` (${r.name})` : "") + who.filter(Boolean).map((w) => `; ${w}`).join(""), true);
     cell(tr, r.kind ?? "");
     cell(tr, `${fixed(r.mean)} (${interval(r.ci95)})` + (run.interrupted ? ` over ${r.games} games` : ""));
     cell(tr, r.minus_leader_ci95 ? `${signed(r.minus_leader)} (${interval(r.minus_leader_ci95)})` : "");
@@ -125,6 +126,7 @@ function show(run, where) {
   $("about").textContent = `${where}: ${run.rules}, ${run.games.toLocaleString()} battlefields ` +
     `(${run.generator ?? "uniform"} layouts, ${drawn}), ${run.time_limit ?? "?"} s a shot` +
     (run.jail === "unconfined" ? "; program bots ran unconfined" : "") +
+    (run.jail !== "unconfined" && run.caches === "shared" ? "; the kernel's caches were shared between bots" : "") +
     (run.interrupted ? "; interrupted: each bot's games so far." : ".");
   showBoard(run);
   showChart(run);
