@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import hashlib
 import os
 import resource
 import secrets
@@ -57,11 +56,9 @@ SYSTEM = ("/usr", "/etc", "/opt")  # read-only for every bot: programs, librarie
 TOP = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # links into /usr on merged-/usr systems
 UNCONFINED_OPTION = "--unconfined-bots-i-trust"
 UNCOUNTED_OPTION = "--per-process-limits-i-trust"  # the sandbox without control groups
-# Numba loads compiled kernels only from a cache directory it can write to: a bot running the arena's
-# Python gets one in its scratch, holding links to the referee's caches (bound read-only; Numba
-# replaces an index it rewrites, so a link is replaced, never written through)
+# a bot running the arena's Python loads the package's compiled kernels where the package lies (bound
+# read-only, battleship.jit); whatever it compiles beyond them is kept in its scratch
 NUMBA_CACHE = SCRATCH + "/.numba-cache"
-NUMBA_STAGED = "/run/battleship-numba"
 PIPE_HOLDS = 60_000  # bytes written into a pipe before anyone reads it (a pipe holds 64 KiB)
 # numerical libraries' thread pools sized to the bot's CPU set (a pool sized to the machine's cores
 # would meet the process limit, and the CPU limit counts every thread anyway)
@@ -299,11 +296,10 @@ class Sandbox:
         argv += ["--seccomp", str(filter_fd)]
         for name, value in env.items():
             argv += ["--setenv", name, value]
-        numba = _numba_caches() if program.python else {}
-        if numba:
+        if program.python:
             argv += ["--setenv", "NUMBA_CACHE_DIR", NUMBA_CACHE]
         data_fds: list[int] = []  # the text of files bwrap writes in the sandbox (the CPU set shown)
-        argv += self._file_system(program, limits, numba, box, data_fds)
+        argv += self._file_system(program, limits, box, data_fds)
         argv += ["--info-fd", str(write)]
         argv += [*self._drop(), _tool("prlimit"), f"--nproc={limits.processes}:{limits.processes}", "--"]
         argv += program.argv
@@ -350,7 +346,7 @@ class Sandbox:
         return {**env, **dict(program.env)}
 
     def _file_system(
-        self, program: Program, limits: Limits, numba: dict[str, str], box: cgroup.Box | None, fds: list[int]
+        self, program: Program, limits: Limits, box: cgroup.Box | None, fds: list[int]
     ) -> list[str]:
         args: list[str] = ["--perms", "0755", "--dir", "/sys"]
         if box is not None:  # its own group, read-only, where the JVM, Node.js and .NET read their limit
@@ -379,22 +375,6 @@ class Sandbox:
             args += ["--perms", "0755", "--dir", path]  # bwrap would make them 0700
         for path in visible:
             args += ["--ro-bind", program.source(path), path]
-        if numba:
-            args += ["--perms", "0755", "--dir", "/run", "--perms", "0755", "--dir", NUMBA_STAGED]
-            args += ["--perms", "0777", "--dir", NUMBA_CACHE]
-            for name, folder in numba.items():
-                args += [
-                    "--ro-bind",
-                    folder,
-                    f"{NUMBA_STAGED}/{name}",
-                    "--perms",
-                    "0777",
-                    "--dir",
-                    f"{NUMBA_CACHE}/{name}",
-                ]
-                for file in sorted(os.listdir(folder)):
-                    if file.endswith((".nbi", ".nbc")):
-                        args += ["--symlink", f"{NUMBA_STAGED}/{name}/{file}", f"{NUMBA_CACHE}/{name}/{file}"]
         return [*args, "--remount-ro", "/", "--chdir", cwd]
 
 
@@ -446,18 +426,6 @@ def _other_cpu(line: bytes, cpus: frozenset[int]) -> bool:
     """Whether a /proc/stat line is one CPU's (``cpu3 ...``) and that CPU is not in ``cpus``."""
     word = line.split(b" ", 1)[0]
     return word[:3] == b"cpu" and word[3:].isdigit() and int(word[3:]) not in cpus
-
-
-def _numba_caches() -> dict[str, str]:
-    """The referee's Numba caches in the package: {their folder's name under NUMBA_CACHE_DIR: the folder}.
-
-    Numba names a source folder's cache ``<folder>_<sha1 of its path>`` under NUMBA_CACHE_DIR."""
-    found = {}
-    for folder in Path(battleship.__file__).parent.rglob("__pycache__"):
-        if next(folder.glob("*.nbi"), None) is not None:
-            source = str(folder.parent)
-            found[f"{folder.parent.name}_{hashlib.sha1(source.encode()).hexdigest()}"] = str(folder)
-    return found
 
 
 def _inside(path: str, root: str) -> bool:
