@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # rest as workers free up: none of them is then what the other workers wait for at the end
 LONGEST_FIRST = [
     "tests/test_bounds.py",
+    "tests/test_fresh_install.py",  # mostly waiting on pip: beside the others from the start
     "tests/web/test_web_graphs.py",
     "tests/docs/test_docs.py",
     "tests/web/test_web_browser.py",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -430,7 +431,9 @@ def _fleet(spec: str) -> tuple[Ship, ...]:
 STANDARD_FLEET = "Carrier C 5, Battleship B 4, Destroyer D 3, Submarine S 3, Patrol Boat P 2"
 
 
-def _presets() -> dict[str, tuple[str, Rules]]:
+def _presets() -> dict[str, tuple[str, Callable[[], Rules]]]:
+    """Every preset: what it is, and how to build its rules (built when first asked for: checking that a
+    fleet fits takes a moment a rule set)."""
     standard = _fleet(STANDARD_FLEET)
     datagenetics = _fleet("Aircraft Carrier A 5, Battleship B 4, Submarine S 3, Cruiser C 3, Destroyer D 2")
     sea_battle = _fleet(
@@ -438,27 +441,27 @@ def _presets() -> dict[str, tuple[str, Rules]]:
         "Torpedo Boat 1 H 1, Torpedo Boat 2 I 1, Torpedo Boat 3 J 1, Torpedo Boat 4 K 1"
     )
     r_blog = _fleet("Carrier C 5, Battleship B 4, Submarine S 3, Cruiser R 3, Patrol P 2")
-    out = {
+    out: dict[str, tuple[str, Callable[[], Rules]]] = {
         "standard": (
             "1990 Milton Bradley rules (the Dunman High paper): 10x10, ships may touch, sunk ships are named",
-            Rules(10, 10, standard, Spacing.TOUCH, Sinks.NAMED, name="standard"),
+            partial(Rules, 10, 10, standard, Spacing.TOUCH, Sinks.NAMED, name="standard"),
         ),
         "datagenetics": (
             "DataGenetics' analysis: its ship names, sunk ships shown on the board",
-            Rules(10, 10, datagenetics, Spacing.TOUCH, Sinks.REVEALED, name="datagenetics"),
+            partial(Rules, 10, 10, datagenetics, Spacing.TOUCH, Sinks.REVEALED, name="datagenetics"),
         ),
         "pirates": (
             "The C# Pirates contest: a one-cell margin round every ship, no sink announcements",
-            Rules(10, 10, standard, Spacing.NO_CONTACT, Sinks.NONE, name="pirates"),
+            partial(Rules, 10, 10, standard, Spacing.NO_CONTACT, Sinks.NONE, name="pirates"),
         ),
         "r-blog": (
             "The R study: its ship names, ships may touch, sunk ships are named",
-            Rules(10, 10, r_blog, Spacing.TOUCH, Sinks.NAMED, name="r-blog"),
+            partial(Rules, 10, 10, r_blog, Spacing.TOUCH, Sinks.NAMED, name="r-blog"),
         ),
         "seabattle": (
             "Sea Battle (Morskoy Boy), the Russian game: one 4, two 3s, three 2s and four 1s, "
             "a one-cell margin round every ship, sinkings announced",
-            Rules(10, 10, sea_battle, Spacing.NO_CONTACT, Sinks.NAMED, name="seabattle"),
+            partial(Rules, 10, 10, sea_battle, Spacing.NO_CONTACT, Sinks.NAMED, name="seabattle"),
         ),
     }
     salvo_rules = {
@@ -477,9 +480,12 @@ def _presets() -> dict[str, tuple[str, Rules]]:
         ),
     }
     for key, (text, salvo) in salvo_rules.items():
-        out[key] = (text, Rules(10, 10, standard, Spacing.TOUCH, Sinks.NAMED, name=key, salvo=salvo))
+        out[key] = (text, partial(Rules, 10, 10, standard, Spacing.TOUCH, Sinks.NAMED, name=key, salvo=salvo))
     for n in range(6, 16):
-        out[f"square-{n}"] = (f"The Dunman High paper's board of side {n} with the standard fleet", square(n))
+        out[f"square-{n}"] = (
+            f"The Dunman High paper's board of side {n} with the standard fleet",
+            partial(square, n),
+        )
     return out
 
 
@@ -588,4 +594,24 @@ def _has_layout(rules: Rules) -> bool:
     return search(0, 0)
 
 
-PRESETS: dict[str, tuple[str, Rules]] = _presets()
+class _Presets(Mapping[str, tuple[str, Rules]]):
+    """The presets by name, each ``(what it is, its rules)``; a preset's rules are built when first asked for."""
+
+    def __init__(self, makers: dict[str, tuple[str, Callable[[], Rules]]]) -> None:
+        self._makers = makers
+        self._built: dict[str, tuple[str, Rules]] = {}
+
+    def __getitem__(self, name: str) -> tuple[str, Rules]:
+        if name not in self._built:
+            text, make = self._makers[name]
+            self._built[name] = (text, make())
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+
+PRESETS: Mapping[str, tuple[str, Rules]] = _Presets(_presets())

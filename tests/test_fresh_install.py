@@ -1,0 +1,97 @@
+"""A fresh install answers at once: the package built as a wheel, installed into a new virtual environment
+and run with an empty home folder compiles nothing on the README's first steps.
+
+The kernels come compiled inside the package (:mod:`battleship.jit`); this is what would catch their
+loss (a wheel built without them, a store that no longer matches the sources, a path the build does not
+cover). It fails on any compile, whatever the time; the times are printed with a failure, never asserted
+(benchmarks/first_run.py measures them).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BOARD = "........../........../....o...../...oxo..../........../........../........../........../........../.........."
+SAID = "compiling Numba kernels"
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A new venv holding the wheel built from this checkout, and an environment with an empty home."""
+    work = tmp_path_factory.mktemp("fresh")
+    wheels = work / "wheels"
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], check=True, timeout=1800)
+    (wheel,) = wheels.glob("battleship-*.whl")
+    venv = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = str(venv / "bin" / "python")
+    subprocess.run([python, *pip[1:], "install", str(wheel)], check=True, timeout=1800)
+    home = work / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "PYTHONPATH", "VIRTUAL_ENV"))}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
+    return venv, env
+
+
+def run(args: list[str], env: dict[str, str], cwd: Path) -> tuple[str, str, float]:
+    start = time.perf_counter()
+    done = subprocess.run(args, env=env, cwd=cwd, capture_output=True, text=True, timeout=900)
+    took = time.perf_counter() - start
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout, done.stderr, took
+
+
+@pytest.mark.slow
+def test_the_readme_s_first_steps_compile_nothing_on_a_fresh_install(fresh):
+    venv, env = fresh
+    command = str(venv / "bin" / "battleship")
+    steps = {
+        "layout": [command, "layout", "--seed", "7"],
+        "calc": [command, "calc", BOARD, "--percent"],
+        "simulate": [command, "simulate", "density", "--games", "200", "--seed", "1"],
+        "python": [str(venv / "bin" / "python"), str(ROOT / "benchmarks" / "readme_example.py")],
+    }
+    outputs, times = {}, {}
+    for label, args in steps.items():
+        out, err, times[label] = run(args, env, venv.parent)
+        assert SAID not in err, f"{label} compiled on a fresh install ({times[label]:.1f} s):\n{err[-2000:]}"
+        outputs[label] = out
+    compiled = list((venv.parent / "home").rglob("*.nbc"))
+    assert not compiled, (
+        f"kernels compiled into the user's store on a fresh install: {compiled[:5]} ({times})"
+    )
+    # the installed package plays the same games as the checkout
+    assert outputs["layout"].splitlines()[-1] == (
+        "PP......../........../.......D../.......D../.......D../.........S/.........S/.........S/....CCCCC./BBBB......"
+    )
+    assert "best cell: E5" in outputs["calc"]
+    assert "layouts fit what was seen" in outputs["python"] and "shots by" in outputs["python"]
+
+
+def test_the_package_s_store_is_refused_when_its_numba_differs(tmp_path, monkeypatch):
+    from battleship import jit
+
+    manifest = jit.Manifest.read()
+    if manifest is None:
+        pytest.skip("this checkout was installed without its compiled kernels")
+    other = jit.Manifest(**{**manifest.__dict__, "numba": "0.0.1"})
+    assert (
+        other.refusal(jit._host_magic())
+        == f"it was compiled with Numba 0.0.1, this is {jit.numba.__version__}"
+    )
+    triple = jit._host_magic()[0]
+    elsewhere = jit.Manifest(**{**manifest.__dict__, "target": "host", "magic": (triple, "another", "")})
+    assert elsewhere.refusal(jit._host_magic()) == "it was compiled for another CPU (another)"
+    if jit._host_features().get("sse4.2"):  # a CPU level this machine runs: the store is used
+        level = jit.Manifest(
+            **{**manifest.__dict__, "target": "x86-64-v2", "magic": (triple, "x86-64-v2", "")}
+        )
+        assert level.refusal(jit._host_magic()) is None
