@@ -72,3 +72,16 @@ def test_the_library_never_imports_the_command_line_or_the_web_app():
             if any(n == face or n.startswith(face + ".") for n in names for face in faces):
                 reaching.append(f"{'/'.join(rel)}:{node.lineno} imports {names[0]}")
     assert reaching == []
+
+
+def test_every_kernel_is_declared_with_the_package_s_njit():
+    """Numba's own decorators would cache beside the sources, out of the package build's reach."""
+    numba_decorators = [
+        f"{path.relative_to(SRC)}:{node.lineno}"
+        for path, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith("numba")
+        and any(alias.name in ("njit", "jit", "generated_jit", "vectorize", "guvectorize") for alias in node.names)
+    ]
+    assert numba_decorators == []

@@ -18,7 +18,7 @@ but ``cache=True`` keeps the machine code in two stores instead of Numba's one:
 A function's entries in either store are found by its module, name and line, and are valid for the
 exact content of its source file (a hash) and the exact bytes of its code, as Numba's own cache is.
 Numba's limits stay: a kernel is not recompiled when only a function it calls, in another file,
-changed (``battleship warm --fresh`` recompiles every kernel into the user's store).
+changed.
 
 The build compiles for the building machine's own CPU (what Numba does at run time, so the code is the
 same); ``BATTLESHIP_KERNEL_TARGET=x86-64-v3`` (or ``x86-64-v2``, ``generic``) builds for a CPU level
@@ -36,7 +36,6 @@ import json
 import os
 import sys
 import threading
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -52,6 +51,8 @@ from numba.core.compiler import CompileResult
 from numba.core.errors import NumbaWarning
 from numba.core.runtime import rtsys
 from numba.core.serialize import dumps
+
+from battleship import waiting
 
 config: Any = numba_config  # Numba's settings, read from its NUMBA_* environment variables
 PACKAGE_STORE = Path(__file__).with_name("_kernels")
@@ -306,15 +307,11 @@ def _tuple(value: Any) -> Any:
 # -- saying so while something compiles ------------------------------------------------------------------
 
 HINT = "not among the package's compiled kernels; kept for the next run; `battleship warm` compiles them all ahead"
-AFTER = 0.5  # seconds of compiling before it is said: shorter waits pass in silence
-LIVE_EVERY = 1.0  # seconds between progress updates on a terminal or in a notebook
-PIPE_EVERY = 10.0  # ... and in a log or a pipe, where each update is a line of its own
 
 
 class _Announcer:
-    """Numba's compile events, said on stderr (or a :func:`notice` block's stream) once a compile has
-    gone on for :data:`AFTER` seconds: one line saying what happens, then progress that moves every
-    second on a terminal (every ten in a log), then how long it took.
+    """Numba's compile events, said as a wait (:func:`battleship.waiting.said`): a compile that lasts more
+    than half a second is said, with the functions compiled so far, then how long it took.
 
     Compiles of this package's kernels are always said; within a :func:`notice` block every compile is
     (Numba's own helpers, compiled on the package's behalf). Numba compiles one function at a time,
@@ -324,83 +321,34 @@ class _Announcer:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.depth = 0  # compiles under way, nested (a kernel compiles the functions it calls)
-        self.followed = False  # whether the compile under way is said
-        self.started = 0.0
+        self.widened = 0  # notice() blocks open
         self.functions = 0
-        self.current = ""
-        self.shown = False  # whether anything was written for the compile under way
-        self.headed = False  # the first line is written once a process
-        self.last = 0.0
-        self.scopes: list[TextIO | None] = []  # notice() blocks open, innermost last
+        self.said: contextlib.AbstractContextManager[waiting.Wait] | None = None
+        self.wait: waiting.Wait | None = None
 
     def begin(self, dispatcher: Any) -> None:
         function = getattr(dispatcher, "py_func", None)
         module = str(getattr(function, "__module__", ""))
+        ours = module.startswith("battleship.")
         with self.lock:
-            if self.depth == 0:
-                self.followed = module.startswith("battleship.") or bool(self.scopes)
-                self.started, self.functions, self.shown = time.perf_counter(), 0, False
-                if self.followed and AFTER <= 0:
-                    self._show(self.started)
-                elif self.followed:
-                    threading.Thread(target=self._tick, args=(self.started,), daemon=True).start()
+            if self.depth == 0 and (ours or self.widened):
+                self.functions = 0
+                self.said = waiting.said(f"compiling Numba kernels ({HINT})")
+                self.wait = self.said.__enter__()
             self.depth += 1
-            if module.startswith("battleship."):  # name only ours: Numba's helpers compile too
-                self.current = f"{module.removeprefix('battleship.')}.{getattr(function, '__name__', '')}"
+            if self.wait is not None and ours:  # name only ours: Numba's helpers compile too
+                name = f"{module.removeprefix('battleship.')}.{getattr(function, '__name__', '')}"
+                self.wait.at(f"{self.functions} functions compiled, now {name}")
 
     def end(self) -> None:
         with self.lock:
             self.depth -= 1
             self.functions += 1
-            if self.depth == 0 and self.shown:
-                took = time.perf_counter() - self.started
-                self._write(f"compiled {self.functions} functions in {took:.0f} s", final=True)
-
-    def _tick(self, session: float) -> None:
-        """Progress while one compile goes on: from AFTER seconds in, every second (live) or ten."""
-        while True:
-            time.sleep(0.25)
-            with self.lock:
-                if self.depth == 0 or self.started != session:
-                    return
-                now = time.perf_counter()
-                live = self._live()
-                if now - session >= AFTER and (
-                    not self.shown or now - self.last >= (LIVE_EVERY if live else PIPE_EVERY)
-                ):
-                    self._show(session)
-
-    def _show(self, session: float) -> None:
-        """The first line once a process, then where the compile under way has got to (lock held)."""
-        if not self.headed:
-            self.headed = True
-            self._write(f"compiling Numba kernels ({HINT}) ...", final=True)
-        now = time.perf_counter()
-        on = f" ({self.current})" if self.current else ""
-        self._write(
-            f"  {self.functions} functions compiled, {now - session:.0f} s{on}", final=not self._live()
-        )
-        self.shown, self.last = True, now
-
-    def _stream(self) -> TextIO:
-        scoped = next((s for s in reversed(self.scopes) if s is not None), None)
-        return scoped or sys.stderr
-
-    def _live(self) -> bool:
-        """A terminal, or a notebook's stream: a progress line can be rewritten in place."""
-        stream = self._stream()
-        return bool(getattr(stream, "isatty", lambda: False)()) or "ipykernel" in sys.modules
-
-    def _write(self, line: str, final: bool) -> None:
-        stream = self._stream()
-        try:
-            if self._live():
-                stream.write("\r" + line[:100].ljust(100) + ("\n" if final else ""))
-            else:
-                stream.write(line + "\n")
-            stream.flush()
-        except (OSError, ValueError):  # a closed stream: the compile goes on unsaid
-            pass
+            if self.wait is not None:
+                self.wait.done_words = f"compiled {self.functions} functions"
+            if self.depth == 0 and self.said is not None:
+                self.said.__exit__(None, None, None)
+                self.said = self.wait = None
 
 
 _announcer = _Announcer()
@@ -421,9 +369,10 @@ numba_event.register("numba:compile", _Listener())
 def notice(out: TextIO | None = None) -> Iterator[None]:
     """Within the block, every compile is said (Numba's own helpers too), on ``out`` if given (stderr)."""
     with _announcer.lock:
-        _announcer.scopes.append(out)
+        _announcer.widened += 1
     try:
-        yield
+        with waiting.to(out):
+            yield
     finally:
         with _announcer.lock:
-            _announcer.scopes.pop()
+            _announcer.widened -= 1

@@ -294,13 +294,43 @@ def on_terminal() -> bool:
     return sys.stdout.isatty() and sys.stderr.isatty()
 
 
+class _Bar(Progress):
+    """A Rich progress display that also shows the library's long waits (:mod:`battleship.waiting`: a state
+    graph compiled for new rules, say) beside the latest task's description, instead of lines on stderr."""
+
+    def __enter__(self) -> _Bar:
+        super().__enter__()
+        if not self.disable:
+            from battleship import waiting
+
+            self._shown = waiting.shown_by(self._wait)
+            self._shown.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        shown = getattr(self, "_shown", None)
+        if shown is not None:
+            shown.__exit__(None, None, None)
+        super().__exit__(*exc)  # type: ignore[arg-type]
+
+    def _wait(self, words: str) -> None:
+        if not self.task_ids:
+            return
+        task = self._tasks[self.task_ids[-1]]
+        # the words before the wait's: kept while the description is the one set here, else the command's own
+        base = task.fields.get("base") if task.fields.get("shown") == task.description else task.description
+        shown = f"{base} ({words})" if words else str(base)
+        self.update(task.id, description=shown, base=base, shown=shown)
+
+
 def progress_bar(disable: bool = False) -> Progress:
     """A Rich progress bar on stderr that vanishes when done: what, how far, time so far and time left.
 
     Shown only on a terminal (:func:`on_terminal`) and never when ``disable`` (``--json``). A task with
     no known total shows a spinner and the time so far; put the up-front estimate in its description.
+    The library's long waits under it (:mod:`battleship.waiting`) are shown in the latest task's words.
     """
-    return Progress(
+    return _Bar(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),

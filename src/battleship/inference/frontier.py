@@ -36,6 +36,7 @@ from math import factorial, prod
 import numpy as np
 from numba.typed import List
 
+from battleship import waiting
 from battleship.cells import iter_cells
 from battleship.inference import graph as graphs
 from battleship.inference.evidence import Evidence
@@ -463,7 +464,10 @@ def compiled(shape: FrontierShape, flag: np.ndarray | None = None) -> Graph | No
         if graph is not None:
             return graph
         try:
-            graph = build(shape, flag)
+            with waiting.said(
+                f"compiling the exact engine's state graph ({shape.cells} cells, ship shapes; once per rules)"
+            ):
+                graph = build(shape, flag)
         except TooLarge as error:
             _too_large[shape] = str(error)
             raise

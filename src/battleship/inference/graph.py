@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba.typed import List
 
+from battleship import waiting
 from battleship.jit import njit
 from battleship.rng import mix64
 
@@ -65,6 +66,12 @@ class Shape:
     def cells(self) -> int:
         """Cells of the board."""
         return self.height * self.width
+
+    def words(self) -> str:
+        """The shape as a person would say it: ``100 cells, no-contact, ships 5 4 3 3 2``."""
+        spacing = {TOUCH: "touching", NO_EDGE: "no-edge", NO_CONTACT: "no-contact"}[self.spacing]
+        ships = " ".join(str(n) for n, m in zip(self.lengths, self.mult, strict=True) for _ in range(m))
+        return f"{self.cells} cells, {spacing}, ships {ships}"
 
     @property
     def labels(self) -> int:
@@ -815,6 +822,7 @@ def build(shape: Shape, flag: np.ndarray | None = None) -> Graph | None:
     Raises :class:`TooLarge` when it would pass :data:`MAX_STATES` states.
     """
     flag = np.zeros(1, np.int64) if flag is None else flag
+    waiting.step("pass 1 of 4: the board's profiles")
     geo = geometry(shape, flag)
     if geo is None:
         return None
@@ -826,6 +834,7 @@ def build(shape: Shape, flag: np.ndarray | None = None) -> Graph | None:
     lengths, class_length, _ = _arrays(shape)
     mult = np.array(shape.mult, dtype=np.int64)
     template = np.zeros(0, np.int16 if shape.labels + 2 < 2**15 else np.int32)
+    waiting.step(f"pass 2 of 4: the states, about {likely_states(shape, geo):,}")
     prod = _with_counts(geo, lengths, mult, class_length, template, MAX_STATES, flag)
     if prod is None:
         if flag[0]:
@@ -835,6 +844,7 @@ def build(shape: Shape, flag: np.ndarray | None = None) -> Graph | None:
     stride = np.cumprod([1, *[m + 1 for m in shape.mult[:-1]]])
     end_key = int(sum(m * s for m, s in zip(shape.mult, stride, strict=True)))  # geometry 0, all placed
     jump = shape.jumps()
+    waiting.step("pass 3 of 4: the states that finish the fleet")
     alive = _alive(prod, jump, end_key, flag)
     if alive is None:
         return None
@@ -842,6 +852,7 @@ def build(shape: Shape, flag: np.ndarray | None = None) -> Graph | None:
     del prod, alive
     if len(target) < 2**31:
         edge_first = edge_first.astype(np.int32)
+    waiting.step(f"pass 4 of 4: merging {len(edge_first) - 1:,} states")
     futures = _futures(layer_first, edge_first, target, label, flag)
     if futures is None:
         return None
@@ -863,7 +874,8 @@ def compiled(shape: Shape, flag: np.ndarray | None = None) -> Graph | None:
     with _lock:
         graph = _cache.pop(shape, None)
         if graph is None:
-            graph = build(shape, flag)
+            with waiting.said(f"compiling the exact engine's state graph ({shape.words()}; once per rules)"):
+                graph = build(shape, flag)
             if graph is None:
                 return None
         _cache[shape] = graph  # most recently used last
