@@ -91,12 +91,7 @@ def serve_cmd(
     ] = "-",
 ) -> None:
     """Serve the game against the computer or a friend, replays, the calculator and the statistics (FastAPI on uvicorn)."""
-    from battleship.extras import require
-
-    require("web")
-    from battleship.web.workers import start_forkserver
-
-    start_forkserver()  # the workers' process loads its kernels while this one loads the web app
+    _start_loading()
     from battleship.web.app import Settings
 
     if not 0 < port < 65536:
@@ -128,6 +123,17 @@ def serve_cmd(
     _log_to(access_log)
     output_file(_sqlite_file(db), "--db")  # an SQLite file's folder: created, as for every file written
     _run(settings, db, host, port)
+
+
+def _start_loading() -> None:
+    """Refuse a missing web extra; start the workers' process, which loads its kernels while this one
+    loads the web app."""
+    from battleship.extras import require
+
+    require("web")
+    from battleship.web.workers import start_forkserver
+
+    start_forkserver()
 
 
 def _sqlite_file(db: str) -> Path | None:
