@@ -17,15 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from battleship.cli.output import PIPE_WIDTH, console, err
 from battleship.errors import BattleshipError, NotationError
@@ -33,6 +24,7 @@ from battleship.shooters import names as shooter_names
 
 if TYPE_CHECKING:
     import numpy as np
+    from rich.progress import Progress
 
     from battleship.cli.interrupts import Session
     from battleship.rules import Rules
@@ -294,35 +286,6 @@ def on_terminal() -> bool:
     return sys.stdout.isatty() and sys.stderr.isatty()
 
 
-class _Bar(Progress):
-    """A Rich progress display that also shows the library's long waits (:mod:`battleship.waiting`: a state
-    graph compiled for new rules, say) beside the latest task's description, instead of lines on stderr."""
-
-    def __enter__(self) -> _Bar:
-        super().__enter__()
-        if not self.disable:
-            from battleship import waiting
-
-            self._shown = waiting.shown_by(self._wait)
-            self._shown.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        shown = getattr(self, "_shown", None)
-        if shown is not None:
-            shown.__exit__(None, None, None)
-        super().__exit__(*exc)  # type: ignore[arg-type]
-
-    def _wait(self, words: str) -> None:
-        if not self.task_ids:
-            return
-        task = self._tasks[self.task_ids[-1]]
-        # the words before the wait's: kept while the description is the one set here, else the command's own
-        base = task.fields.get("base") if task.fields.get("shown") == task.description else task.description
-        shown = f"{base} ({words})" if words else str(base)
-        self.update(task.id, description=shown, base=base, shown=shown)
-
-
 def progress_bar(disable: bool = False) -> Progress:
     """A Rich progress bar on stderr that vanishes when done: what, how far, time so far and time left.
 
@@ -330,7 +293,16 @@ def progress_bar(disable: bool = False) -> Progress:
     no known total shows a spinner and the time so far; put the up-front estimate in its description.
     The library's long waits under it (:mod:`battleship.waiting`) are shown in the latest task's words.
     """
-    return _Bar(
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return _bar_class()(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
@@ -343,6 +315,42 @@ def progress_bar(disable: bool = False) -> Progress:
         disable=disable or not on_terminal(),
         transient=True,
     )
+
+
+@functools.cache
+def _bar_class() -> type[Progress]:
+    """Rich's Progress, showing the library's long waits beside the latest task's description instead of
+    lines on stderr (made when first used: Rich's progress module takes a tenth of a second to load)."""
+    from rich.progress import Progress
+
+    from battleship import waiting
+
+    class Bar(Progress):
+        def __enter__(self) -> Bar:
+            super().__enter__()
+            if not self.disable:
+                self._shown = waiting.shown_by(self._wait)
+                self._shown.__enter__()
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            shown = getattr(self, "_shown", None)
+            if shown is not None:
+                shown.__exit__(None, None, None)
+            super().__exit__(*exc)
+
+        def _wait(self, words: str) -> None:
+            if not self.task_ids:
+                return
+            task = self._tasks[self.task_ids[-1]]
+            # the words before the wait's: kept while the description is the one set here, else the command's
+            base = (
+                task.fields.get("base") if task.fields.get("shown") == task.description else task.description
+            )
+            shown = f"{base} ({words})" if words else str(base)
+            self.update(task.id, description=shown, base=base, shown=shown)
+
+    return Bar
 
 
 LONG = 60.0  # seconds past which a command says up front how long it expects to take

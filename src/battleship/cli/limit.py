@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import Progress, TaskID
 
 from battleship.cli.common import (
     JsonOpt,
@@ -26,6 +25,8 @@ from battleship.cli.common import (
 from battleship.errors import BattleshipError
 
 if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
     from battleship.inference.endgame import Solver
 MAX_SECONDS = 7 * 24 * 3600  # --time at most a week
 
