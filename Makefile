@@ -10,34 +10,40 @@ DSTAMP := $(VENV)/.installed-docs
 SYSTEM := chromium postgresql nodejs bubblewrap
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run compare test lint docs bench clean system vendor bubblewrap
+.PHONY: run compare test lint docs kernels bench clean system vendor bubblewrap
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# everything: the core and every extra (the web app, the cluster, the environments, ratings, plots)
+# everything: the core and every extra (the web app, the cluster, the environments, ratings, plots); the
+# Numba kernels are compiled by the `kernels` target (beside the linters under `make test`), not by pip
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[all]'
+	BATTLESHIP_KERNELS=skip $(BIN)/python -m pip install --quiet -e '.[all]'
 	touch $@
 
 $(TSTAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	BATTLESHIP_KERNELS=skip $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP) $@
+
+# every Numba kernel compiled into the package (src/battleship/_kernels, as a wheel's build does): a few
+# minutes of one core the first time, a second when they match the sources already
+kernels: $(STAMP)
+	$(BIN)/python -m battleship.lab.warmup --build
 
 # the main job: the game, the calculator and the statistics in the browser (Ctrl-C stops it)
 PORT ?= 8000
-run: $(STAMP) bubblewrap
+run: $(STAMP) kernels bubblewrap
 	$(BIN)/battleship serve --host 127.0.0.1 --port $(PORT) --db sqlite:///battleship.db
 
 # 000's comparison: the classic shooters and the best fast one on the same 1,000,000 layouts
 # (best:fast=1: best's last-ship look-ahead would take hours over a million games)
-compare: $(STAMP)
+compare: $(STAMP) kernels
 	$(BIN)/battleship demo
 	$(BIN)/battleship compare random hunt-target hunt-target-parity density best:fast=1 --games 1000000 --seed 1 --jobs $$(nproc) --figures out/compare
 
 $(DSTAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	BATTLESHIP_KERNELS=skip $(BIN)/python -m pip install --quiet -e '.[docs]'
 	touch $@
 
 # the documentation site into docs/_build/html, every warning an error (the API reference imports
@@ -64,12 +70,13 @@ bubblewrap:
 # one worker more than the cores (pytest-xdist): a 2-worker run kept 1.25 of 2 cores busy, the rest waiting (servers
 # starting, browsers, sandboxed bots), not computing; a test file to a worker: a document's commands,
 # a module's fixtures stay together
-# (lint and the docs build side by side: each keeps one core busy for half a minute)
+# (lint and the docs build side by side, each keeping one core busy for half a minute, beside the kernels'
+# compile, a few minutes of the other core)
 test: $(TSTAMP) $(DSTAMP) system
-	$(MAKE) --no-print-directory -j2 lint docs
+	$(MAKE) --no-print-directory -j3 lint docs kernels
 	$(BIN)/python -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile
 
-bench: $(STAMP)
+bench: $(STAMP) kernels
 	$(BIN)/python benchmarks/layouts.py
 	$(BIN)/python benchmarks/simulate.py
 	$(BIN)/python benchmarks/startup.py

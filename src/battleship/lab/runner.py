@@ -38,6 +38,7 @@ CHUNK = 4_096  # games per chunk for kernel shooters (a fraction of a second for
 SLOW_CHUNK = 4  # games per chunk for shooters played in Python: seconds a game, and few lost to a stop
 SLICE_SECONDS = 0.1  # a stoppable chunk plays its kernel games in slices of about this long
 FIRST_SLICE = 64  # games in a stoppable chunk's first slice; doubled while slices stay short
+FIRST_CHUNK = 256  # games in a run's first chunk (a kernel's slowest plays them in a tenth of a second)
 
 
 class _Chunk(Protocol):
@@ -228,9 +229,14 @@ def up_to_a_stop(chunks: Iterator[T]) -> Iterator[T]:
 
 
 def cuts(start: int, games: int, chunk: int) -> Iterator[tuple[int, int]]:
-    """``(first, count)`` of each chunk from game ``start`` to ``games``."""
-    for first in range(start, games, chunk):
-        yield first, min(chunk, games - first)
+    """``(first, count)`` of each chunk from game ``start`` to ``games``: the first ones small and doubling
+    up to ``chunk``, so that a run's progress moves within its first second (every game has its own
+    streams, so where the cuts fall changes no game)."""
+    first, size = start, min(chunk, FIRST_CHUNK)
+    while first < games:
+        count = min(size, games - first)
+        yield first, count
+        first, size = first + count, min(2 * size, chunk)
 
 
 def stream(
