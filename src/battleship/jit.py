@@ -5,8 +5,8 @@ Every compiled function of the package is declared with this module's :func:`nji
 but ``cache=True`` keeps the machine code in two stores instead of Numba's one:
 
 - **the package's own**, the folder ``battleship/_kernels``: written when the package is built (``pip
-  install``, ``pip wheel``, ``make``: :mod:`battleship.lab.warmup` calls every kernel once, see
-  :func:`build`), and only read afterwards. Its ``manifest.json`` says which Python, Numba and CPU
+  install``, ``pip wheel``, ``make``: :func:`battleship.lab.warmup.build_package` calls every kernel
+  once), and only read afterwards. Its ``manifest.json`` says which Python, Numba and CPU
   target it was compiled for; it is used only where they match, so a wheel built on one machine
   loads on another only when it was built for a target that machine runs (``BATTLESHIP_KERNEL_TARGET``
   below), and is otherwise left alone;
@@ -57,8 +57,7 @@ from battleship import waiting
 config: Any = numba_config  # Numba's settings, read from its NUMBA_* environment variables
 PACKAGE_STORE = Path(__file__).with_name("_kernels")
 MANIFEST = "manifest.json"
-TARGET_VARIABLE = "BATTLESHIP_KERNEL_TARGET"
-# set by the build (build()): compiled kernels go to the package's store, whose own entries are the
+# set by the build (lab.warmup.build_package): compiled kernels go to the package's store, whose own entries are the
 # only ones looked at, so that everything the build reaches is compiled into it
 BUILD_VARIABLE = "BATTLESHIP_KERNELS_BUILD"
 # the CPU features each x86-64 micro-architecture level requires (the x86-64 psABI), as LLVM names them
@@ -140,6 +139,7 @@ class Manifest:
         return f"this CPU lacks {', '.join(missing)} ({self.target})" if missing else None
 
 
+@cache
 def package_status() -> tuple[Manifest | None, str | None]:
     """The package's store: its manifest (None if there is none) and why it is not used (None if it is)."""
     manifest = Manifest.read()
