@@ -333,7 +333,10 @@ class _Announcer:
         with self.lock:
             if self.depth == 0 and (ours or self.widened):
                 self.functions = 0
-                self.said = waiting.said(f"compiling Numba kernels ({HINT})")
+                building = os.environ.get(BUILD_VARIABLE)
+                self.said = waiting.said(
+                    "compiling the package's kernels" if building else f"compiling Numba kernels ({HINT})"
+                )
                 self.wait = self.said.__enter__()
             self.depth += 1
             if self.wait is not None and ours:  # name only ours: Numba's helpers compile too
