@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from battleship import generators, lab
 from battleship.errors import BattleshipError
-from battleship.game import Observation, Record, Shooter, Shot, Volley
+from battleship.game import Game, Observation, Record, Shooter, Shot, Volley
 from battleship.game import play as play_game
 from battleship.jit import notice
 from battleship.layout import Layout
@@ -195,6 +195,8 @@ def _board(what: Rules | str | Observation, observation: Observation | None, cal
         if observation is not None:
             raise BattleshipError(f"{call} takes one observation (it knows its rules), not two")
         return what
+    if not isinstance(what, Rules | str):
+        raise BattleshipError(_not_a_board(what, call))
     r = _rules(what)
     if observation is None:
         return Observation(r)
@@ -207,6 +209,21 @@ def _board(what: Rules | str | Observation, observation: Observation | None, cal
             f"call {call}(observation)"
         )
     return observation
+
+
+def _not_a_board(what: object, call: str) -> str:
+    """Why ``call`` refuses ``what``, naming the board it takes instead."""
+    kind = type(what).__name__
+    if isinstance(what, Game):
+        return f"{call} takes an Observation, not a Game: {call}(game.observation) (what the shooter has seen)"
+    if isinstance(what, Record):
+        return f"{call} takes an Observation, not a Record: {call}(record.observation) (the board at its end)"
+    if isinstance(what, Layout):
+        return (
+            f"{call} takes an Observation, not a Layout (the hidden answer): {call}(game.observation) "
+            f"for a game on it, game = bs.Game(layout); {call}(layout.rules) for the open board"
+        )
+    return f"{call} takes an Observation (game.observation), rules or a preset name, not {kind}"
 
 
 def count(board: Rules | str | Observation, observation: Observation | None = None) -> LayoutCount:

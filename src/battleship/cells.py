@@ -7,7 +7,9 @@ The Dunman High paper uses ``(x, y)`` with ``(1, 1)`` at the bottom-left.
 
 Wherever the Python API takes a cell it takes it any usual way (:data:`CellLike`): a name
 (``"E5"`` or ``"e5"``), a ``(row, col)`` pair from 0, or the index (``44``); :func:`to_cell` reads
-all three, and refuses ``True``/``False``, which Python would otherwise take for 1 and 0.
+all three, and refuses ``True``/``False``, which Python would otherwise take for 1 and 0. Where it
+hands cells back to a person (:meth:`battleship.inference.Posterior.best`) they are :class:`Cell`:
+the index, which prints as its name.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from typing import Protocol, TypeAlias
 from battleship.errors import BattleshipError
 
 CellLike: TypeAlias = int | str | tuple[int, int]
-"""A cell as the Python API takes it: ``"E5"``/``"e5"``, ``(row, col)`` from 0, or the index ``row * cols + col``."""
+"""A cell as the Python API takes it: a name (``"E5"``, ``"e5"``), a ``(row, col)`` pair from 0, or
+the index ``row * cols + col`` (an ``int``, NumPy integers too)."""
 
 
 class Board(Protocol):
@@ -36,6 +39,50 @@ class Board(Protocol):
 ROW_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # strict: ASCII letters and digits only, no spaces, no leading zero (A1, not " A1", "A01" or "A١")
 _NAME = re.compile(r"([A-Za-z]{1,2})([1-9][0-9]{0,2})")
+
+
+class Cell(int):
+    """A cell index that knows its board's width, so that it prints as its name.
+
+    It is the plain index for everything else: it compares, hashes, indexes and counts as the
+    ``int`` it is (``Cell(55, 10) == 55``), so code that reads cells as ints reads it unchanged;
+    arithmetic on it gives plain ints.
+
+    Parameters
+    ----------
+    index : int
+        The cell, ``row * cols + col``.
+    cols : int
+        The number of columns of its board.
+
+    Examples
+    --------
+    >>> cell = Cell(55, 10)
+    >>> cell
+    F6
+    >>> cell == 55, cell.name, f"fire at {cell}", cell + 1
+    (True, 'F6', 'fire at F6', 56)
+    """
+
+    cols: int
+
+    def __new__(cls, index: int, cols: int) -> Cell:
+        cell = super().__new__(cls, index)
+        cell.cols = cols
+        return cell
+
+    @property
+    def name(self) -> str:
+        """The cell's name, like ``F6``."""
+        return cell_name(int(self), self.cols)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> tuple[type[Cell], tuple[int, int]]:
+        return (Cell, (int(self), self.cols))
 
 
 def bit(cell: int) -> int:

@@ -22,6 +22,7 @@ from battleship.cli.common import (
     progress_bar,
 )
 from battleship.errors import BattleshipError
+from battleship.words import counted
 
 if TYPE_CHECKING:
     from battleship.lab.arena import ArenaResult
@@ -286,7 +287,8 @@ def arena_cmd(
     if result.interrupted:
         played = sum(row.games for row in result.leaderboard)
         err.print(
-            f"interrupted: {played:,} games finished" + (f", saved to {out}" if out else ""), highlight=False
+            f"interrupted: {counted(played, 'game')} finished" + (f", saved to {out}" if out else ""),
+            highlight=False,
         )
         from battleship.stop import exit_code
 

@@ -27,6 +27,7 @@ from battleship.cli.common import (
 )
 from battleship.errors import BattleshipError
 from battleship.extras import require
+from battleship.words import counted
 
 if TYPE_CHECKING:
     from battleship.game import Observation, Record
@@ -413,13 +414,13 @@ def replay_cmd(
     count = len(record.volleys) if whole else len(record.shots)
     forewarn(
         exact_seconds(r) + exact_seconds(r, repeated=True) * max(0, count - 1),
-        f"counting every layout before each of the {count} turns",
+        f"counting every layout before each of the {counted(count, 'turn')}",
         "calc --game FILE gives one turn's map (with --time, by Monte Carlo)",
     )
     done: list[int] = []
     session().keeping(
         lambda: (
-            f"{len(done)} of {count} turns replayed"
+            f"{len(done)} of {counted(count, 'turn')} replayed"
             + (f", their frames kept in {frames}" if frames is not None else "")
             + ("; the GIF was not written" if gif is not None else "")
         )
@@ -455,7 +456,7 @@ def replay_cmd(
         console.print(table)
         return
     written = ", ".join(str(x) for x in (frames, gif) if x is not None)
-    console.print(f"{len(turns)} turns of {name}: {written}", highlight=False)
+    console.print(f"{counted(len(turns), 'turn')} of {name}: {written}", highlight=False)
 
 
 def replay_salvos(r: Rules, record: Record, advance) -> list[dict[str, Any]]:

@@ -41,6 +41,7 @@ from battleship.cli.common import (
     shooter_options,
 )
 from battleship.errors import BattleshipError
+from battleship.words import counted
 
 if TYPE_CHECKING:
     import numpy as np
@@ -212,7 +213,7 @@ def match_cmd(
         emit_json(match.as_dict())
         return
     how = f"first: {first}" if turns == "alternate" else "simultaneous turns"
-    _match_table([match], f"{r.name}: {games:,} games (seed {seed}, {how})")
+    _match_table([match], f"{r.name}: {counted(games, 'game')} (seed {seed}, {how})")
 
 
 def _digest(rows: np.ndarray | None) -> str | None:
@@ -412,7 +413,9 @@ def sweep_cmd(
             }
         )
         return
-    title = f"{player.label} against {', '.join(o.label for o in opponents)}: {games:,} games a match"
+    title = (
+        f"{player.label} against {', '.join(o.label for o in opponents)}: {counted(games, 'game')} a match"
+    )
     _match_table(results, title, published=True)
 
 

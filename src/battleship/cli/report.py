@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from battleship.cli.common import JsonOpt, emit_json, friendly, print_table
+from battleship.words import counted
 
 if TYPE_CHECKING:
     from battleship.lab.shots_file import Kept
@@ -48,7 +49,7 @@ def report_cmd(
             )
         note = " (its last line was cut short, and is left out)" if data["cut"] else ""
         print_table(
-            f"{data['file']}: {data['games']:,} games, in {data['unit']}{note}",
+            f"{data['file']}: {counted(data['games'], 'game')}, in {data['unit']}{note}",
             ["column", f"mean {data['unit']}", "95% interval", "sd", "median", "range", "minus the first"],
             rows,
             optional=("sd", "range"),

@@ -25,6 +25,7 @@ from battleship.cli.common import (
     session,
 )
 from battleship.errors import BattleshipError
+from battleship.words import counted
 
 
 @friendly
@@ -205,7 +206,7 @@ def _write_layouts(r, generator: str, seed: int, start: int, n: int) -> None:
 
     def kept() -> str:
         left = f"; --start {start + written} --count {n - written} writes the rest" if written < n else ""
-        return f"{written:,} of {n:,} layouts written, every line whole{left}"
+        return f"{written:,} of {counted(n, 'layout')} written, every line whole{left}"
 
     s.keeping(kept)
     out = sys.stdout.buffer

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from battleship.cells import CellLike, cell_name, iter_cells, to_cell
+from battleship.cells import Cell, CellLike, cell_name, iter_cells, to_cell
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, Shot
 from battleship.inference.evidence import Contradiction, Evidence, evidence
@@ -33,6 +33,7 @@ from battleship.inference.search import count_by_search
 from battleship.rules import Rules
 from battleship.stop import Stop
 from battleship.tables import tables
+from battleship.words import counted
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,10 +77,29 @@ class Posterior:
         """The probability that ``cell`` (``"E5"``, ``(4, 4)`` or ``44``) holds a ship."""
         return float(self.probability.ravel()[to_cell(cell, self.rules)])
 
-    def best(self, observation: Observation | None = None) -> list[int]:
+    def best(self, observation: Observation | None = None) -> list[Cell]:
         """The unshot cells of highest probability (all of them when tied); [] once every cell is shot.
 
-        The board is the one this posterior answers; ``observation`` only for one built by hand.
+        Parameters
+        ----------
+        observation : Observation, optional
+            The board whose shots are left out; only for a posterior built by hand (one from
+            :func:`posterior` knows its board).
+
+        Returns
+        -------
+        list of Cell
+            The cells, in reading order: each the cell's index (an ``int``) that prints as its
+            name, so ``game.fire(result.best()[0])`` and ``print(result.best())`` both work.
+
+        Examples
+        --------
+        >>> import battleship as bs
+        >>> game = bs.Game(bs.generate("standard", seed=7))
+        >>> _ = game.fire("E5")
+        >>> best = bs.posterior(game.observation).best()
+        >>> best, best[0] == 55
+        ([F6], True)
         """
         board = observation or self.observation
         counts = self.cell_layouts.ravel()
@@ -89,7 +109,7 @@ class Posterior:
         if shot.all():
             return []
         top = counts[~shot].max()
-        return [int(c) for c in np.flatnonzero(~shot & (counts == top))]
+        return [Cell(int(c), self.rules.cols) for c in np.flatnonzero(~shot & (counts == top))]
 
     def __repr__(self) -> str:
         r = self.rules
@@ -98,7 +118,7 @@ class Posterior:
         top = f"; best {cell_name(best[0], r.cols)} {100 * self[best[0]]:.1f}%" if best else ""
         ties = f" (+{len(best) - 1} tied)" if len(best) > 1 else ""
         count = f"{self.layouts:,}" if isinstance(self.layouts, int) else f"{self.layouts:.4g} (weighted)"
-        return f"<Posterior {r.name} {r.rows}x{r.cols}, {shots} shots: {count} layouts{top}{ties}>"
+        return f"<Posterior {r.name} {r.rows}x{r.cols}, {counted(shots, 'shot')}: {count} layouts{top}{ties}>"
 
     def _repr_svg_(self) -> str:
         """The heat map: each unknown cell coloured by its probability, the scale beside, the best framed."""
@@ -106,7 +126,7 @@ class Posterior:
 
         r = self.rules
         grid = (self.observation or Observation(r)).grid()
-        title = f"P(ship), {0 if self.observation is None else self.observation.fired} shots"
+        title = f"P(ship), {counted(0 if self.observation is None else self.observation.fired, 'shot')}"
         return grid_svg(
             grid, r.symbols, heat=self.probability.tolist(), framed=frozenset(self.best()), title=title
         )
@@ -304,7 +324,7 @@ def first_contradiction(rules: Rules, observation: Observation, stop: Stop | Non
         if total == 0:
             volley = observation.volleys[k - 1]
             cells = ",".join(cell_name(c, rules.cols) for c in volley.cells)
-            return f"no layout fits the salvos: after salvo {k} ({cells}, {volley.hits} hits) none is left"
+            return f"no layout fits the salvos: after salvo {k} ({cells}, {counted(volley.hits, 'hit')}) none is left"
     return "no layout fits these salvos"
 
 

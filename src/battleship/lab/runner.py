@@ -33,6 +33,7 @@ from battleship.shooters import kernels, registry
 from battleship.shooters.kernels import play_rows
 from battleship.shooters.options import Options
 from battleship.stop import Stop
+from battleship.words import counted
 
 CHUNK = 4_096  # games per chunk for kernel shooters (a fraction of a second for the slowest)
 SLOW_CHUNK = 4  # games per chunk for shooters played in Python: seconds a game, and few lost to a stop
@@ -215,7 +216,9 @@ def _check_games(games: int, layouts: np.ndarray | None) -> None:
     if games < 1:
         raise BattleshipError("--games must be at least 1")
     if layouts is not None and len(layouts) < games:
-        raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
+        raise BattleshipError(
+            f"{counted(games, 'game')} asked for but only {counted(len(layouts), 'layout')} given"
+        )
 
 
 def up_to_a_stop(chunks: Iterator[T]) -> Iterator[T]:

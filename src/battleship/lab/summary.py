@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from battleship.rules import Rules
+from battleship.words import counted
 
 QUANTILES = (0.01, 0.05, 0.25, 0.75, 0.95, 0.99)
 Z95 = 1.959963984540054  # the normal 97.5% point
@@ -85,7 +86,7 @@ class Summary:
     def __repr__(self) -> str:
         low, high = self.ci95
         return (
-            f"<Summary of {self.games:,} games: mean {self.mean:.2f} shots (95% {low:.2f}..{high:.2f}), "
+            f"<Summary of {counted(self.games, 'game')}: mean {self.mean:.2f} shots (95% {low:.2f}..{high:.2f}), "
             f"sd {self.sd:.2f}, median {self.median:g}, {self.min}..{self.max}>"
         )
 
@@ -175,7 +176,7 @@ class Comparison:
             f"{name} {s.mean:.2f}" + ("" if name == first else f" ({self.minus_first[name][0]:+.2f})")
             for name, s in self.summaries.items()
         )
-        return f"<Comparison on {self.rules}, {self.games:,} games (seed {self.seed}): {each}>"
+        return f"<Comparison on {self.rules}, {counted(self.games, 'game')} (seed {self.seed}): {each}>"
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON (the ``compare --json`` document, less its figures)."""

@@ -503,3 +503,17 @@ def format_spec(name: str, options: Options) -> str:
     """The inverse of :func:`parse_spec`: every key given or changed, in the fixed order of the fields."""
     named = options.named()
     return name + (":" + ",".join(f"{k}={v}" for k, v in named.items()) if named else "")
+
+
+class Named:
+    """What every registered shooter's class shares: a repr naming it as the commands do.
+
+    ``repr(make("density", skew=20))`` is ``<Shooter density:skew=20>``: its :func:`format_spec`
+    (the class's ``name`` and the options it was built with).
+    """
+
+    name: str
+    options: Options
+
+    def __repr__(self) -> str:
+        return f"<Shooter {format_spec(self.name, self.options)}>"
