@@ -186,19 +186,24 @@ def _command_markdown(name: str, command: Any, parent: Any) -> list[str]:
     """One command: its usage, its help, and a table of its arguments and options."""
     import typer._click as click
 
+    from battleship.cli.helptext import examples_of, unescaped
+
     ctx = click.Context(command, info_name=name, parent=parent)
     lines = [f"## `battleship {name}`", "", "```text", _usage(command, ctx), "```", ""]
     if command.help:
-        lines += [command.help.strip().replace("\b\n", ""), ""]
+        lines += [unescaped(command.help.strip()), ""]
     rows = []
-    for param in command.params:
-        if getattr(param, "hidden", False):
+    for param in command.get_params(ctx):
+        if getattr(param, "hidden", False) or param.name == "help":
             continue
         record = param.get_help_record(ctx) if param.param_type_name == "option" else None
         names, text = record if record else (param.name.upper(), param.help or "")
-        rows.append(f"| `{names}` | {_cell(text)} |")
+        rows.append(f"| `{names}` | {_cell(unescaped(text))} |")
     if rows:
         lines += ["| argument or option | what it does |", "|---|---|", *rows, ""]
+    examples = examples_of(command)
+    if examples:
+        lines += ["Examples:", "", "```sh", *examples, "```", ""]
     return lines
 
 
@@ -214,7 +219,10 @@ def cli_markdown() -> str:
     group = typer.main.get_command(app)
     top = click.Context(group, info_name="battleship")
     lines = ["```text", _usage(group, top), "```", "", (group.help or "").strip(), ""]
-    rows = [f"| `{p.get_help_record(top)[0]}` | {_cell(p.get_help_record(top)[1])} |" for p in group.params]
+    rows = [
+        f"| `{p.get_help_record(top)[0]}` | {_cell(p.get_help_record(top)[1])} |"
+        for p in group.get_params(top)
+    ]
     lines += ["| option | what it does |", "|---|---|", *rows, ""]
     for name, command in group.commands.items():
         lines += _command_markdown(name, command, top)

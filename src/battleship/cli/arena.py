@@ -240,7 +240,12 @@ def arena_cmd(
     """Every bot on the same battlefields: a leaderboard with 95% intervals, paired differences from the
     leader, forfeits by cause and time per shot; --matches adds head-to-head win rates. Program and
     class bots run in a sandbox (bubblewrap). The battlefields come from a secret key whose SHA-256 is
-    printed first and which the results reveal, so anyone can check them (--verify)."""  # fmt: skip
+    printed first and which the results reveal, so anyone can check them (--verify).
+
+    Examples:
+        battleship arena best hunt-target "exec:python3 examples/bots/hunt_target.py" --games 200 --out results.json
+        battleship arena --verify results.json "exec:python3 examples/bots/hunt_target.py"
+    """  # fmt: skip
     from battleship import rules as rules_mod
     from battleship.lab import arena
 

@@ -133,7 +133,20 @@ def calc_cmd(
     seed: SeedOpt = 0,
     as_json: JsonOpt = False,
 ) -> None:
-    """Hit probabilities of every cell given what has been seen: exact counts, or Monte Carlo with --time."""
+    """Hit probabilities of every cell given what has been seen: exact counts, or Monte Carlo with --time.
+
+    The board is one character a cell, its rows joined by '/' (or one row a line in a file): '.' a cell
+    not fired at, 'o' a miss, 'x' a hit, and a sunk ship's letter (C, B, D, S and P under the standard
+    rules; `battleship rules NAME` lists a fleet's letters) on the cell whose shot sank it, or on all of
+    its cells where the rules reveal sunk ships; '#' is a sinking under rules that do not name the ship.
+    Under salvo rules answered whole, '?' is a cell fired at whose own answer is not known, and the
+    salvos follow after ' | ', each its cells, '=' and the answer: E5,F5,G5=2 (two hits), or E5,F5=BC+C
+    (the ships hit, one letter a hit, then the ship sunk).
+
+    Examples:
+        battleship calc --rules square-6 "....../..o.../.oxo../....../....../......" --percent
+        battleship calc board.txt --time 10
+    """
     from battleship.cells import cell_name
 
     start = time.perf_counter()
@@ -395,6 +408,10 @@ def replay_cmd(
     """The DataGenetics walkthrough: every turn's exact probability map beside the board, the chosen cell marked.
 
     Without --frames or --gif it prints the turns as a table.
+
+    Examples:
+        battleship replay game.txt
+        battleship replay game.txt --gif game.gif
     """
     from battleship.cli.estimate import exact_seconds
 

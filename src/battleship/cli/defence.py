@@ -82,6 +82,10 @@ def defend_cmd(
 
     Ctrl-C stops within two seconds: the layout found so far (an annealing's best) is printed and
     written to --out, its check in fresh games left undone.
+
+    Examples:
+        battleship defend density
+        battleship defend density --method anneal --iterations 3000 --out hidden.txt
     """
     if method not in METHODS:
         raise BattleshipError(f"--method must be one of {', '.join(METHODS)}, not {method!r}")
@@ -242,6 +246,10 @@ def learn_cmd(
     """Fit C. Liam Brown's Learning-mode placement model to recorded layouts; `learning:model=FILE` plays with it.
 
     Ctrl-C stops within two seconds; the model is written only once fitted.
+
+    Examples:
+        battleship learn layouts.txt --out model.json
+        battleship play learning:model=model.json
     """
     from battleship.inference import prior as placement_prior
 

@@ -120,6 +120,10 @@ def play_cmd(
     """Play one game and print it in the paper's game notation (replay and calc --game read it back).
 
     The board at the end follows as comment lines (starting with #), which the readers skip.
+
+    Examples:
+        battleship play best --seed 7
+        battleship play density:skew=20 --rules pirates --out game.txt
     """
     from battleship import generators, notation
     from battleship.render import grid_text
@@ -238,6 +242,10 @@ def simulate_cmd(
 
     Ctrl-C (or SIGTERM) stops within two seconds, keeping every finished game in --out;
     --resume carries the run on.
+
+    Examples:
+        battleship simulate density --games 10000 --seed 1 --jobs 2
+        battleship simulate best --rules salvo --games 1000 --out runs.txt
     """
     from battleship import generators, lab
 
@@ -406,6 +414,10 @@ def compare_cmd(
 
     Means and paired differences are over the very same games. Ctrl-C stops within two seconds,
     keeping every finished game in --out; --resume carries the run on.
+
+    Examples:
+        battleship compare random hunt-target density best --games 10000 --seed 1
+        battleship compare density density:skew=20 --games 10000 --out games.txt --figures charts
     """
     from battleship import lab
 
@@ -506,6 +518,10 @@ def demo_cmd(rules: RulesOpt = "standard", seed: SeedOpt = 0, as_json: JsonOpt =
 
     Shooters that refuse the rules are left out, saying why; so are those played on exact counts
     when one count would take minutes (Sea Battle's ten ships).
+
+    Examples:
+        battleship demo --seed 3
+        battleship demo --rules square-8
     """
     from battleship import generators
     from battleship.cli.estimate import exact_seconds

@@ -75,6 +75,10 @@ def limit_cmd(
     fleet), the optimal strategy choosing a set of cells each turn. Small boards only (a few thousand layouts): the 4x4 board with
     ships of 3 and 2 takes seconds; see docs/research/limit.md for larger boards. Ctrl-C stops within
     two seconds.
+
+    Examples:
+        battleship limit --rules examples/rules/four-by-four.toml
+        battleship limit optimal density trial-sink --rules examples/rules/four-by-four.toml --json
     """
     from rich.table import Table
 

@@ -173,6 +173,10 @@ def match_cmd(
     Under salvo rules each side fires the salvo its own fleet gives it (shots = "afloat": one shot per
     ship still afloat), and the figures are in turns. Ctrl-C stops within two seconds, keeping every
     finished game in --out; --resume carries it on.
+
+    Examples:
+        battleship match best hunt-target --rules square-8 --games 1000 --seed 1
+        battleship match density random --rules salvo --turns simultaneous --games 1000
     """
     from battleship.lab.match import SALVO_COLUMNS, Side, check_turns
 
@@ -361,6 +365,9 @@ def sweep_cmd(
     """The paper's section 7 tables: a shooter against Random and Hunt Target on every side length.
 
     Ctrl-C stops within two seconds, keeping every finished game in --out; --resume carries it on.
+
+    Examples:
+        battleship sweep best --sizes 6..10 --games 1000 --seed 1 --jobs 2
     """
     import numpy as np
 

@@ -22,7 +22,11 @@ def report_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Summarise games kept with --out: mean with its 95% interval, spread and range per column, in the
-    file's unit (shots, or turns under salvo rules), and paired differences from the first column."""
+    file's unit (shots, or turns under salvo rules), and paired differences from the first column.
+
+    Examples:
+        battleship report games.txt
+    """
     from battleship.lab.shots_file import read_kept
 
     reports = [_report(path, read_kept(path)) for path in files]

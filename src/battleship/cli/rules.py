@@ -36,7 +36,12 @@ def rules_cmd(
     toml: Annotated[bool, typer.Option("--toml", help="Print the rules as TOML.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """List the rule presets, or show one (as a table, TOML or JSON)."""
+    """List the rule presets, or show one (as a table, TOML or JSON).
+
+    Examples:
+        battleship rules
+        battleship rules salvo --toml > my-rules.toml
+    """
     from rich.table import Table
 
     from battleship import shapes
@@ -77,6 +82,10 @@ def shooters_cmd(
     it is recommended, a published baseline or an experiment, its measured strength, and its kernel.
 
     With --rules, whether each plays them (and what it leaves unread), and what best becomes.
+
+    Examples:
+        battleship shooters
+        battleship shooters --rules pirates
     """
     import dataclasses
 
@@ -168,6 +177,10 @@ def layout_cmd(
 
     Layout K of a seed is the same however many are drawn. Ctrl-C stops within two seconds, every
     line written whole, and says the --start that carries on.
+
+    Examples:
+        battleship layout --seed 7
+        battleship layout --rules pirates --count 1000 --seed 1 > layouts.txt
     """
     from battleship import generators, notation
     from battleship.render import grid_text
@@ -235,7 +248,12 @@ def count_cmd(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The number of layouts, with same-shaped ships told apart (distinct) and not (identical)."""
+    """The number of layouts, with same-shaped ships told apart (distinct) and not (identical).
+
+    Examples:
+        battleship count --rules pirates
+        battleship count --sizes 6..10
+    """
     from rich.table import Table
 
     from battleship import inference

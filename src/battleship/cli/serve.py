@@ -90,7 +90,12 @@ def serve_cmd(
         typer.Option("--access-log", help='Where the access log goes: a file, "-" for stderr, "" for none.'),
     ] = "-",
 ) -> None:
-    """Serve the game against the computer or a friend, replays, the calculator and the statistics (FastAPI on uvicorn)."""
+    """Serve the game against the computer or a friend, replays, the calculator and the statistics (FastAPI on uvicorn).
+
+    Examples:
+        battleship serve
+        battleship serve --port 8080 --arena results.json
+    """
     from battleship.extras import require
 
     require("web")

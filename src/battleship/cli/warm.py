@@ -16,6 +16,9 @@ def warm_cmd() -> None:
     The first run after an install otherwise compiles what it uses as it goes, a minute or more in
     silence but for a note; kernels are cached on disk, so this is needed once per install. Run
     again, it only loads them. Ctrl-C stops it between kernels; what was compiled stays cached.
+
+    Examples:
+        battleship warm
     """
     from battleship.lab.warmup import compile_all, notice
 
