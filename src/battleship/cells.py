@@ -111,10 +111,28 @@ def row_name(row: int) -> str:
 
 
 def cell_name(cell: CellLike, board: Board | int) -> str:
-    """Milton Bradley name of a cell, like ``B7``: ``cell_name(16, rules)``, or ``cell_name(16, cols)``.
+    """The Milton Bradley name of a cell, like ``B7``: a row letter from the top, a column from 1.
 
-    Given the rules, any :data:`CellLike` is taken and checked against the board; given a column
-    count (the form the engines use), ``cell`` is an index.
+    Parameters
+    ----------
+    cell : CellLike
+        The cell: given the rules, any form, checked against the board; given a column count (the
+        form the engines use), its index.
+    board : Rules or int
+        The rules, or the board's number of columns.
+
+    Returns
+    -------
+    str
+        The name (rows past Z are AA, AB, ...).
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.cell_name(16, bs.preset("standard")), bs.cell_name((4, 4), bs.preset("standard"))
+    ('B7', 'E5')
+    >>> bs.cell_name(16, 10)
+    'B7'
     """
     if isinstance(board, int):
         row, col = divmod(cell, board) if isinstance(cell, int) else divmod(_index_of(cell), board)
@@ -153,10 +171,36 @@ def allowed(rows: int, cols: int) -> str:
 def to_cell(value: CellLike, board: Board | int, cols: int | None = None) -> int:
     """The index of a cell given any usual way, checked to be on the board: the one reader of cells.
 
-    ``value``: a name (``"E5"``, ``"e5"``), a ``(row, col)`` pair from 0, or the index (NumPy
-    integers too); ``board``: the rules, or the number of rows (then ``cols`` too). Anything else,
-    a bool included, or a cell off the board, raises :class:`~battleship.errors.BattleshipError`
-    in one line naming the value and what is allowed.
+    Parameters
+    ----------
+    value : CellLike
+        A name (``"E5"``, ``"e5"``), a ``(row, col)`` pair from 0, or the index (NumPy integers too).
+    board : Rules or int
+        The rules, or the number of rows (then ``cols`` too).
+    cols : int, optional
+        The number of columns, when ``board`` is the number of rows.
+
+    Returns
+    -------
+    int
+        ``row * cols + col``.
+
+    Raises
+    ------
+    BattleshipError
+        Anything else, a bool included, or a cell off the board, in one line naming the value and
+        what is allowed.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> rules = bs.preset("standard")
+    >>> bs.to_cell("E5", rules), bs.to_cell("e5", rules), bs.to_cell((4, 4), rules), bs.to_cell(44, rules)
+    (44, 44, 44, 44)
+    >>> bs.to_cell("K1", rules)
+    Traceback (most recent call last):
+    ...
+    battleship.errors.BattleshipError: cell 'K1' is off the 10x10 board: use A1..J10, (row, col) with 0 <= row < 10 and 0 <= col < 10, or 0..99
     """
     rows, cols = _shape(board, cols)
     if type(value) is int and 0 <= value < rows * cols:  # the engines' hot path
@@ -180,9 +224,33 @@ def to_cell(value: CellLike, board: Board | int, cols: int | None = None) -> int
 
 
 def parse_cell(text: str, board: Board | int, cols: int | None = None) -> int:
-    """Read a cell name like ``B7`` (or ``b7``): ``parse_cell("B7", rules)`` or ``parse_cell("B7", rows, cols)``.
+    """Read a cell name like ``B7`` (or ``b7``), strictly: a name only, as files and bots write it
+    (:func:`to_cell` takes any form).
 
-    Strict, for names read from files and bots: a name only (:func:`to_cell` takes any form).
+    Parameters
+    ----------
+    text : str
+        The name.
+    board : Rules or int
+        The rules, or the number of rows (then ``cols`` too).
+    cols : int, optional
+        The number of columns, when ``board`` is the number of rows.
+
+    Returns
+    -------
+    int
+        The cell's index.
+
+    Raises
+    ------
+    BattleshipError
+        Not a name, or off the board.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.parse_cell("B7", bs.preset("standard")), bs.parse_cell("b7", 10, 10)
+    (16, 16)
     """
     rows, cols = _shape(board, cols)
     if not isinstance(text, str):

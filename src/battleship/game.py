@@ -24,10 +24,20 @@ if TYPE_CHECKING:
 
 
 class Outcome(str, Enum):
-    """The referee's answer to one shot."""
+    """The referee's answer to one shot.
 
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.Game(bs.generate("standard", seed=7)).fire("A1").outcome
+    <Outcome.HIT: 'hit'>
+    """
+
+    #: ``"miss"``: water.
     MISS = "miss"
+    #: ``"hit"``: a ship, not yet sunk (or sunk, under rules that never say so).
     HIT = "hit"
+    #: ``"sunk"``: the shot completed a ship, under rules that say so.
     SUNK = "sunk"
 
 
@@ -81,6 +91,16 @@ class Volley:
     shots hit (``hits``); under both, the sinkings are said for the whole salvo, as the sink rule
     lets the referee: how many (``sunk_count``, from ``sunk`` rules on), which (``sunk``, from
     ``named`` on), and where (``revealed``, the sunk ships' cells, aligned with ``sunk``).
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> game = bs.Game(bs.generate("salvo-count", seed=7))
+    >>> volley = game.fire(["A1", "A2", "E5", "G7", "J10"])
+    >>> volley
+    A1 A2 E5 G7 J10: 2 hits, 1 sunk
+    >>> volley.hits, volley.sunk
+    (2, (4,))
     """
 
     cells: tuple[int, ...]
@@ -113,6 +133,31 @@ class Observation:
     The one board value type: shooters, the calculator and the web app all read it. Like a chess
     board's FEN, :meth:`text` is the position without the order of the shots, and
     :meth:`from_text` reads it back (``Observation.from_text(o.text(), rules).text() == o.text()``).
+    A game's is :attr:`Game.observation`; ``Observation(rules)`` is the open board.
+
+    Parameters
+    ----------
+    rules : Rules
+        The rules being played.
+    shots : tuple of Shot
+        Every shot answered on its own, in order.
+    volleys : tuple of Volley
+        Under salvo rules, every turn in order.
+    pending : tuple of int
+        Cells chosen for the salvo being aimed, not fired yet.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> game = bs.Game(bs.generate("standard", seed=7))
+    >>> _ = game.fire("E5"), game.fire("A1")
+    >>> board = game.observation
+    >>> board
+    <Observation standard 10x10: 2 shots (1 hit, 0 sunk), the last A1 hit>
+    >>> board.text()[:22]
+    'x........./........../'
+    >>> bs.Observation.from_text(board.text(), board.rules).text() == board.text()
+    True
     """
 
     rules: Rules
@@ -280,10 +325,27 @@ def _mask_of(masks: Iterable[int]) -> int:
 
 
 class Game:
-    """A referee for one hidden layout. ``fire`` answers; ``observation`` is all a shooter sees.
+    """A referee for one hidden layout: :meth:`fire` answers, :attr:`observation` is all a shooter sees.
 
-    It takes the layout it hides, not rules: ``Game(bs.generate(rules, seed=7))`` hides a uniformly
-    random one (a random layout needs a seed, so that the game can be played again).
+    Parameters
+    ----------
+    layout : Layout
+        The layout it hides (not rules: ``Game(bs.generate(rules, seed=7))`` hides a uniformly random
+        one, drawn from a seed so that the game can be played again).
+
+    Raises
+    ------
+    BattleshipError
+        Anything but a :class:`~battleship.layout.Layout`, saying how to get one.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> game = bs.Game(bs.generate("standard", seed=7))
+    >>> game.fire("E5"), game.fire((0, 0)), game.fire(1)
+    (E5 miss, A1 hit, A2 sunk (ship 4))
+    >>> game
+    <Game under way: <Observation standard 10x10: 3 shots (2 hit, 1 sunk), the last A2 sunk>>
     """
 
     def __init__(self, layout: Layout):
@@ -368,7 +430,7 @@ class Game:
         E5 miss
         >>> salvo = bs.Game(bs.generate("salvo", seed=7))
         >>> salvo.fire(["A1", "C3", "E5", "G7", "J10"])
-        A1 miss, C3 miss, E5 miss, G7 miss, J10 miss
+        A1 hit, C3 miss, E5 miss, G7 miss, J10 miss
         """
         rules = self.rules
         if _is_salvo(target):
@@ -508,7 +570,24 @@ def _announce(rules: Rules, cell: int, ship: int, mask: int) -> Shot:
 
 @runtime_checkable
 class Shooter(Protocol):
-    """A strategy. It is reset for each game and asked for one cell at a time."""
+    """A strategy: anything with ``name``, ``reset`` and ``next_shot``; reset for each game and asked
+    for one cell at a time (:func:`battleship.make <battleship.shooters.make>` builds the registered ones).
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> class Reading:
+    ...     name = "reading-order"
+    ...     def reset(self, rules, rng):
+    ...         self.next = 0
+    ...     def next_shot(self, observation):
+    ...         self.next += 1
+    ...         return self.next - 1
+    >>> isinstance(Reading(), bs.Shooter)
+    True
+    >>> bs.play(bs.generate("standard", seed=7), Reading()).turns
+    94
+    """
 
     name: str
 
@@ -541,7 +620,28 @@ def choose_salvo(shooter: Shooter, observation: Observation, size: int) -> tuple
 @dataclass(frozen=True)
 class Record:
     """A finished game: the layout that was hidden, who shot, and every shot (every salvo under
-    salvo rules, where ``shots`` holds the shots answered one by one)."""
+    salvo rules, where ``shots`` holds the shots answered one by one).
+
+    Parameters
+    ----------
+    layout : Layout
+        The layout that was hidden.
+    shooter : str
+        Who shot, as the commands name it (``density:skew=20``).
+    shots : tuple of Shot
+        Every shot answered on its own, in order.
+    volleys : tuple of Volley
+        Under salvo rules, every turn in order.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> record = bs.play(bs.generate("standard", seed=7), "density", seed=1)
+    >>> record
+    <Record density on standard 10x10: sank the fleet in 52 shots>
+    >>> record.turns, record.shots[0]
+    (52, E5 miss)
+    """
 
     layout: Layout
     shooter: str

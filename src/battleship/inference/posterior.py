@@ -42,6 +42,37 @@ class Posterior:
 
     ``posterior["E5"]`` (any cell form) is a cell's probability of holding a ship; :meth:`best` the
     unshot cells most likely to; in a notebook it draws itself as a heat map.
+    :func:`battleship.posterior <battleship.api.posterior>` computes one, and :attr:`cell_layouts` and
+    :attr:`probability` read it per cell.
+
+    Attributes
+    ----------
+    rules : Rules
+        The rules of the board it answers.
+    layouts : int or float
+        How many layouts fit what was seen (ships told apart); a float only under a float prior,
+        where it is their total weight.
+    placement_layouts : numpy.ndarray
+        Per placement (in the order of :func:`battleship.tables.tables`), how many of those layouts
+        use it: int64, or float64 under a float prior.
+    engine : str
+        The exact engine that counted them (``rows``, ``search``, ``sweep``, ``frontier``).
+    observation : Observation or None
+        The board it answers (None for one built by hand). A board with misses only is answered
+        once for every order of its shots, and names them in cell order.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> game = bs.Game(bs.generate("square-6", seed=1))
+    >>> _ = game.fire("C3")
+    >>> result = bs.posterior(game.observation)
+    >>> result
+    <Posterior square-6 6x6, 1 shot: 3,365,816 layouts; best A4 57.0% (+1 tied)>
+    >>> result.layouts, round(result["A4"], 3), result.best()
+    (3365816, 0.57, [A4, D1])
+    >>> result.probability.shape
+    (6, 6)
     """
 
     rules: Rules
@@ -362,7 +393,7 @@ def choose_engine(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) 
 
     Ships that may touch: the row engine, or the search when it would be faster (few candidate
     combinations). Other straight ships: the sweep, unless its graph would not fit in memory
-    (:func:`battleship.inference.sweep.estimate`). Polyominoes: the frontier engine, unless the
+    (:func:`~battleship.inference.estimate`). Polyominoes: the frontier engine, unless the
     search would be faster (few candidate combinations) or the frontier's graph is known not to fit.
     """
     if fast_path(rules):

@@ -3,7 +3,7 @@
 Games are cut into fixed chunks; chunk ``k`` holds games ``k * chunk ..``, each with its own random
 streams for the layout and the shooter, so the same seed gives the same shot counts whatever the
 number of jobs and wherever the chunks run. Jobs are threads running the nogil Numba kernels, or
-the workers of a Dask cluster (:mod:`battleship.lab.pool`); shooters without a kernel are played
+the workers of a Dask cluster (:class:`~battleship.lab.pool.Pool`); shooters without a kernel are played
 in Python, a game at a time, and so is every shooter under salvo rules (the kernels play whole
 one-shot games). Under salvo rules a game counts its turns (salvos to sink the fleet), not its shots.
 
@@ -252,7 +252,7 @@ def stream(
 ) -> Iterator[ChunkResult]:
     """Chunks in order, from game ``start`` (any game: each has its own streams) to ``games``.
 
-    They run on ``pool`` (a Dask cluster, see :mod:`battleship.lab.pool`), else on ``jobs`` threads;
+    They run on ``pool`` (a Dask cluster, see :class:`~battleship.lab.pool.Pool`), else on ``jobs`` threads;
     without ``keep_shots`` each chunk brings back its histogram only. With ``stop`` the stream ends
     early once it is requested, after the games finished up to then (see the module docstring).
     """

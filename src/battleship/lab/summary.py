@@ -69,7 +69,34 @@ def unit_keys(histogram: np.ndarray, rules: Rules) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Summary:
-    """Statistics of shots per game."""
+    """Statistics of shots per game (turns under salvo rules): what ``battleship simulate`` prints.
+
+    Attributes
+    ----------
+    games : int
+        Games played.
+    mean, sd : float
+        The mean and standard deviation of shots per game.
+    ci95 : tuple of float
+        The 95% confidence interval of the mean.
+    median : float
+        The median.
+    mode, min, max : int
+        The most frequent length, the shortest and the longest game.
+    quantiles : dict of str to float
+        The 5%, 25%, 75% and 95% points, by name (``"p5"``, ...).
+    perfect : int
+        Games won in as many shots as the fleet has cells.
+    games_per_second : float
+        How fast they were played.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> summary = bs.simulate("standard", "hunt-target", games=200, seed=1)
+    >>> summary.games, round(summary.mean, 2), summary.min <= summary.median <= summary.max
+    (200, 65.88, True)
+    """
 
     games: int
     mean: float
@@ -160,7 +187,31 @@ def paired_from_sums(games: int, total: int, squares: int) -> tuple[float, tuple
 
 @dataclass(frozen=True)
 class Comparison:
-    """Shooters played on the same games: each one's summary and its paired difference from the first."""
+    """Shooters played on the same games: each one's summary and its paired difference from the
+    first (what ``battleship compare`` prints).
+
+    Attributes
+    ----------
+    rules : str
+        The rules' name.
+    games, seed : int
+        Games played, and the seed that drew them.
+    summaries : dict of str to Summary
+        Each shooter's statistics, by its resolved spec.
+    minus_first : dict of str to tuple
+        Each shooter's mean paired difference from the first, and its 95% interval.
+    unit : str
+        What the numbers count: ``"shots"``, or ``"turns"`` under salvo rules.
+    fired : dict of str to float
+        Under salvo rules, each shooter's mean shots fired a game.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> both = bs.compare("standard", ["hunt-target", "density"], games=100, seed=1)
+    >>> list(both.summaries), both.minus_first["density"][0] < 0
+    (['hunt-target', 'density'], True)
+    """
 
     rules: str
     games: int
