@@ -151,10 +151,7 @@ def shooters_markdown() -> str:
     if own is not None:
         text = re.sub(r"\A# [^\n]*\n+", "", own())
         return re.sub(
-            r"\(((?:docs|benchmarks|examples)/[\w./-]+)\)$",
-            lambda m: f"({_source_link(m[1])})",
-            text,
-            flags=re.M,
+            r"\(((?:docs|benchmarks|examples)/[\w./-]+)\)", lambda m: f"({_source_link(m[1])})", text
         )
     lines = [
         "| shooter | what it does | options it reads | in the lab | answers it leaves unread |",
