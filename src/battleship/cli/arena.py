@@ -21,6 +21,7 @@ from battleship.cli.common import (
     print_table,
     progress_bar,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 from battleship.words import counted
 
@@ -208,6 +209,10 @@ SharedCachesOpt = Annotated[
 ]
 
 
+@examples(
+    'battleship arena best hunt-target "exec:python3 examples/bots/hunt_target.py" --games 200 --out results.json',
+    'battleship arena --verify results.json "exec:python3 examples/bots/hunt_target.py"',
+)
 @friendly
 def arena_cmd(
     bots: BotsArg = None,
@@ -241,10 +246,6 @@ def arena_cmd(
     leader, forfeits by cause and time per shot; --matches adds head-to-head win rates. Program and
     class bots run in a sandbox (bubblewrap). The battlefields come from a secret key whose SHA-256 is
     printed first and which the results reveal, so anyone can check them (--verify).
-
-    Examples:
-        battleship arena best hunt-target "exec:python3 examples/bots/hunt_target.py" --games 200 --out results.json
-        battleship arena --verify results.json "exec:python3 examples/bots/hunt_target.py"
     """  # fmt: skip
     from battleship import rules as rules_mod
     from battleship.lab import arena

@@ -25,6 +25,7 @@ from battleship.cli.common import (
     session,
     source_name,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 from battleship.extras import require
 from battleship.words import counted
@@ -96,6 +97,10 @@ def read_game_record(
     return r, name, records[name]
 
 
+@examples(
+    'battleship calc --rules square-6 "....../..o.../.oxo../....../....../......" --percent',
+    "battleship calc board.txt --time 10",
+)
 @friendly
 def calc_cmd(
     board: Annotated[
@@ -142,10 +147,6 @@ def calc_cmd(
     Under salvo rules answered whole, '?' is a cell fired at whose own answer is not known, and the
     salvos follow after ' | ', each its cells, '=' and the answer: E5,F5,G5=2 (two hits), or E5,F5=BC+C
     (the ships hit, one letter a hit, then the ship sunk).
-
-    Examples:
-        battleship calc --rules square-6 "....../..o.../.oxo../....../....../......" --percent
-        battleship calc board.txt --time 10
     """
     from battleship.cells import cell_name
 
@@ -391,6 +392,7 @@ def _print_calc(observation, probability, best, data, percent, skew, png) -> Non
         console.print(f"heat map: {png}", highlight=False)
 
 
+@examples("battleship replay game.txt", "battleship replay game.txt --gif game.gif")
 @friendly
 def replay_cmd(
     game: Annotated[
@@ -408,10 +410,6 @@ def replay_cmd(
     """The DataGenetics walkthrough: every turn's exact probability map beside the board, the chosen cell marked.
 
     Without --frames or --gif it prints the turns as a table.
-
-    Examples:
-        battleship replay game.txt
-        battleship replay game.txt --gif game.gif
     """
     from battleship.cli.estimate import exact_seconds
 

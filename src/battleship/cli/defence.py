@@ -31,6 +31,7 @@ from battleship.cli.common import (
     shooter_help,
     shooter_options,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 
 if TYPE_CHECKING:
@@ -42,6 +43,10 @@ DEFAULT_SMOOTHING = 2.0  # battleship.inference.prior.DEFAULT_SMOOTHING, checked
 METHODS = ("construct", "anneal")
 
 
+@examples(
+    "battleship defend density",
+    "battleship defend density --method anneal --iterations 3000 --out hidden.txt",
+)
 @friendly
 def defend_cmd(
     shooter: Annotated[str, typer.Argument(help="The shooter to hide from. " + shooter_help())],
@@ -82,10 +87,6 @@ def defend_cmd(
 
     Ctrl-C stops within two seconds: the layout found so far (an annealing's best) is printed and
     written to --out, its check in fresh games left undone.
-
-    Examples:
-        battleship defend density
-        battleship defend density --method anneal --iterations 3000 --out hidden.txt
     """
     if method not in METHODS:
         raise BattleshipError(f"--method must be one of {', '.join(METHODS)}, not {method!r}")
@@ -229,6 +230,7 @@ def _report(r, shown, method, seed, layout, text, result, built, search, as_json
     )
 
 
+@examples("battleship learn layouts.txt --out model.json", "battleship play learning:model=model.json")
 @friendly
 def learn_cmd(
     layouts: Annotated[
@@ -246,10 +248,6 @@ def learn_cmd(
     """Fit C. Liam Brown's Learning-mode placement model to recorded layouts; `learning:model=FILE` plays with it.
 
     Ctrl-C stops within two seconds; the model is written only once fitted.
-
-    Examples:
-        battleship learn layouts.txt --out model.json
-        battleship play learning:model=model.json
     """
     from battleship.inference import prior as placement_prior
 

@@ -46,6 +46,7 @@ from battleship.cli.common import (
     shooter_help,
     shooter_options,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 
 if TYPE_CHECKING:
@@ -100,6 +101,7 @@ def play_one(name: str, options: Options, target: Layout, seed: int, game: int =
     return dataclasses.replace(record, shooter=label(name, options))
 
 
+@examples("battleship play best --seed 7", "battleship play density:skew=20 --rules pirates --out game.txt")
 @friendly
 def play_cmd(
     shooter: ShooterArg = None,
@@ -120,10 +122,6 @@ def play_cmd(
     """Play one game and print it in the paper's game notation (replay and calc --game read it back).
 
     The board at the end follows as comment lines (starting with #), which the readers skip.
-
-    Examples:
-        battleship play best --seed 7
-        battleship play density:skew=20 --rules pirates --out game.txt
     """
     from battleship import generators, notation
     from battleship.render import grid_text
@@ -213,6 +211,10 @@ def kept_games(done: Callable[[], int], games: int, out: Path | None) -> Callabl
     return describe
 
 
+@examples(
+    "battleship simulate density --games 10000 --seed 1 --jobs 2",
+    "battleship simulate best --rules salvo --games 1000 --out runs.txt",
+)
 @friendly
 def simulate_cmd(
     shooter: ShooterArg = None,
@@ -242,10 +244,6 @@ def simulate_cmd(
 
     Ctrl-C (or SIGTERM) stops within two seconds, keeping every finished game in --out;
     --resume carries the run on.
-
-    Examples:
-        battleship simulate density --games 10000 --seed 1 --jobs 2
-        battleship simulate best --rules salvo --games 1000 --out runs.txt
     """
     from battleship import generators, lab
 
@@ -381,6 +379,10 @@ def _run(r, specs, games, seed, generator, rows, pool, shots_file, tally, quiet)
         return time.perf_counter() - start
 
 
+@examples(
+    "battleship compare random hunt-target density best --games 10000 --seed 1",
+    "battleship compare density density:skew=20 --games 10000 --out games.txt --figures charts",
+)
 @friendly
 def compare_cmd(
     shooters: Annotated[
@@ -414,10 +416,6 @@ def compare_cmd(
 
     Means and paired differences are over the very same games. Ctrl-C stops within two seconds,
     keeping every finished game in --out; --resume carries the run on.
-
-    Examples:
-        battleship compare random hunt-target density best --games 10000 --seed 1
-        battleship compare density density:skew=20 --games 10000 --out games.txt --figures charts
     """
     from battleship import lab
 
@@ -512,16 +510,13 @@ def _print_compare(r, games, seed, result, first, written) -> None:
     print_table(title, headers, rows, optional=("median", "games/s", "min", "max", "mode", "sd"), note=note)
 
 
+@examples("battleship demo --seed 3", "battleship demo --rules square-8")
 @friendly
 def demo_cmd(rules: RulesOpt = "standard", seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
     """One game of every registered shooter on one layout, with each final board.
 
     Shooters that refuse the rules are left out, saying why; so are those played on exact counts
     when one count would take minutes (Sea Battle's ten ships).
-
-    Examples:
-        battleship demo --seed 3
-        battleship demo --rules square-8
     """
     from battleship import generators
     from battleship.cli.estimate import exact_seconds

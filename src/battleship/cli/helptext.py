@@ -2,8 +2,8 @@
 
 A command's help is its function's docstring. Its paragraphs are written wrapped in the source; here
 each becomes one line, so that Rich wraps it to the terminal's width (a line break kept from the source
-would break a sentence in the middle on any other width). The docstring's last section, ``Examples:``
-followed by one command a line, becomes the help's epilog, and the reference page lists the same
+would break a sentence in the middle on any other width). The commands given to :func:`examples`
+above the function end the help, under ``Examples:``, and the reference page lists the same
 (docs/_ext/battleship_docs.py). Texts are escaped for Rich, whose markup would otherwise eat a
 ``[table]`` in them, and a flag shows no value placeholder (``--percent``, never ``--percent <bool>``:
 it takes none).
@@ -13,13 +13,25 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.markup import escape
 from typer import _click as click
 from typer.core import TyperCommand, TyperGroup
 
 EXAMPLES = "Examples:"
+F = TypeVar("F", bound=Callable[..., Any])
+_EXAMPLES: dict[Callable[..., Any], tuple[str, ...]] = {}
+
+
+def examples(*commands: str) -> Callable[[F], F]:
+    """Decorator: the one or two commands, each a whole command line, that a command's help ends with."""
+
+    def keep(function: F) -> F:
+        _EXAMPLES[function] = commands
+        return function
+
+    return keep
 
 
 def reflow(text: str) -> str:
@@ -28,14 +40,7 @@ def reflow(text: str) -> str:
     return "\n\n".join(escape(p) for p in paragraphs if p)
 
 
-def split_doc(doc: str) -> tuple[str, list[str]]:
-    """A command's docstring as its help text and its examples (the lines after ``Examples:``)."""
-    text = inspect.cleandoc(doc)
-    head, found, tail = text.partition(f"\n{EXAMPLES}\n")
-    return head, [line.strip() for line in tail.splitlines() if line.strip()] if found else []
-
-
-def epilog(examples: list[str]) -> str:
+def epilog(examples: tuple[str, ...] | list[str]) -> str:
     """The help's last section: the examples, one a line, indented under their heading."""
     # the blank first line keeps the indentation through Typer's inspect.cleandoc
     return "\n" + "\n".join([EXAMPLES, *(f"  {escape(e)}" for e in examples)]) if examples else ""
@@ -80,5 +85,5 @@ class Group(TyperGroup):
 
 def command_options(function: Callable[..., Any]) -> dict[str, Any]:
     """What ``app.command`` takes for ``function``: its help, examples and the command class."""
-    head, examples = split_doc(function.__doc__ or "")
-    return {"help": reflow(head), "epilog": epilog(examples), "cls": Command}
+    help_text = reflow(inspect.cleandoc(function.__doc__ or ""))
+    return {"help": help_text, "epilog": epilog(_EXAMPLES.get(function, ())), "cls": Command}

@@ -23,6 +23,7 @@ from battleship.cli.common import (
     session,
     shooter_help,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 
 if TYPE_CHECKING:
@@ -48,6 +49,10 @@ def _ticking(progress: Progress, task: TaskID, what: str, states: Callable[[], s
         thread.join()
 
 
+@examples(
+    "battleship limit --rules examples/rules/four-by-four.toml",
+    "battleship limit optimal density trial-sink --rules examples/rules/four-by-four.toml --json",
+)
 @friendly
 def limit_cmd(
     shooters: Annotated[
@@ -75,10 +80,6 @@ def limit_cmd(
     fleet), the optimal strategy choosing a set of cells each turn. Small boards only (a few thousand layouts): the 4x4 board with
     ships of 3 and 2 takes seconds; see docs/research/limit.md for larger boards. Ctrl-C stops within
     two seconds.
-
-    Examples:
-        battleship limit --rules examples/rules/four-by-four.toml
-        battleship limit optimal density trial-sink --rules examples/rules/four-by-four.toml --json
     """
     from rich.table import Table
 

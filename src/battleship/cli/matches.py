@@ -40,6 +40,7 @@ from battleship.cli.common import (
     shooter_help,
     shooter_options,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 from battleship.words import counted
 
@@ -122,6 +123,10 @@ class MatchRun:
         return kept_games(lambda: self.done, self.games, self.out)()
 
 
+@examples(
+    "battleship match best hunt-target --rules square-8 --games 1000 --seed 1",
+    "battleship match density random --rules salvo --turns simultaneous --games 1000",
+)
 @friendly
 def match_cmd(
     a: Annotated[str, typer.Argument(help="Player A's shooter. " + shooter_help())],
@@ -173,10 +178,6 @@ def match_cmd(
     Under salvo rules each side fires the salvo its own fleet gives it (shots = "afloat": one shot per
     ship still afloat), and the figures are in turns. Ctrl-C stops within two seconds, keeping every
     finished game in --out; --resume carries it on.
-
-    Examples:
-        battleship match best hunt-target --rules square-8 --games 1000 --seed 1
-        battleship match density random --rules salvo --turns simultaneous --games 1000
     """
     from battleship.lab.match import SALVO_COLUMNS, Side, check_turns
 
@@ -330,6 +331,7 @@ def _match_row(m: MatchResult, tied: bool, salvo: bool, published: bool) -> list
     return row
 
 
+@examples("battleship sweep best --sizes 6..10 --games 1000 --seed 1 --jobs 2")
 @friendly
 def sweep_cmd(
     shooter: Annotated[
@@ -365,9 +367,6 @@ def sweep_cmd(
     """The paper's section 7 tables: a shooter against Random and Hunt Target on every side length.
 
     Ctrl-C stops within two seconds, keeping every finished game in --out; --resume carries it on.
-
-    Examples:
-        battleship sweep best --sizes 6..10 --games 1000 --seed 1 --jobs 2
     """
     import numpy as np
 

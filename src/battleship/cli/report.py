@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from battleship.cli.common import JsonOpt, emit_json, friendly, print_table
+from battleship.cli.helptext import examples
 from battleship.words import counted
 
 if TYPE_CHECKING:
     from battleship.lab.shots_file import Kept
 
 
+@examples("battleship report games.txt")
 @friendly
 def report_cmd(
     files: Annotated[
@@ -23,9 +25,6 @@ def report_cmd(
 ) -> None:
     """Summarise games kept with --out: mean with its 95% interval, spread and range per column, in the
     file's unit (shots, or turns under salvo rules), and paired differences from the first column.
-
-    Examples:
-        battleship report games.txt
     """
     from battleship.lab.shots_file import read_kept
 

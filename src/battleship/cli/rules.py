@@ -24,10 +24,12 @@ from battleship.cli.common import (
     progress_bar,
     session,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 from battleship.words import counted
 
 
+@examples("battleship rules", "battleship rules salvo --toml > my-rules.toml")
 @friendly
 def rules_cmd(
     name: Annotated[
@@ -36,12 +38,7 @@ def rules_cmd(
     toml: Annotated[bool, typer.Option("--toml", help="Print the rules as TOML.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """List the rule presets, or show one (as a table, TOML or JSON).
-
-    Examples:
-        battleship rules
-        battleship rules salvo --toml > my-rules.toml
-    """
+    """List the rule presets, or show one (as a table, TOML or JSON)."""
     from rich.table import Table
 
     from battleship import shapes
@@ -68,6 +65,7 @@ def rules_cmd(
         console.print(table)
 
 
+@examples("battleship shooters", "battleship shooters --rules pirates")
 @friendly
 def shooters_cmd(
     rules: Annotated[
@@ -82,10 +80,6 @@ def shooters_cmd(
     it is recommended, a published baseline or an experiment, its measured strength, and its kernel.
 
     With --rules, whether each plays them (and what it leaves unread), and what best becomes.
-
-    Examples:
-        battleship shooters
-        battleship shooters --rules pirates
     """
     import dataclasses
 
@@ -154,6 +148,9 @@ def shooters_cmd(
     )
 
 
+@examples(
+    "battleship layout --seed 7", "battleship layout --rules pirates --count 1000 --seed 1 > layouts.txt"
+)
 @friendly
 def layout_cmd(
     rules: RulesOpt = "standard",
@@ -177,10 +174,6 @@ def layout_cmd(
 
     Layout K of a seed is the same however many are drawn. Ctrl-C stops within two seconds, every
     line written whole, and says the --start that carries on.
-
-    Examples:
-        battleship layout --seed 7
-        battleship layout --rules pirates --count 1000 --seed 1 > layouts.txt
     """
     from battleship import generators, notation
     from battleship.render import grid_text
@@ -240,6 +233,7 @@ def _write_layouts(r, generator: str, seed: int, start: int, n: int) -> None:
                 progress.advance(task, len(lines[piece : piece + LAYOUT_PIECE]))
 
 
+@examples("battleship count --rules pirates", "battleship count --sizes 6..10")
 @friendly
 def count_cmd(
     rules: RulesOpt = "standard",
@@ -248,12 +242,7 @@ def count_cmd(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The number of layouts, with same-shaped ships told apart (distinct) and not (identical).
-
-    Examples:
-        battleship count --rules pirates
-        battleship count --sizes 6..10
-    """
+    """The number of layouts, with same-shaped ships told apart (distinct) and not (identical)."""
     from rich.table import Table
 
     from battleship import inference

@@ -21,9 +21,11 @@ from typing import Annotated
 import typer
 
 from battleship.cli.common import console, friendly, output_file
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 
 
+@examples("battleship serve", "battleship serve --port 8080 --arena results.json")
 @friendly
 def serve_cmd(
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
@@ -90,12 +92,7 @@ def serve_cmd(
         typer.Option("--access-log", help='Where the access log goes: a file, "-" for stderr, "" for none.'),
     ] = "-",
 ) -> None:
-    """Serve the game against the computer or a friend, replays, the calculator and the statistics (FastAPI on uvicorn).
-
-    Examples:
-        battleship serve
-        battleship serve --port 8080 --arena results.json
-    """
+    """Serve the game against the computer or a friend, replays, the calculator and the statistics (FastAPI on uvicorn)."""
     from battleship.extras import require
 
     require("web")

@@ -6,9 +6,11 @@ import time
 from contextlib import nullcontext
 
 from battleship.cli.common import friendly, on_terminal, progress_bar, session
+from battleship.cli.helptext import examples
 from battleship.cli.output import console
 
 
+@examples("battleship warm")
 @friendly
 def warm_cmd() -> None:
     """Compile every Numba kernel now (the engines, each shooter's, the layout generators).
@@ -16,9 +18,6 @@ def warm_cmd() -> None:
     The first run after an install otherwise compiles what it uses as it goes, a minute or more in
     silence but for a note; kernels are cached on disk, so this is needed once per install. Run
     again, it only loads them. Ctrl-C stops it between kernels; what was compiled stays cached.
-
-    Examples:
-        battleship warm
     """
     from battleship.lab.warmup import compile_all, notice
 
