@@ -25,8 +25,10 @@ from battleship.cli.common import (
     session,
     source_name,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 from battleship.extras import require
+from battleship.words import counted
 
 if TYPE_CHECKING:
     from battleship.game import Observation, Record
@@ -95,6 +97,10 @@ def read_game_record(
     return r, name, records[name]
 
 
+@examples(
+    'battleship calc --rules square-6 "....../..o.../.oxo../....../....../......" --percent',
+    "battleship calc board.txt --time 10",
+)
 @friendly
 def calc_cmd(
     board: Annotated[
@@ -132,7 +138,16 @@ def calc_cmd(
     seed: SeedOpt = 0,
     as_json: JsonOpt = False,
 ) -> None:
-    """Hit probabilities of every cell given what has been seen: exact counts, or Monte Carlo with --time."""
+    """Hit probabilities of every cell given what has been seen: exact counts, or Monte Carlo with --time.
+
+    The board is one character a cell, its rows joined by '/' (or one row a line in a file): '.' a cell
+    not fired at, 'o' a miss, 'x' a hit, and a sunk ship's letter (C, B, D, S and P under the standard
+    rules; `battleship rules NAME` lists a fleet's letters) on the cell whose shot sank it, or on all of
+    its cells where the rules reveal sunk ships; '#' is a sinking under rules that do not name the ship.
+    Under salvo rules answered whole, '?' is a cell fired at whose own answer is not known, and the
+    salvos follow after ' | ', each its cells, '=' and the answer: E5,F5,G5=2 (two hits), or E5,F5=BC+C
+    (the ships hit, one letter a hit, then the ship sunk).
+    """
     from battleship.cells import cell_name
 
     start = time.perf_counter()
@@ -377,6 +392,7 @@ def _print_calc(observation, probability, best, data, percent, skew, png) -> Non
         console.print(f"heat map: {png}", highlight=False)
 
 
+@examples("battleship replay game.txt", "battleship replay game.txt --gif game.gif")
 @friendly
 def replay_cmd(
     game: Annotated[
@@ -413,13 +429,13 @@ def replay_cmd(
     count = len(record.volleys) if whole else len(record.shots)
     forewarn(
         exact_seconds(r) + exact_seconds(r, repeated=True) * max(0, count - 1),
-        f"counting every layout before each of the {count} turns",
+        f"counting every layout before each of the {counted(count, 'turn')}",
         "calc --game FILE gives one turn's map (with --time, by Monte Carlo)",
     )
     done: list[int] = []
     session().keeping(
         lambda: (
-            f"{len(done)} of {count} turns replayed"
+            f"{len(done)} of {counted(count, 'turn')} replayed"
             + (f", their frames kept in {frames}" if frames is not None else "")
             + ("; the GIF was not written" if gif is not None else "")
         )
@@ -455,7 +471,7 @@ def replay_cmd(
         console.print(table)
         return
     written = ", ".join(str(x) for x in (frames, gif) if x is not None)
-    console.print(f"{len(turns)} turns of {name}: {written}", highlight=False)
+    console.print(f"{counted(len(turns), 'turn')} of {name}: {written}", highlight=False)
 
 
 def replay_salvos(r: Rules, record: Record, advance) -> list[dict[str, Any]]:

@@ -21,9 +21,11 @@ from typing import Annotated
 import typer
 
 from battleship.cli.common import console, friendly, output_file
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 
 
+@examples("battleship serve", "battleship serve --port 8080 --arena results.json")
 @friendly
 def serve_cmd(
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
