@@ -34,6 +34,7 @@ import hashlib
 import inspect
 import json
 import os
+import pickle
 import sys
 import threading
 import warnings
@@ -114,6 +115,10 @@ class Manifest:
             return cls(**{**data, "magic": _tuple(data["magic"]), "files": tuple(data["files"])})
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+    def built_for(self) -> tuple[str, str, str]:
+        """The Python, Numba and target the store was compiled for."""
+        return self.python, self.numba, self.target
 
     def current(self, target: str) -> bool:
         """Whether the store holds what a build for ``target`` would compile now: the same Python, Numba
@@ -291,12 +296,45 @@ def write_manifest(target: str) -> Manifest:
     root = PACKAGE_STORE.parent
     loaded = (Path(getattr(m, "__file__", None) or "") for m in list(sys.modules.values()))
     files = tuple(sorted({p.relative_to(root).as_posix() for p in loaded if p.is_relative_to(root)}))
+    prune_store()
     kernels = sum(1 for _ in PACKAGE_STORE.rglob("*.nbc"))
     manifest = Manifest(
         python_version(), numba.__version__, target, _host_magic(), kernels, sources_digest(files), files
     )
     manifest.write()
     return manifest
+
+
+def prune_store(folder: Path = PACKAGE_STORE) -> None:
+    """Remove what no current source can load: the indexes of a changed or missing source file (or of
+    another Numba), and the compiled code no index names."""
+    root = folder.parent
+    for module in (m for m in folder.iterdir() if m.is_dir()):
+        source = root.joinpath(*module.name.split(".")[1:]).with_suffix(".py")
+        stamp = _source_stamp(str(source)) if source.is_file() else None
+        named: set[str] = set()
+        for index in module.glob("*.nbi"):
+            try:
+                with open(index, "rb") as f:
+                    version = pickle.load(f)
+                    stamp_then, overloads = pickle.loads(f.read())
+            except (
+                OSError,
+                EOFError,
+                ValueError,
+                TypeError,
+                AttributeError,
+                ImportError,
+                pickle.UnpicklingError,
+            ):
+                version = stamp_then = overloads = None
+            if version != numba.__version__ or stamp_then != stamp or not isinstance(overloads, dict):
+                index.unlink()
+                continue
+            named.update(overloads.values())
+        for data in module.glob("*.nbc"):
+            if data.name not in named:
+                data.unlink()
 
 
 def _tuple(value: Any) -> Any:
