@@ -31,13 +31,20 @@ from battleship.web.records import (
     fired_json,
     layout_json,
     pick_rules,
-    replay,
     rules_json,
     rules_of,
     ships_afloat,
     write_record,
 )
-from battleship.web.service import Games, new_row, random_layout, read_targets, salvo_view, turn_answer
+from battleship.web.service import (
+    MOVED_ON,
+    Games,
+    new_row,
+    random_layout,
+    read_targets,
+    salvo_view,
+    turn_answer,
+)
 
 PLACING = "placing"  # the status while a fleet is still to be placed
 MIN_CLOCK, MAX_CLOCK = 30, 3600  # seconds a side, when the game has a clock
@@ -110,29 +117,32 @@ class Friends(Games):
             used[TURNS.index(row["status"])] += (store.now() - started).total_seconds()
         return used
 
+    def _out_of_time(self, row: dict[str, Any]) -> dict[str, Any] | None:
+        """The changes that end the game if the side to move has run out of time, else None."""
+        if not row["clock"] or row["status"] not in TURNS:
+            return None
+        side = TURNS.index(row["status"])
+        used = self._used(row)
+        if used[side] < row["clock"]:
+            return None
+        used[side] = float(row["clock"])  # all of it: the loser's clock reads 0:00 from now on
+        return {
+            "status": "over",
+            "winner": f"player{2 - side}",
+            "finished": store.now(),
+            "ended_by": "time",
+            "clock_used": json.dumps([round(u, 3) for u in used]),
+            "notation": row["record"],
+        }
+
     def _flag_fell(self, row: dict[str, Any]) -> bool:
         """End the game if the side to move has run out of time; True if it ended now."""
-        if not row["clock"] or row["status"] not in TURNS:
+        if self._out_of_time(row) is None:
             return False
-        side = TURNS.index(row["status"])
-        if self._used(row)[side] < row["clock"]:
-            return False
-        with self._lock(row["id"]):
-            used = self._used(row)
-            used[side] = float(row["clock"])  # all of it: the loser's clock reads 0:00 from now on
-            changes = {
-                "status": "over",
-                "winner": f"player{2 - side}",
-                "finished": store.now(),
-                "ended_by": "time",
-                "clock_used": json.dumps([round(u, 3) for u in used]),
-            }
-            done = store.save(
-                self.engine,
-                row["id"],
-                {**changes, "notation": row["record"]},
-                {"moves": row["moves"], "status": row["status"]},
-            )
+        with self._moving(row["id"]) as held:
+            assert held.row is not None
+            changes = self._out_of_time(held.row)
+            done = changes is not None and held.save(changes)
         if done:
             self.hub.publish(row["id"])
         return done
@@ -172,7 +182,7 @@ class Friends(Games):
         if layouts[side]:
             view["your_layout"] = layout_json(notation.parse_layout(layouts[side], rules))
         if row["record"]:  # both fleets placed
-            game = replay(row)
+            game = self.replays.get(row)
             view["your_shots"] = fired_json(game.target(side).observation, rules)
             view["their_shots"] = fired_json(game.at[side].observation, rules)
             over = status == "over"
@@ -214,8 +224,8 @@ class Friends(Games):
     def place(self, token: str, layout: str | None = None, name: str | None = None) -> dict[str, Any]:
         """Place this seat's fleet (a layout in notation, or a random one); the game starts once both are placed."""
         row, side = self._seat(token)
-        with self._lock(row["id"]):
-            row, side = self._seat(token)
+        with self._moving(row["id"]) as held:
+            row = held.current
             if row["status"] != PLACING:
                 raise Conflict(
                     "the fleets are placed: the game is under way"
@@ -235,9 +245,10 @@ class Friends(Games):
                     turn_started=store.now(),
                     record=write_record(rules, FRIEND_SIDES, layouts, []),
                 )
-            self._save(row, changes)
-            if name is not None:
-                store.name_seat(self.engine, token, name.strip() or None)
+            if not held.save(changes):
+                raise Conflict(MOVED_ON)
+        if name is not None:
+            store.name_seat(self.engine, token, name.strip() or None)
         self.hub.publish(row["id"])
         return self.view(token)
 
@@ -246,28 +257,34 @@ class Friends(Games):
     ) -> dict[str, Any]:
         """This seat's turn at the other fleet (a shot, or a salvo's ``cells``), within its clock."""
         row, side = self._seat(token)
-        with self._lock(row["id"]):
-            row, side = self._seat(token)
-            if row["status"] != TURNS[side]:
+        with self._moving(row["id"]) as held:
+            row = held.current
+            flag = self._out_of_time(row)
+            if flag is not None:  # the clock ran out since the seat was read: the game ends now, on time
+                held.save(flag)
+            elif row["status"] != TURNS[side]:
                 raise Conflict(
                     {PLACING: "the fleets are not both placed yet", "over": "the game is over"}.get(
                         row["status"], "it is the other player's turn"
                     )
                 )
-            game = replay(row)
-            seen = game.target(side).observation
-            game.play(side, read_targets(cell, cells, game.rules, seen, game.turn_size(side)))
-            used = self._used(row)
-            extra = {"clock_used": json.dumps([round(u, 3) for u in used]), "turn_started": store.now()}
-            self._commit(row, game, side, extra)
+            else:
+                game = self.replays.get(row).copy()
+                seen = game.target(side).observation
+                game.play(side, read_targets(cell, cells, game.rules, seen, game.turn_size(side)))
+                used = self._used(row)
+                extra = {"clock_used": json.dumps([round(u, 3) for u in used]), "turn_started": store.now()}
+                self._commit(held, game, self._changes(row, game, side, extra))
         self.hub.publish(row["id"])
+        if flag is not None:
+            raise Conflict("the game is over")
         return turn_answer(self.view(token), "your")
 
     def resign(self, token: str) -> dict[str, Any]:
         """This player gives up: the other wins, both fleets are shown."""
         row, side = self._seat(token)
-        with self._lock(row["id"]):
-            row, side = self._seat(token)
+        with self._moving(row["id"]) as held:
+            row = held.current
             if row["status"] == "over":
                 raise Conflict("the game is over")
             changes = {
@@ -276,7 +293,8 @@ class Friends(Games):
                 "resigned": True,
                 "finished": store.now(),
             }
-            self._save(row, {**changes, "ended_by": "resigned", "notation": row["record"] or None})
+            if not held.save({**changes, "ended_by": "resigned", "notation": row["record"] or None}):
+                raise Conflict(MOVED_ON)
         self.hub.publish(row["id"])
         return self.view(token)
 
