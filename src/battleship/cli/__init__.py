@@ -32,7 +32,7 @@ if AS_PROGRAM:
 
 import typer  # noqa: E402 -- after the handlers: loading it takes a moment
 
-from battleship.cli import arena, calc, defence, games, limit, matches, report, rules, serve, warm  # noqa: E402
+from battleship.cli import arena, calc, db, defence, games, limit, matches, report, rules, serve, warm  # noqa: E402
 
 app = typer.Typer(
     help="Battleship: a rules engine, the classic shooting strategies and exact inference, a probability "
@@ -66,6 +66,7 @@ COMMANDS = (
 )
 for _name, _command in COMMANDS:
     app.command(_name)(_command)
+app.add_typer(db.db_app, name="db")  # `battleship db upgrade`: the web game's store
 
 
 def _show_version(asked: bool) -> None:

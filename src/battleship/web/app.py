@@ -35,6 +35,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import Literal
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -46,6 +47,7 @@ from battleship.rules import preset
 from battleship.stop import INTERRUPT
 from battleship.web import friend_routes, guard, readiness, routes, store
 from battleship.web.arena_runs import ArenaRuns
+from battleship.web.bus import Bus
 from battleship.web.computer import Computer
 from battleship.web.friends import Friends
 from battleship.web.gate import Gate
@@ -71,6 +73,7 @@ class Settings:
     move_seconds: float = 2.0  # the computer's move, "play for me": past it the density shooter answers
     analysis_seconds: float = 10.0  # the calculator and replay heat maps: past it an estimate answers
     rate_limit: str = guard.Limits().rate
+    address_rate_limit: str = guard.Limits().address  # all of one address's sessions together
     expire_hours: float = 24.0  # unfinished games with no move for this long are deleted (0: never)
     arena: tuple[Path, ...] = ()  # saved arena runs shown at /arena
     forwarded_allow_ips: str = ""  # proxies whose X-Forwarded-For is believed (uvicorn's notation); none
@@ -82,18 +85,30 @@ def create_app(
     warm: bool = False,
     settings: Settings | None = None,
     on_ready: Callable[[], None] | None = None,
+    schema: Literal["upgrade", "check"] = "upgrade",
 ) -> FastAPI:
     """The app, storing games at the SQLAlchemy ``url``; ``warm`` runs every kernel at start-up, every
-    request answered 503 until it is over."""
+    request answered 503 until it is over. ``schema``: bring the store up to this version's schema
+    (a server alone on it), or only check it (one of several workers: :mod:`battleship.web.schema`).
+
+    On PostgreSQL the process shares with every other process of the store: the game's events and who
+    is connected (:mod:`battleship.web.bus`), the heavy-work slots (:class:`battleship.web.gate.SharedSlots`)
+    and the request counts (:class:`battleship.web.guard.SharedCounts`).
+    """
     settings = settings or Settings()
-    limits = guard.Limits(settings.rate_limit)
-    limits.items()  # a bad --rate-limit is refused now, not at the first request
-    engine = store.connect(url)
-    gate = Gate(settings.heavy_workers, settings.heavy_queue, settings.heavy_wait)
+    limits = guard.Limits(settings.rate_limit, settings.address_rate_limit)
+    limits.items(), limits.address_items()  # a bad --rate-limit is refused now, not at the first request
+    engine = store.connect(url, schema)
+    shared = store.shared(engine)
+    gate = Gate(
+        settings.heavy_workers, settings.heavy_queue, settings.heavy_wait, shared=engine if shared else None
+    )
     workers = Workers(settings.heavy_workers)
     compiled = Graphs(settings.graphs)
     computer = Computer(gate, workers, settings.move_seconds, settings.analysis_seconds, compiled)
     hub = Hub()
+    if shared:
+        hub.bus = Bus(engine, hub.wake, hub.wake_all)
     app = FastAPI(
         title="battleship",
         summary="Play the computer or a friend, replay games, ask the calculator, read the statistics.",
@@ -122,6 +137,8 @@ def create_app(
         _page_html("missing", "page not found"),
         settings.forwarded_allow_ips,
         (state.warming, _page_html("warming", "starting", head=NO_SCRIPT_REFRESH)),
+        session_key=store.server_key(engine, "sessions").encode(),
+        counts=guard.SharedCounts(engine) if shared else guard.LocalCounts(),
     )
     routes.install(app)
     friend_routes.install(app)
@@ -155,10 +172,16 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
         stop = threading.Event()
         opened = threading.Event()
 
+        bus = app.state.hub.bus
+        if bus is not None:  # the other processes' moves reach this one's streams from the start
+            bus.start()
+
         def open_for_play() -> None:
             engine = app.state.service.engine
             _credit_downtime(engine)
-            threading.Thread(target=_heartbeat, args=(engine, stop), daemon=True, name="heartbeat").start()
+            threading.Thread(
+                target=_heartbeat, args=(engine, stop, bus), daemon=True, name="heartbeat"
+            ).start()
             if expire_hours > 0:
                 threading.Thread(
                     target=_sweep, args=(engine, expire_hours, stop), daemon=True, name="expire-games"
@@ -181,6 +204,10 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
             shut_down(app)
             if opened.is_set():  # a clean stop: the friends' clocks stop here, not at the last heartbeat
                 store.beat(app.state.service.engine)
+            if bus is not None:
+                bus.close()
+            if app.state.gate.shared is not None:
+                app.state.gate.shared.close()
             app.state.workers.close()
             app.state.computer.graphs.close()
             if warm:  # the server's own process (not a test's): it is about to end
@@ -207,8 +234,18 @@ def _warm_then_open(app: FastAPI, open_for_play: Callable[[], None]) -> None:
 
 
 def _credit_downtime(engine) -> None:
-    """Give the friends' running clocks the time the server was away (a failure is logged: the game opens)."""
+    """Give the friends' running clocks the time the server was away (a failure is logged: the game opens).
+
+    On a shared store another process may have served all along (a rolling restart): its heartbeat is
+    then fresh, and nothing is given."""
     try:
+        alive = store.last_alive(engine)
+        if (
+            store.shared(engine)
+            and alive is not None
+            and store.now() - alive < timedelta(seconds=3 * HEARTBEAT_SECONDS)
+        ):
+            return
         away = store.credit_downtime(engine)
     except Exception:
         log.exception("giving the friends' clocks the time the server was away failed")
@@ -221,11 +258,14 @@ def _credit_downtime(engine) -> None:
 HEARTBEAT_SECONDS = 2.0
 
 
-def _heartbeat(engine, stop: threading.Event) -> None:
-    """Record every ``HEARTBEAT_SECONDS`` that the server is alive, until ``stop``."""
+def _heartbeat(engine, stop: threading.Event, bus: Bus | None = None) -> None:
+    """Record every ``HEARTBEAT_SECONDS`` that the server is alive (and that its streams still count), until
+    ``stop``."""
     while not stop.wait(HEARTBEAT_SECONDS):
         try:
             store.beat(engine)
+            if bus is not None:
+                bus.beat()
         except Exception:  # a database gone for a moment: the next beat tries again
             log.warning("recording the server's heartbeat failed", exc_info=True)
 

@@ -1,17 +1,27 @@
-"""Where games live: two SQL tables (games, and the seats of games between friends), any SQLAlchemy URL
-(an embedded SQLite file by default).
+"""Where games live: SQL tables (games, and the seats of games between friends), any SQLAlchemy URL (an
+embedded SQLite file by default, PostgreSQL for several processes); and what several server processes
+share through them: who watches which seat, how many requests each client made, the key that signs
+sessions. The schema is kept by migrations (:mod:`battleship.web.schema`).
 
 A game's row is written, and committed, before the move that changed it is acknowledged, so a
-killed server loses nothing it answered. SQLite runs in WAL mode with full sync.
+killed server loses nothing it answered. SQLite runs in WAL mode with full sync. A move holds its
+game's row from the read to the write (:func:`moving`): on PostgreSQL locked in the database, so two
+processes' moves on one game go one after the other; on SQLite (one process) the process's own lock
+does it. Either way the write goes through only if the row still holds what was read.
 """
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from typing import Any
+import math
+import secrets
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     DateTime,
@@ -26,13 +36,12 @@ from sqlalchemy import (
     event,
     func,
     insert,
-    inspect,
     not_,
     select,
-    text,
     update,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
 
 metadata = MetaData()
 
@@ -88,19 +97,64 @@ life = Table(
 )
 
 
+# the live streams each server process holds open on a seat, refreshed by the process's heartbeat: a
+# process that stopped beating (killed) no longer counts after PRESENCE_SECONDS
+presence = Table(
+    "presence",
+    metadata,
+    Column("seat", String(32), primary_key=True),
+    Column("process", String(32), primary_key=True),
+    Column("streams", Integer, nullable=False),
+    Column("seen", DateTime(timezone=True), nullable=False),
+)
+PRESENCE_SECONDS = 10.0
+
+# requests per client, limit and fixed window, counted by every process (``client``: the limit and
+# who, ``bucket``: the window's number, ``ends``: when it ends, seconds since the epoch)
+rate_counts = Table(
+    "rate_counts",
+    metadata,
+    Column("client", String(120), primary_key=True),
+    Column("bucket", BigInteger, primary_key=True),
+    Column("hits", Integer, nullable=False),
+    Column("ends", Float, nullable=False),
+)
+
+# keys the processes share: the one that signs players' sessions
+server_keys = Table(
+    "server_keys",
+    metadata,
+    Column("name", String(32), primary_key=True),
+    Column("value", String(128), nullable=False),
+)
+
+# connections a server process keeps to PostgreSQL, and more it may open at a peak: as many as the
+# threads that serve requests (40, anyio's default), so no request waits for a connection
+POOL_SIZE, POOL_OVERFLOW = 10, 30
+
+
 def now() -> datetime:
     """The current time, in UTC."""
     return datetime.now(UTC)
 
 
-def connect(url: str) -> Engine:
-    """An engine for ``url``, its table created if missing; SQLite gets WAL and full sync."""
+def connect(url: str, schema: Literal["upgrade", "check", "none"] = "upgrade") -> Engine:
+    """An engine for ``url``; SQLite gets WAL and full sync. ``schema``: bring the store up to this
+    version's schema (a server alone on it), only check that it is (several workers: one line saying
+    to run ``battleship db upgrade`` if not), or neither."""
+    from battleship.web import schema as schemas
+
     sqlite = url.startswith("sqlite")
+    if url.startswith("postgresql"):
+        from battleship.extras import require
+
+        require("postgres")
     engine = create_engine(
         url,
         future=True,
         connect_args={"check_same_thread": False} if sqlite else {},
         pool_pre_ping=not sqlite,
+        **({} if sqlite else {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW}),
     )
     if sqlite:
 
@@ -112,19 +166,16 @@ def connect(url: str) -> Engine:
             cursor.execute("PRAGMA busy_timeout=10000")
             cursor.close()
 
-    metadata.create_all(engine)
-    _add_missing_columns(engine)
+    if schema == "upgrade":
+        schemas.upgrade(engine)
+    elif schema == "check":
+        schemas.check(engine, url)
     return engine
 
 
-def _add_missing_columns(engine: Engine) -> None:
-    """Stores made by an older version lack newer (nullable) columns: add them, keeping every game."""
-    present = {c["name"] for c in inspect(engine).get_columns("games")}
-    with engine.begin() as c:
-        for column in games.columns:
-            if column.name not in present:
-                kind = column.type.compile(dialect=engine.dialect)
-                c.execute(text(f"ALTER TABLE games ADD COLUMN {column.name} {kind}"))
+def shared(engine: Engine) -> bool:
+    """True where several processes may serve one store (PostgreSQL): what they share goes through it."""
+    return engine.dialect.name == "postgresql"
 
 
 def expire(engine: Engine, idle_before: datetime) -> int:
@@ -152,10 +203,57 @@ def load(engine: Engine, game_id: str) -> dict[str, Any] | None:
 def save(engine: Engine, game_id: str, changes: dict[str, Any], expected: dict[str, Any]) -> bool:
     """Write ``changes`` if nothing changed in between (``expected``: columns and the values read, such as
     ``moves`` and ``status``); False if something did."""
-    same = [games.c[name] == value for name, value in expected.items()]
     with engine.begin() as c:
-        done = c.execute(update(games).where(games.c.id == game_id, *same).values(updated=now(), **changes))
+        return _save(c, game_id, changes, expected)
+
+
+def _save(c: Connection, game_id: str, changes: dict[str, Any], expected: dict[str, Any]) -> bool:
+    same = [games.c[name] == value for name, value in expected.items()]
+    done = c.execute(update(games).where(games.c.id == game_id, *same).values(updated=now(), **changes))
     return done.rowcount == 1
+
+
+class Held:
+    """A game's row held for a move (:func:`moving`): ``row`` as read (None: no such game), and
+    :meth:`save`, which writes only if the row still holds the moves and the status read."""
+
+    def __init__(self, engine: Engine, connection: Connection | None, row: dict[str, Any] | None):
+        self.engine, self.connection, self.row = engine, connection, row
+        self.committed: list[Callable[[], None]] = []  # what to do once the write is committed
+
+    @property
+    def current(self) -> dict[str, Any]:
+        """The row as read (the caller has made sure there is one)."""
+        assert self.row is not None
+        return self.row
+
+    def save(self, changes: dict[str, Any]) -> bool:
+        assert self.row is not None
+        expected = {"moves": self.row["moves"], "status": self.row["status"]}
+        if self.connection is None:
+            return save(self.engine, self.row["id"], changes, expected)
+        return _save(self.connection, self.row["id"], changes, expected)
+
+
+@contextmanager
+def moving(engine: Engine, game_id: str) -> Iterator[Held]:
+    """A game's row held from its read to the write of a move.
+
+    PostgreSQL: read ``FOR UPDATE`` in a transaction that the write commits, so a move on this game
+    from another process waits for this one and then reads what it wrote. SQLite: a plain read
+    and a write of its own (a read transaction that then writes fails on SQLite once another game
+    was written meanwhile); one process serves it, and the caller holds the game's lock.
+    """
+    if not shared(engine):
+        held = Held(engine, None, load(engine, game_id))
+        yield held
+    else:
+        with engine.begin() as c:
+            row = c.execute(select(games).where(games.c.id == game_id).with_for_update()).mappings().first()
+            held = Held(engine, c, dict(row) if row else None)
+            yield held
+    for then in held.committed:
+        then()
 
 
 def create_seats(
@@ -306,3 +404,84 @@ def count_played(engine: Engine, rules: str, toml: str | None = None) -> int:
 def dumps(record: list[dict[str, Any]]) -> str:
     """A move record as compact JSON."""
     return json.dumps(record, separators=(",", ":"))
+
+
+# ---- what several processes share -----------------------------------------------------------------
+
+
+def set_presence(engine: Engine, seat: str, process: str, streams: int) -> None:
+    """Record that ``process`` holds ``streams`` live streams on ``seat`` (0: none, its row goes)."""
+    with engine.begin() as c:
+        c.execute(delete(presence).where(presence.c.seat == seat, presence.c.process == process))
+        if streams > 0:
+            c.execute(insert(presence).values(seat=seat, process=process, streams=streams, seen=now()))
+
+
+def streams_on(engine: Engine, seat: str, besides: str | None = None) -> int:
+    """Live streams open on ``seat`` in every process still beating (``besides``: leave that one out)."""
+    fresh = presence.c.seen > now() - timedelta(seconds=PRESENCE_SECONDS)
+    where = [presence.c.seat == seat, fresh]
+    if besides is not None:
+        where.append(presence.c.process != besides)
+    with engine.connect() as c:
+        return int(
+            c.execute(select(func.coalesce(func.sum(presence.c.streams), 0)).where(*where)).scalar_one()
+        )
+
+
+def refresh_presence(engine: Engine, process: str) -> None:
+    """``process`` is alive: its streams still count (its heartbeat calls this); stale rows go."""
+    moment = now()
+    with engine.begin() as c:
+        c.execute(update(presence).where(presence.c.process == process).values(seen=moment))
+        c.execute(delete(presence).where(presence.c.seen < moment - timedelta(seconds=10 * PRESENCE_SECONDS)))
+
+
+def forget_presence(engine: Engine, process: str) -> None:
+    """``process`` stops: none of its streams count any more."""
+    with engine.begin() as c:
+        c.execute(delete(presence).where(presence.c.process == process))
+
+
+def count_requests(engine: Engine, limits: list[tuple[str, int]], moment: float) -> list[tuple[int, float]]:
+    """Count one request against each ``(key, seconds)`` fixed window; for each, the requests counted in
+    its window so far (this one included) and when the window ends (seconds since the epoch).
+
+    PostgreSQL only (the counts of several processes): one statement, each window's row made or
+    added to at once, so no two processes lose a count between them.
+    """
+    rows = []
+    for key, seconds in limits:
+        bucket = math.floor(moment / seconds)
+        rows.append({"client": key, "bucket": bucket, "hits": 1, "ends": (bucket + 1) * seconds})
+    from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+    counting = pg_insert(rate_counts).values(rows)
+    statement = counting.on_conflict_do_update(
+        index_elements=[rate_counts.c.client, rate_counts.c.bucket],
+        set_={"hits": rate_counts.c.hits + 1},
+    ).returning(rate_counts.c.client, rate_counts.c.hits, rate_counts.c.ends)
+    with engine.begin() as c:
+        counted = {r.client: (r.hits, r.ends) for r in c.execute(statement)}
+    return [counted[key] for key, _ in limits]
+
+
+def forget_requests(engine: Engine, moment: float) -> None:
+    """Drop the counts of windows that ended before ``moment``."""
+    with engine.begin() as c:
+        c.execute(delete(rate_counts).where(rate_counts.c.ends < moment))
+
+
+def server_key(engine: Engine, name: str) -> str:
+    """A random key every process of this store shares (made by the first that asks)."""
+    with engine.begin() as c:
+        found = c.execute(select(server_keys.c.value).where(server_keys.c.name == name)).scalar()
+    if found is not None:
+        return found
+    try:
+        with engine.begin() as c:
+            c.execute(insert(server_keys).values(name=name, value=secrets.token_hex(32)))
+    except IntegrityError:  # another process made it at the same moment: theirs stands
+        pass
+    with engine.begin() as c:
+        return c.execute(select(server_keys.c.value).where(server_keys.c.name == name)).scalar_one()
