@@ -241,7 +241,7 @@ def level(args, bases: list[str], players: int, roots: list[int]) -> tuple[Tally
     tally = Tally()
     web, heavy = processes(roots)
     before = [cpu_of(group) for group in (web, heavy)]
-    began = time.perf_counter()
+    began, client_cpu = time.perf_counter(), time.process_time()
     until = began + args.seconds
 
     async def everyone() -> None:
@@ -262,6 +262,7 @@ def level(args, bases: list[str], players: int, roots: list[int]) -> tuple[Tally
 
     asyncio.run(everyone())
     elapsed = time.perf_counter() - began
+    client_cpu = time.process_time() - client_cpu
     web, heavy = processes(roots)
     after = [cpu_of(group) for group in (web, heavy)]
     used = [cpu_used(b, a) for b, a in zip(before, after, strict=True)]
@@ -271,7 +272,8 @@ def level(args, bases: list[str], players: int, roots: list[int]) -> tuple[Tally
         f"{tally.games})  requests/s {len(tally.latencies) / elapsed:7.1f}  ms p50 {np.percentile(ms, 50):6.1f} "
         f"p95 {np.percentile(ms, 95):6.1f} p99 {np.percentile(ms, 99):6.1f} max {ms.max():7.1f}  "
         f"503 {tally.refused.get(503, 0)} 429 {tally.refused.get(429, 0)} failed {len(tally.failures)}  "
-        f"cpu web {100 * used[0] / elapsed:4.0f}% heavy {100 * used[1] / elapsed:4.0f}%"
+        f"cpu web {100 * used[0] / elapsed:4.0f}% heavy {100 * used[1] / elapsed:4.0f}% "
+        f"client {100 * client_cpu / elapsed:4.0f}%"
     )
     if tally.delivery:
         d = 1000 * np.array(tally.delivery)

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import atexit
 import gc
+import json
 import logging
 import os
 import signal
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Literal
@@ -149,6 +150,40 @@ def create_app(
     return app
 
 
+SETTINGS_ENV = "BATTLESHIP_SETTINGS"  # the settings of every worker, as JSON (from_environment)
+DB_ENV = "BATTLESHIP_DB"  # the store's URL (from_environment)
+
+
+def settings_json(settings: Settings) -> str:
+    """``settings`` as :func:`from_environment` reads them back."""
+    fields = asdict(settings)
+    fields["arena"] = [str(p) for p in settings.arena]
+    fields["graphs"] = str(settings.graphs) if settings.graphs is not None else None
+    return json.dumps(fields)
+
+
+def from_environment() -> FastAPI:
+    """The app of one of several worker processes (``battleship serve --workers N``, or uvicorn's or
+    gunicorn's own workers with ``--factory battleship.web.app:from_environment``): the store's URL in
+    ``$BATTLESHIP_DB``, the settings in ``$BATTLESHIP_SETTINGS`` (JSON; the defaults where left out).
+
+    It warms up before it returns, so a worker takes no connection before it can play (the others
+    serve meanwhile: a rolling restart refuses nothing), and checks the store's schema without making
+    it (``battleship db upgrade`` makes it, once, before the workers start).
+    """
+    from battleship.web.workers import start_forkserver
+
+    start_forkserver()  # the heavy workers' process loads its kernels while this one opens the store
+    fields = json.loads(os.environ.get(SETTINGS_ENV) or "{}")
+    fields["arena"] = tuple(Path(p) for p in fields.get("arena", ()))
+    fields["graphs"] = Path(fields["graphs"]) if fields.get("graphs") else None
+    url = os.environ.get(DB_ENV, "sqlite:///battleship.db")
+    app = create_app(url, warm=True, settings=Settings(**fields), schema="check")
+    app.state.chain_signals = True  # uvicorn's own server: its SIGTERM stops the streams at once too
+    _warm_up(app)  # the lifespan's warm-up then finds everything loaded, and opens at once
+    return app
+
+
 def shut_down(app: FastAPI) -> None:
     """Begin stopping (SIGTERM, Ctrl-C): every heavy job stops now and every live stream ends."""
     app.state.stopping.set()
@@ -171,6 +206,8 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = threading.Event()
         opened = threading.Event()
+        if getattr(app.state, "chain_signals", False):
+            _stop_at_signals(app)
 
         bus = app.state.hub.bus
         if bus is not None:  # the other processes' moves reach this one's streams from the start
@@ -188,8 +225,9 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
                 ).start()
             opened.set()
             app.state.warming.open()
-            if on_ready is not None:
-                on_ready()
+            ready = on_ready or getattr(app.state, "on_ready", None)  # a worker's is set on its app
+            if ready is not None:
+                ready()
 
         if warm:  # the port opens now; every request hears 503 and why until the warm-up is over
             threading.Thread(
@@ -210,10 +248,25 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
                 app.state.gate.shared.close()
             app.state.workers.close()
             app.state.computer.graphs.close()
+            store.close(app.state.service.engine)
             if warm:  # the server's own process (not a test's): it is about to end
                 atexit.register(gc.freeze)
 
     return lifespan
+
+
+def _stop_at_signals(app: FastAPI) -> None:
+    """SIGTERM and SIGINT stop every computation and live stream at once, then do what they did (uvicorn's
+    graceful shutdown, which would otherwise wait for the streams to end by themselves)."""
+    for number in (signal.SIGTERM, signal.SIGINT):
+        before = signal.getsignal(number)
+
+        def handle(sig: int, frame, before=before) -> None:
+            shut_down(app)
+            if callable(before):
+                before(sig, frame)
+
+        signal.signal(number, handle)
 
 
 def _warm_then_open(app: FastAPI, open_for_play: Callable[[], None]) -> None:

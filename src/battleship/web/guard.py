@@ -228,9 +228,11 @@ class LocalCounts(Counter):
 
 
 class SharedCounts(Counter):
-    """The store's ``rate_counts`` table (fixed windows), counted by every process of a PostgreSQL store in
-    one statement a request; a store that cannot be reached counts nothing (the request goes on, and
-    fails on its own if the store is truly gone)."""
+    """The store's ``rate_counts`` table, counted by every process of a PostgreSQL store in one statement a
+    request: fixed windows read as a sliding one (this window's requests and the share of the last
+    window's that a window ending now still covers), so no burst passes twice the limit across a
+    window's edge. A store that cannot be reached counts nothing (the request goes on, and fails on
+    its own if the store is truly gone)."""
 
     def __init__(self, engine) -> None:
         self.engine = engine
@@ -240,7 +242,7 @@ class SharedCounts(Counter):
         from battleship.web import store
 
         moment = time.time()
-        windows = [(f"{item}|{key}", item.get_expiry()) for key, item in keyed]
+        windows = [(f"{item}|{key}", float(item.get_expiry())) for key, item in keyed]
         try:
             counted = await run_in_threadpool(store.count_requests, self.engine, windows, moment)
             if moment - self._swept > SWEEP_SECONDS:  # windows long over go, a few times a minute
@@ -249,9 +251,10 @@ class SharedCounts(Counter):
         except Exception:
             access.warning("counting a request in the store failed", exc_info=True)
             return None
-        for i, ((_key, item), (hits, ends)) in enumerate(zip(keyed, counted, strict=True)):
-            if hits > item.amount:
-                return i, max(1, math.ceil(ends - moment))
+        for i, ((_key, item), (hits, earlier, into)) in enumerate(zip(keyed, counted, strict=True)):
+            wait = store.over(item.amount, hits, earlier, into)
+            if wait is not None:
+                return i, max(1, math.ceil(wait * item.get_expiry()))
         return None
 
 

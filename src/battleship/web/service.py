@@ -52,6 +52,7 @@ PLAYER, COMPUTER = 0, 1  # the sides of a game against the computer: the player 
 HEAT_CACHE = 2048  # replay heat maps kept (a finished game's never change)
 MAX_LOOKUP = 200  # games one history request may ask about
 MAX_CELL_TEXT = 12  # characters of a cell name an error quotes back
+STRIPES = 4096  # locks games are striped over (a few hundred kilobytes)
 GONE = "no such game (unfinished games are deleted after a day without a move)"
 MOVED_ON = "the game moved on meanwhile; fetch its state again"
 BETWEEN_FRIENDS = "that game is between friends: open it with your seat's link"
@@ -146,8 +147,9 @@ class Games:
     def __init__(self, engine: Engine):
         self.engine = engine
         # moves on one game go one at a time; a fixed set of locks, striped by id, stays bounded (across
-        # processes, the store holds the game's row for the move: store.moving)
-        self._locks = [threading.RLock() for _ in range(64)]
+        # processes, the store holds the game's row for the move: store.moving). Many stripes: two games
+        # on one stripe wait for each other's moves, store writes included
+        self._locks = [threading.RLock() for _ in range(STRIPES)]
         self.replays = Replays()
 
     def _lock(self, game_id: str) -> threading.RLock:

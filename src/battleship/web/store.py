@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import json
 import math
+import queue
 import secrets
+import threading
+import weakref
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy import (
     BigInteger,
@@ -38,12 +42,14 @@ from sqlalchemy import (
     insert,
     not_,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 metadata = MetaData()
+T = TypeVar("T")
 
 games = Table(
     "games",
@@ -109,8 +115,8 @@ presence = Table(
 )
 PRESENCE_SECONDS = 10.0
 
-# requests per client, limit and fixed window, counted by every process (``client``: the limit and
-# who, ``bucket``: the window's number, ``ends``: when it ends, seconds since the epoch)
+# requests per client, limit and window, counted by every process (``client``: the limit and who,
+# ``bucket``: the window's number, ``ends``: when it ends, seconds since the epoch, ``span``: its length)
 rate_counts = Table(
     "rate_counts",
     metadata,
@@ -118,6 +124,7 @@ rate_counts = Table(
     Column("bucket", BigInteger, primary_key=True),
     Column("hits", Integer, nullable=False),
     Column("ends", Float, nullable=False),
+    Column("span", Float, nullable=False),
 )
 
 # keys the processes share: the one that signs players' sessions
@@ -178,19 +185,112 @@ def shared(engine: Engine) -> bool:
     return engine.dialect.name == "postgresql"
 
 
+# ---- writing: on SQLite one thread writes for every request ---------------------------------------
+
+
+class Writer:
+    """The one thread that writes an SQLite store, for every request of its process.
+
+    SQLite takes one writer at a time, and a connection that finds the file locked sleeps (from one
+    to a hundred milliseconds, SQLite's busy handler) before it looks again: threads writing side by
+    side spent most of their time asleep. Queued here instead, the writes of every request waiting
+    go in one transaction, committed with one sync to disk for all of them (group commit); each
+    request is answered once its write is committed, as before. A write that fails is retried alone,
+    so it fails only its own request.
+    """
+
+    BATCH = 64  # writes at most in one transaction
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._queue: queue.SimpleQueue[tuple[Callable[[Connection], Any], Future] | None] = (
+            queue.SimpleQueue()
+        )
+        threading.Thread(target=self._loop, daemon=True, name="store-writer").start()
+
+    def write(self, work: Callable[[Connection], T]) -> T:
+        """``work(connection)`` in a transaction of the writer's, once committed; its result or error."""
+        done: Future = Future()
+        self._queue.put((work, done))
+        return done.result()
+
+    def stop(self) -> None:
+        """End the thread once the writes queued are done."""
+        self._queue.put(None)
+
+    def _loop(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            while len(batch) < self.BATCH:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    self._queue.put(None)  # seen again once this batch is written
+                    break
+                batch.append(item)
+            try:
+                with self.engine.begin() as c:
+                    results = [work(c) for work, _done in batch]
+            except Exception:  # one write failed (or the commit): each is tried again on its own
+                for work, done in batch:
+                    self._alone(work, done)
+                continue
+            for (_work, done), result in zip(batch, results, strict=True):
+                done.set_result(result)
+
+    def _alone(self, work: Callable[[Connection], Any], done: Future) -> None:
+        try:
+            with self.engine.begin() as c:
+                done.set_result(work(c))
+        except Exception as error:
+            done.set_exception(error)
+
+
+_writers: weakref.WeakKeyDictionary[Engine, Writer] = weakref.WeakKeyDictionary()
+_writers_lock = threading.Lock()
+
+
+def _write(engine: Engine, work: Callable[[Connection], T]) -> T:
+    """``work(connection)`` in a committed transaction: SQLite's through its :class:`Writer`, any other
+    database's on a connection of the calling thread's."""
+    if engine.dialect.name != "sqlite":
+        with engine.begin() as c:
+            return work(c)
+    with _writers_lock:
+        writer = _writers.get(engine)
+        if writer is None:
+            writer = _writers[engine] = Writer(engine)
+    return writer.write(work)
+
+
+def close(engine: Engine) -> None:
+    """The store is no longer used (the server stops): its writer thread ends, its connections close."""
+    with _writers_lock:
+        writer = _writers.pop(engine, None)
+    if writer is not None:
+        writer.stop()
+    engine.dispose()
+
+
 def expire(engine: Engine, idle_before: datetime) -> int:
     """Delete unfinished games with no move since ``idle_before`` (and their seats); how many went."""
     idle = (games.c.status != "over") & (games.c.updated < idle_before)
-    with engine.begin() as c:
+
+    def work(c: Connection) -> int:
         c.execute(delete(seats).where(seats.c.game_id.in_(select(games.c.id).where(idle))))
-        done = c.execute(delete(games).where(idle))
-    return done.rowcount
+        return c.execute(delete(games).where(idle)).rowcount
+
+    return _write(engine, work)
 
 
 def create(engine: Engine, row: dict[str, Any]) -> None:
     """Insert a new game."""
-    with engine.begin() as c:
-        c.execute(insert(games).values(**row))
+    _write(engine, lambda c: c.execute(insert(games).values(**row)))
 
 
 def load(engine: Engine, game_id: str) -> dict[str, Any] | None:
@@ -203,8 +303,7 @@ def load(engine: Engine, game_id: str) -> dict[str, Any] | None:
 def save(engine: Engine, game_id: str, changes: dict[str, Any], expected: dict[str, Any]) -> bool:
     """Write ``changes`` if nothing changed in between (``expected``: columns and the values read, such as
     ``moves`` and ``status``); False if something did."""
-    with engine.begin() as c:
-        return _save(c, game_id, changes, expected)
+    return _write(engine, lambda c: _save(c, game_id, changes, expected))
 
 
 def _save(c: Connection, game_id: str, changes: dict[str, Any], expected: dict[str, Any]) -> bool:
@@ -260,9 +359,12 @@ def create_seats(
     engine: Engine, game_id: str, tokens: tuple[str, str], names: tuple[str | None, str | None]
 ) -> None:
     """The two seats of a game between friends."""
-    with engine.begin() as c:
+
+    def work(c: Connection) -> None:
         for side, (token, name) in enumerate(zip(tokens, names, strict=True)):
             c.execute(insert(seats).values(token=token, game_id=game_id, side=side, name=name))
+
+    _write(engine, work)
 
 
 def seat(engine: Engine, token: str) -> dict[str, Any] | None:
@@ -281,24 +383,23 @@ def seats_of(engine: Engine, game_id: str) -> list[dict[str, Any]]:
 
 def name_seat(engine: Engine, token: str, name: str | None) -> None:
     """Set the name a player gave their seat."""
-    with engine.begin() as c:
-        c.execute(update(seats).where(seats.c.token == token).values(name=name))
+    _write(engine, lambda c: c.execute(update(seats).where(seats.c.token == token).values(name=name)))
 
 
 def set_rematch(engine: Engine, game_id: str, rematch: str) -> bool:
     """Link a finished game to its rematch, unless it has one already; False if it had."""
-    with engine.begin() as c:
-        done = c.execute(
-            update(games).where(games.c.id == game_id, games.c.rematch.is_(None)).values(rematch=rematch)
-        )
-    return done.rowcount == 1
+    linking = update(games).where(games.c.id == game_id, games.c.rematch.is_(None)).values(rematch=rematch)
+    return _write(engine, lambda c: c.execute(linking).rowcount == 1)
 
 
 def delete_game(engine: Engine, game_id: str) -> None:
     """Delete a game and its seats."""
-    with engine.begin() as c:
+
+    def work(c: Connection) -> None:
         c.execute(delete(seats).where(seats.c.game_id == game_id))
         c.execute(delete(games).where(games.c.id == game_id))
+
+    _write(engine, work)
 
 
 def _utc(moment: datetime) -> datetime:
@@ -309,9 +410,12 @@ def _utc(moment: datetime) -> datetime:
 def beat(engine: Engine, moment: datetime | None = None) -> None:
     """Record that the server is alive at ``moment`` (now by default)."""
     moment = moment or now()
-    with engine.begin() as c:
+
+    def work(c: Connection) -> None:
         if c.execute(update(life).where(life.c.name == "server").values(alive=moment)).rowcount == 0:
             c.execute(insert(life).values(name="server", alive=moment))
+
+    _write(engine, work)
 
 
 def last_alive(engine: Engine) -> datetime | None:
@@ -443,33 +547,55 @@ def forget_presence(engine: Engine, process: str) -> None:
         c.execute(delete(presence).where(presence.c.process == process))
 
 
-def count_requests(engine: Engine, limits: list[tuple[str, int]], moment: float) -> list[tuple[int, float]]:
-    """Count one request against each ``(key, seconds)`` fixed window; for each, the requests counted in
-    its window so far (this one included) and when the window ends (seconds since the epoch).
+def count_requests(
+    engine: Engine, limits: list[tuple[str, float]], moment: float
+) -> list[tuple[int, int, float]]:
+    """Count one request against each ``(key, seconds)`` window; for each, the requests counted in its
+    window so far (this one included), those of the window before, and how far into its window
+    ``moment`` is (0 to 1): a sliding window's estimate (:func:`over`) needs all three.
 
     PostgreSQL only (the counts of several processes): one statement, each window's row made or
     added to at once, so no two processes lose a count between them.
     """
-    rows = []
-    for key, seconds in limits:
+    values, params = [], {}
+    for n, (key, seconds) in enumerate(limits):
         bucket = math.floor(moment / seconds)
-        rows.append({"client": key, "bucket": bucket, "hits": 1, "ends": (bucket + 1) * seconds})
-    from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-    counting = pg_insert(rate_counts).values(rows)
-    statement = counting.on_conflict_do_update(
-        index_elements=[rate_counts.c.client, rate_counts.c.bucket],
-        set_={"hits": rate_counts.c.hits + 1},
-    ).returning(rate_counts.c.client, rate_counts.c.hits, rate_counts.c.ends)
+        values.append(f"(:c{n}, :b{n}, 1, :e{n}, :s{n})")
+        params.update({f"c{n}": key, f"b{n}": bucket, f"e{n}": (bucket + 1) * seconds, f"s{n}": seconds})
+    statement = text(
+        "WITH counted AS (INSERT INTO rate_counts (client, bucket, hits, ends, span) VALUES "
+        + ", ".join(values)
+        + " ON CONFLICT (client, bucket) DO UPDATE SET hits = rate_counts.hits + 1"
+        " RETURNING client, bucket, hits, ends, span)"
+        " SELECT counted.client, counted.hits, coalesce(before.hits, 0), counted.ends, counted.span"
+        " FROM counted LEFT JOIN rate_counts AS before"
+        " ON before.client = counted.client AND before.bucket = counted.bucket - 1"
+    )
     with engine.begin() as c:
-        counted = {r.client: (r.hits, r.ends) for r in c.execute(statement)}
-    return [counted[key] for key, _ in limits]
+        rows = {r[0]: r[1:] for r in c.execute(statement, params)}
+    out = []
+    for key, _seconds in limits:
+        hits, earlier, ends, span = rows[key]
+        out.append((int(hits), int(earlier), 1.0 - (ends - moment) / span))
+    return out
+
+
+def over(limit: int, hits: int, earlier: int, into: float) -> float | None:
+    """Whether a window's requests pass ``limit``, as a sliding window sees them: those of this window and
+    the share of the window before that the sliding window still covers. None if they do not; else
+    the share of a window to wait until they would not (at least until the window's end, past the limit
+    in this window alone)."""
+    if hits + earlier * (1.0 - into) <= limit:
+        return None
+    if hits > limit or earlier == 0:
+        return 1.0 - into
+    return max(0.0, 1.0 - (limit - hits) / earlier - into)
 
 
 def forget_requests(engine: Engine, moment: float) -> None:
-    """Drop the counts of windows that ended before ``moment``."""
+    """Drop the counts of windows neither current nor just before it."""
     with engine.begin() as c:
-        c.execute(delete(rate_counts).where(rate_counts.c.ends < moment))
+        c.execute(delete(rate_counts).where(rate_counts.c.ends + rate_counts.c.span < moment))
 
 
 def server_key(engine: Engine, name: str) -> str:

@@ -39,6 +39,7 @@ def upgrade() -> None:
         sa.Column("bucket", sa.BigInteger(), primary_key=True),
         sa.Column("hits", sa.Integer(), nullable=False),
         sa.Column("ends", sa.Float(), nullable=False),
+        sa.Column("span", sa.Float(), nullable=False),
         **unlogged,
     )
     op.create_table(
