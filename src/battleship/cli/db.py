@@ -29,7 +29,7 @@ def upgrade_cmd(
     from battleship.web import schema, store
 
     try:
-        engine = store.connect(db)
+        engine = store.connect(db, "none")
         before, after = schema.upgrade(engine)
     except BattleshipError:
         raise

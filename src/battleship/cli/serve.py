@@ -126,6 +126,10 @@ def serve_cmd(
         from battleship.web.workers import start_forkserver
 
         start_forkserver()  # the workers' process loads its kernels while this one loads the web app
+    else:
+        _check_store(
+            db
+        )  # at once, in one line, before the web app loads (seconds) and once, not a worker each
     from battleship.web.app import Settings
 
     if not 0 < port < 65536:
@@ -216,21 +220,26 @@ def _run(settings, db: str, host: str, port: int) -> None:
     Server(config).run()
 
 
+def _check_store(db: str) -> None:
+    """Refuse, in one line, a store several workers cannot serve: unreachable, or not at this schema."""
+    from battleship.web import schema, store
+
+    try:
+        store.connect(db, "check").dispose()
+    except BattleshipError:
+        raise
+    except Exception as exc:  # a bad URL or an unreachable database: say which, not a traceback
+        raise BattleshipError(f"cannot open the game store {schema.shown(db)}: {exc}") from None
+
+
 def _run_workers(settings, db: str, host: str, port: int, workers: int, access_log: str) -> None:
     """``workers`` server processes on one port (uvicorn's supervisor: a worker that dies is replaced,
     SIGHUP replaces them one at a time), each the app of :func:`battleship.web.app.from_environment`."""
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    from battleship.web import schema, store
     from battleship.web.app import DB_ENV, SETTINGS_ENV, settings_json
 
-    try:  # once here, in one line, rather than once a worker
-        store.connect(db, "check").dispose()
-    except BattleshipError:
-        raise
-    except Exception as exc:  # a bad URL or an unreachable database: say which, not a traceback
-        raise BattleshipError(f"cannot open the game store {schema.shown(db)}: {exc}") from None
     os.environ[DB_ENV], os.environ[SETTINGS_ENV] = db, settings_json(settings)
     os.environ[ACCESS_LOG_ENV] = access_log
     config = uvicorn.Config(
