@@ -148,6 +148,7 @@ async def friend_player(
     listening = asyncio.create_task(seat_stream(client, seat, views))
     try:
         fired: set[int] = set()
+        after = -1  # the moves once this seat last fired: its next turn comes after the other's move
         while time.perf_counter() < until:
             try:
                 arrived, view = await asyncio.wait_for(views.get(), max(0.1, until - time.perf_counter()))
@@ -158,13 +159,13 @@ async def friend_player(
                 tally.delivery.append(arrived - sent.pop(moves))
             if view["status"] == "over":
                 return True
-            if view["status"] != "your-turn":
+            if view["status"] != "your-turn" or moves <= after:  # an older view (say, who is connected)
                 continue
             fired |= {s["cell"] for s in view["your_shots"]}
             free = [c for c in range(100) if c not in fired]
             cell = rng.choice(free)
             fired.add(cell)
-            sent[moves + 1] = time.perf_counter()
+            sent[moves + 1], after = time.perf_counter(), moves + 1
             answer = await call(client, tally, "POST", f"/api/seats/{seat}/fire", {"cell": cell})
             tally.moves += 1
             if answer["state"]["status"] == "over":
@@ -226,7 +227,9 @@ def processes(roots: list[int]) -> tuple[list[int], list[int]]:
 
     def walk(pid: int) -> None:
         command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
-        (heavy if b"forkserver" in command or b"multiprocessing" in command else web).append(pid)
+        # heavy work: the forkserver and the workers forked from it (a --workers server's own workers are
+        # spawned: they serve the web)
+        (heavy if b"forkserver" in command else web).append(pid)
         for child in children.get(pid, []):
             walk(child)
 
@@ -236,11 +239,33 @@ def processes(roots: list[int]) -> tuple[list[int], list[int]]:
     return web, heavy
 
 
+def database_processes(url: str | None) -> list[int]:
+    """The PostgreSQL server's processes (its postmaster's children), found from a backend of its own."""
+    if not url or not url.startswith("postgresql"):
+        return []
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.connect() as c:
+        backend = c.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    engine.dispose()
+    postmaster = int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                    kids.append(int(entry.name))
+    return [postmaster, *kids]
+
+
 def level(args, bases: list[str], players: int, roots: list[int]) -> tuple[Tally, float]:
     """One level of concurrency: play for ``--seconds``, then print what was measured."""
     tally = Tally()
     web, heavy = processes(roots)
-    before = [cpu_of(group) for group in (web, heavy)]
+    web_and_heavy = [cpu_of(group) for group in (web, heavy)]
+    database = database_processes(args.store)
+    before = [*web_and_heavy, cpu_of(database)]
     began, client_cpu = time.perf_counter(), time.process_time()
     until = began + args.seconds
 
@@ -264,7 +289,7 @@ def level(args, bases: list[str], players: int, roots: list[int]) -> tuple[Tally
     elapsed = time.perf_counter() - began
     client_cpu = time.process_time() - client_cpu
     web, heavy = processes(roots)
-    after = [cpu_of(group) for group in (web, heavy)]
+    after = [cpu_of(group) for group in (web, heavy)] + [cpu_of(database_processes(args.store))]
     used = [cpu_used(b, a) for b, a in zip(before, after, strict=True)]
     ms = 1000 * np.array(tally.latencies or [0.0])
     line = (
@@ -273,7 +298,7 @@ def level(args, bases: list[str], players: int, roots: list[int]) -> tuple[Tally
         f"p95 {np.percentile(ms, 95):6.1f} p99 {np.percentile(ms, 99):6.1f} max {ms.max():7.1f}  "
         f"503 {tally.refused.get(503, 0)} 429 {tally.refused.get(429, 0)} failed {len(tally.failures)}  "
         f"cpu web {100 * used[0] / elapsed:4.0f}% heavy {100 * used[1] / elapsed:4.0f}% "
-        f"client {100 * client_cpu / elapsed:4.0f}%"
+        f"database {100 * used[2] / elapsed:4.0f}% client {100 * client_cpu / elapsed:4.0f}%"
     )
     if tally.delivery:
         d = 1000 * np.array(tally.delivery)
@@ -290,12 +315,13 @@ def level(args, bases: list[str], players: int, roots: list[int]) -> tuple[Tally
 @contextlib.contextmanager
 def servers(args) -> Iterator[tuple[list[str], list[int]]]:
     """The servers to play against (their base URLs and, when started here, their pids)."""
+    args.store = None
     if args.url:
         yield args.url, []
         return
     with contextlib.ExitStack() as stack:
         if args.db == "postgres":
-            url = stack.enter_context(postgres_server())
+            url = args.store = stack.enter_context(postgres_server())
         else:
             url = f"sqlite:///{stack.enter_context(tempfile.TemporaryDirectory())}/games.db"
         if args.workers > 1:  # several workers check the schema, they do not make it

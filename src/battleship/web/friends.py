@@ -93,17 +93,22 @@ class Friends(Games):
 
     def _seat(self, token: str) -> tuple[dict[str, Any], int]:
         """The game row behind a seat token and the seat's side (the clock checked first)."""
+        row, side, _seats = self._seated(token)
+        return row, side
+
+    def _seated(self, token: str) -> tuple[dict[str, Any], int, list[dict[str, Any]]]:
+        """The game row behind a seat token, the seat's side and both seats (the clock checked first)."""
         if not (isinstance(token, str) and len(token) == 32):
             raise NotFound("no such seat")
-        seat = store.seat(self.engine, token)
-        if seat is None:
+        row, both = store.seated(self.engine, token)
+        if row is None:
             raise NotFound(
                 "no such seat: the link is wrong, or the game was deleted after a day without a move"
             )
-        row = self._row(seat["game_id"])
+        side = next(s["side"] for s in both if s["token"] == token)
         if self._flag_fell(row):
-            row = self._row(seat["game_id"])
-        return row, seat["side"]
+            row = self._row(row["id"])
+        return row, side, both
 
     # ---- the clock -----------------------------------------------------------------------------
 
@@ -151,9 +156,8 @@ class Friends(Games):
 
     def view(self, token: str) -> dict[str, Any]:
         """What the player at this seat sees: never the other fleet before the game is over."""
-        row, side = self._seat(token)
+        row, side, seats = self._seated(token)
         rules = rules_of(row)
-        seats = store.seats_of(self.engine, row["id"])
         layouts = (row["player_layout"], row["computer_layout"])
         status = row["status"]
         view: dict[str, Any] = {

@@ -374,6 +374,23 @@ def seat(engine: Engine, token: str) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
+def seated(engine: Engine, token: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The game a seat's token belongs to (None: none, or gone) and both its seats, side 0 first: what
+    every view of a seat reads, on one connection."""
+    game_of = select(seats.c.game_id).where(seats.c.token == token).scalar_subquery()
+    with engine.connect() as c:
+        both = [
+            dict(r)
+            for r in c.execute(
+                select(seats).where(seats.c.game_id == game_of).order_by(seats.c.side)
+            ).mappings()
+        ]
+        if not both:
+            return None, []
+        row = c.execute(select(games).where(games.c.id == both[0]["game_id"])).mappings().first()
+    return (dict(row) if row else None), both
+
+
 def seats_of(engine: Engine, game_id: str) -> list[dict[str, Any]]:
     """A game's seats, side 0 first."""
     with engine.connect() as c:
