@@ -10,6 +10,7 @@ tables once).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from sqlalchemy import text
@@ -19,6 +20,8 @@ from battleship.errors import BattleshipError
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 UPGRADE_LOCK = 0x42_53_44_42  # PostgreSQL advisory lock held while a store is upgraded ("BSDB")
+# Alembic says each step at INFO; battleship db upgrade says what changed in a line of its own
+logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 def _config(connection: Connection | None = None):
