@@ -19,6 +19,7 @@ import logging
 import queue
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,7 @@ from battleship.web import store
 
 CHANNEL = "battleship_games"
 RETRY_SECONDS = 1.0  # between attempts to listen again after the database went away
+SEEN = 10_000  # seats whose count of streams elsewhere is kept at most (then all are read afresh)
 log = logging.getLogger("battleship.web")
 
 
@@ -52,6 +54,11 @@ class Bus:
             threading.Thread(target=self._write, daemon=True, name="bus-presence"),
         ]
         self.listening = threading.Event()  # set once LISTEN is in place (the tests wait for it)
+        # streams other processes hold on a seat, as last read: (the seat's game, the count, when read);
+        # forgotten at any word on that game (a stream opened or closed elsewhere is announced) and
+        # after PRESENCE_SECONDS (a killed process says nothing)
+        self._seen: dict[str, tuple[str, int, float]] = {}
+        self._seen_lock = threading.Lock()
 
     def start(self) -> None:
         for thread in self._threads:
@@ -95,9 +102,27 @@ class Bus:
         then — and tell the others that ``game_id`` changed (who is connected is part of its view)."""
         self._writes.put((seat, game_id, count))
 
-    def elsewhere(self, seat: str) -> int:
-        """Streams other processes hold open on ``seat``."""
-        return store.streams_on(self.engine, seat, besides=self.process)
+    def elsewhere(self, seat: str, game_id: str | None = None) -> int:
+        """Streams other processes hold open on ``seat`` (of ``game_id``: then the count is kept until a
+        word on that game, so that every view of a seat does not read it again)."""
+        if game_id is not None:
+            with self._seen_lock:
+                seen = self._seen.get(seat)
+            if seen is not None and time.monotonic() - seen[2] < store.PRESENCE_SECONDS:
+                return seen[1]
+        count = store.streams_on(self.engine, seat, besides=self.process)
+        if game_id is not None:
+            with self._seen_lock:
+                if len(self._seen) > SEEN:
+                    self._seen.clear()
+                self._seen[seat] = (game_id, count, time.monotonic())
+        return count
+
+    def _forget(self, game_id: str | None) -> None:
+        """Forget the counts read on ``game_id``'s seats (every game's: None)."""
+        with self._seen_lock:
+            for seat in [s for s, seen in self._seen.items() if game_id is None or seen[0] == game_id]:
+                del self._seen[seat]
 
     def beat(self) -> None:
         """This process is alive: its streams still count (the server's heartbeat calls it)."""
@@ -127,12 +152,14 @@ class Bus:
                     connection.execute(f"LISTEN {CHANNEL}")
                     self.listening.set()
                     if not first:
+                        self._forget(None)
                         self.on_gap()  # words said while this process was not listening are lost
                     first = False
                     while not self._stopping.is_set():
                         for word in connection.notifies(timeout=0.5):
                             process, _, game_id = word.payload.partition(":")
                             if process != self.process:
+                                self._forget(game_id)
                                 self.on_change(game_id)
             except psycopg.Error:
                 if not self._stopping.is_set():

@@ -172,7 +172,7 @@ class Friends(Games):
             "them": {
                 "name": seats[1 - side]["name"] or FRIEND_SIDES[1 - side],
                 "placed": bool(layouts[1 - side]),
-                "connected": self.hub.connected(seats[1 - side]["token"]),
+                "connected": self.hub.connected(seats[1 - side]["token"], row["id"]),
             },
             "your_shots": [],
             "their_shots": [],

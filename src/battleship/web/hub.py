@@ -144,11 +144,11 @@ class Hub:
         with self._lock:
             return self._open[seat]
 
-    def connected(self, seat: str) -> bool:
-        """True while a stream of ``seat`` is open (in any process)."""
+    def connected(self, seat: str, game_id: str | None = None) -> bool:
+        """True while a stream of ``seat`` (of ``game_id``) is open (in any process)."""
         if self._here(seat) > 0:
             return True
-        return self.bus is not None and self.bus.elsewhere(seat) > 0
+        return self.bus is not None and self.bus.elsewhere(seat, game_id) > 0
 
     def publish(self, game_id: str) -> None:
         """Wake every stream watching ``game_id``, in this process and the others (from any thread)."""
