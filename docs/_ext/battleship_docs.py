@@ -325,13 +325,14 @@ def _usage(command: Any, ctx: Any) -> str:
 
 
 def _command_markdown(name: str, command: Any, parent: Any) -> list[str]:
-    """One command: its usage, its help, and a table of its arguments and options."""
+    """One command: its usage, its help, and a table of its arguments and options (a group's own
+    commands after it, each as its own)."""
     import typer._click as click
 
     from battleship.cli.helptext import examples_of, unescaped
 
     ctx = click.Context(command, info_name=name, parent=parent)
-    lines = [f"## `battleship {name}`", "", "```text", _usage(command, ctx), "```", ""]
+    lines = [f"## `{ctx.command_path}`", "", "```text", _usage(command, ctx), "```", ""]
     if command.help:
         lines += [unescaped(command.help.strip()), ""]
     rows = []
@@ -346,6 +347,8 @@ def _command_markdown(name: str, command: Any, parent: Any) -> list[str]:
     examples = examples_of(command)
     if examples:
         lines += ["Examples:", "", "```sh", *examples, "```", ""]
+    for sub_name, sub in getattr(command, "commands", {}).items():  # a group's own commands (db upgrade)
+        lines += _command_markdown(sub_name, sub, ctx)
     return lines
 
 

@@ -35,6 +35,7 @@ import typer  # noqa: E402 -- after the handlers: loading it takes a moment
 from battleship.cli import (  # noqa: E402
     arena,
     calc,
+    db,
     defence,
     games,
     helptext,
@@ -80,6 +81,7 @@ COMMANDS = (
 )
 for _name, _command in COMMANDS:
     app.command(_name, **helptext.command_options(_command))(_command)
+app.add_typer(db.db_app, name="db")  # `battleship db upgrade`: the web game's store
 
 
 def _show_version(asked: bool) -> None:

@@ -12,6 +12,7 @@ runs out of time is estimated by the exact sampler (:func:`sampled`) in the time
 
 from __future__ import annotations
 
+import functools
 import inspect
 import time
 from typing import Any
@@ -56,8 +57,12 @@ def shooter(spec: str, model: PlacementModel | None = None, exact: bool = True):
     return LearningShooter(model=model, exact=exact) if spec == "learning" else make(spec)
 
 
+@functools.lru_cache(maxsize=1024)
 def named(spec: str, rules: Rules) -> str:
-    """The shooter a spec plays under ``rules`` (``best`` resolved), as the page names it."""
+    """The shooter a spec plays under ``rules`` (``best`` resolved), as the page names it.
+
+    Kept: every view of a game and every move names its level's shooter, and resolving ``best`` (its
+    options parsed and checked) cost more than the rest of a move's own work."""
     if spec == "learning":
         return "learning"
     return format_spec(*resolve(spec, rules))
