@@ -152,6 +152,8 @@ def package_status() -> tuple[Manifest | None, str | None]:
         return None, "the package was built without its compiled kernels"
     if config.BOUNDSCHECK:
         return manifest, "bounds checks are on (NUMBA_BOUNDSCHECK=1) and its code has none"
+    if config.DEBUGINFO_DEFAULT or config.OPT != 3:  # Numba's cache keys leave these settings out
+        return manifest, "Numba is set to compile otherwise (NUMBA_OPT, NUMBA_DEBUGINFO) than its code was"
     return manifest, manifest.refusal(_host_magic())
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -71,19 +70,6 @@ def serving(db_url: str, *options: str):
             process.wait(10)
         except subprocess.TimeoutExpired:
             process.kill()
-
-
-@contextmanager
-def every_core_busy():
-    """One spinning process per core for as long as the block runs."""
-    spin = "while True: pass"
-    spinners = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(os.cpu_count() or 1)]
-    try:
-        yield
-    finally:
-        for p in spinners:
-            p.kill()
-            p.wait()
 
 
 def save_arena_run(path: Path) -> None:
