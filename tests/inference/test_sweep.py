@@ -291,7 +291,9 @@ def test_every_engine_stops_when_asked(engine):
     stop.request()
     with pytest.raises(Stopped):
         ENGINES[engine](rules, ev, stop=stop)
-    assert ENGINES[engine](rules, ev, stop=Stop(60))[0] == ENGINES["search"](rules, ev)[0]
+    # a stop never asked lets it finish (no deadline: compiling with bounds checks on a busy machine
+    # has passed a minute)
+    assert ENGINES[engine](rules, ev, stop=Stop())[0] == ENGINES["search"](rules, ev)[0]
 
 
 def test_a_monte_carlo_budget_is_a_deadline_for_the_whole_answer():
