@@ -68,6 +68,7 @@ def steps() -> list[Step]:
         Step("exact counts (sweep, search)", partial(_counts, apart)),
         Step("weighed counts (rows, search)", partial(_weighed_counts, standard)),
         Step("weighed counts (sweep, search)", partial(_weighed_counts, apart)),
+        Step("exact counts (frontier)", partial(_frontier_counts)),
         Step("exact samples", partial(_samples, standard)),
         Step("exact endgame", partial(_endgame)),
     ]
@@ -147,6 +148,26 @@ def _weighed_counts(rules: Rules) -> None:
     prior = np.linspace(0.5, 2.0, len(tables(rules).masks))
     posterior(Observation(rules), prior=prior)
     posterior(_half_fired(rules), prior=prior)
+
+
+def _frontier_counts() -> None:
+    """The frontier engine (ship shapes: polyominoes, or straight ships the sweep leaves), with and
+    without a prior and marginals, on a board small enough to take a moment once compiled."""
+    import numpy as np
+
+    from battleship.game import Observation
+    from battleship.inference.evidence import evidence
+    from battleship.inference.posterior import ENGINES
+    from battleship.rules import Rules, Ship
+    from battleship.tables import tables
+
+    rules = Rules(6, 6, (Ship("Ell", "L", ((0, 0), (1, 0), (1, 1))), Ship.line("Two", "T", 2)))
+    prior = np.linspace(0.5, 2.0, len(tables(rules).masks))
+    for seen in (Observation(rules), _half_fired(rules)):
+        ev = evidence(rules, seen)
+        for weight in (None, prior):
+            for marginals in (True, False):
+                ENGINES["frontier"](rules, ev, marginals=marginals, weight=weight)
 
 
 def _endgame() -> None:
