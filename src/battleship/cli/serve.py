@@ -29,6 +29,33 @@ from battleship.cli.common import console, friendly, output_file
 from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 
+ForwardedOpt = Annotated[
+    str,
+    typer.Option(
+        "--forwarded-allow-ips",
+        help="Proxies whose X-Forwarded-For is believed: addresses or networks, comma-separated, '*' for "
+        "any (uvicorn's notation; default $FORWARDED_ALLOW_IPS, else none: the peer's address counts).",
+    ),
+]
+
+RateLimitOpt = Annotated[
+    str,
+    typer.Option(
+        "--rate-limit",
+        help="Requests one client (a player's session, or an address without one) may make, e.g. "
+        '"20/second;600/minute" ("" for no limits at all); past it: 429.',
+    ),
+]
+
+AddressRateLimitOpt = Annotated[
+    str,
+    typer.Option(
+        "--address-rate-limit",
+        help="Requests all the sessions of one address may make together (a classroom behind one NAT); "
+        "past it: 429.",
+    ),
+]
+
 
 @examples("battleship serve", "battleship serve --port 8080 --arena results.json")
 @friendly
@@ -68,30 +95,9 @@ def serve_cmd(
             "--analysis-seconds", help="Deadline of the calculator and heat maps; past it: an estimate."
         ),
     ] = 10.0,
-    forwarded_allow_ips: Annotated[
-        str,
-        typer.Option(
-            "--forwarded-allow-ips",
-            help="Proxies whose X-Forwarded-For is believed: addresses or networks, comma-separated, '*' for "
-            "any (uvicorn's notation; default $FORWARDED_ALLOW_IPS, else none: the peer's address counts).",
-        ),
-    ] = "",
-    rate_limit: Annotated[
-        str,
-        typer.Option(
-            "--rate-limit",
-            help="Requests one client (a player's session, or an address without one) may make, e.g. "
-            '"20/second;600/minute" ("" for no limits at all); past it: 429.',
-        ),
-    ] = "20/second;600/minute",
-    address_rate_limit: Annotated[
-        str,
-        typer.Option(
-            "--address-rate-limit",
-            help="Requests all the sessions of one address may make together (a classroom behind one NAT); "
-            "past it: 429.",
-        ),
-    ] = "200/second;6000/minute",
+    forwarded_allow_ips: ForwardedOpt = "",
+    rate_limit: RateLimitOpt = "20/second;600/minute",
+    address_rate_limit: AddressRateLimitOpt = "200/second;6000/minute",
     workers: Annotated[
         int,
         typer.Option(
@@ -117,13 +123,7 @@ def serve_cmd(
     _start_loading(db, workers)
     from battleship.web.app import Settings
 
-    if not 0 < port < 65536:
-        raise BattleshipError(f"--port {port} is not a port number")
-    for name, value, least in (("--heavy-queue", heavy_queue, 0), ("--expire-hours", expire_hours, 0)):
-        if value < least:
-            raise BattleshipError(f"{name} must be at least {least}, not {value}")
-    if heavy_workers is not None and heavy_workers < 1:
-        raise BattleshipError(f"--heavy-workers must be at least 1, not {heavy_workers}")
+    _check_numbers(port, heavy_queue, expire_hours, heavy_workers)
     for name, seconds in (
         ("--heavy-wait", heavy_wait),
         ("--move-seconds", move_seconds),
@@ -150,6 +150,17 @@ def serve_cmd(
         _run_workers(settings, db, host, port, workers, access_log)
     else:
         _run(settings, db, host, port)
+
+
+def _check_numbers(port: int, heavy_queue: int, expire_hours: float, heavy_workers: int | None) -> None:
+    """Refuse, in one line, a port or a count out of its range."""
+    if not 0 < port < 65536:
+        raise BattleshipError(f"--port {port} is not a port number")
+    for name, value, least in (("--heavy-queue", heavy_queue, 0), ("--expire-hours", expire_hours, 0)):
+        if value < least:
+            raise BattleshipError(f"{name} must be at least {least}, not {value}")
+    if heavy_workers is not None and heavy_workers < 1:
+        raise BattleshipError(f"--heavy-workers must be at least 1, not {heavy_workers}")
 
 
 def _start_loading(db: str, workers: int) -> None:
