@@ -57,9 +57,7 @@ class Answer:
     layouts: int | float | None  # the consistent layouts, when counted
     samples: int  # exact uniform samples drawn, when estimated (0 when counted)
     standard_error: np.ndarray | None  # rows x cols, when estimated
-    expected: (
-        float  # seconds the exact count was foreseen to take (NaN: not foreseen, an estimate was asked for)
-    )
+    expected: float  # seconds the count was foreseen to take (NaN: not foreseen, a method was asked for)
     why: str  # why it is an estimate ("" when counted)
     seconds: float  # the answer's wall time
     posterior: Posterior | None = field(default=None, repr=False)  # the whole exact answer
@@ -91,7 +89,7 @@ class Plan:
     """What the calculator is about to do, said before it starts (``on_plan``)."""
 
     exact: bool  # counting every layout (else estimating)
-    expected: float  # seconds the exact count is foreseen to take (NaN when an estimate was asked for)
+    expected: float  # seconds the exact count is foreseen to take (NaN when a method was asked for)
     why: str  # why it estimates ("" when it counts)
     seconds: float | None  # the estimate's budget
 
@@ -102,7 +100,8 @@ def plan(
     method: Method = "auto",
     prior: np.ndarray | None = None,
 ) -> Plan:
-    """Whether :func:`calculate` will count or estimate, and why (the engines' own forecast)."""
+    """Whether :func:`calculate` will count or estimate, and why (the engines' own forecast, made only
+    for ``method="auto"``: foreseeing a count may take seconds, compiling a state graph's first pass)."""
     from battleship.inference.cost import duration
     from battleship.inference.posterior import work
 
@@ -115,6 +114,8 @@ def plan(
             raise BattleshipError("an estimate needs a time budget (seconds)")
         # no forecast of the count: foreseeing it may compile a graph, which the budget has no time for
         return Plan(False, math.nan, "an estimate was asked for", seconds)
+    if method == "exact":  # counted whatever it takes: nothing to decide, so nothing foreseen
+        return Plan(True, math.nan, "", None)
     needed = work(observation.rules, observation, prior)
     long = f"counting every layout would take about {duration(needed.seconds)} ({needed.detail})"
     if method == "auto" and _salvos_out_of_reach(observation, needed.seconds):
