@@ -32,8 +32,10 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from battleship.cells import Cell, CellLike, to_cell
 from battleship.errors import BattleshipError
 from battleship.stop import DEADLINE, Stop
+from battleship.words import counted
 
 if TYPE_CHECKING:
     from battleship.game import Observation
@@ -48,7 +50,12 @@ FIRST_BATCH, LAST_BATCH = 16, 256  # samples a batch: a small first batch keeps 
 
 @dataclass(frozen=True, eq=False)
 class Answer:
-    """Where the ships are: each cell's probability of a ship, and how it was found."""
+    """Where the ships are: each cell's probability of a ship, and how it was found.
+
+    It reads as a :class:`~battleship.inference.Posterior` does: ``answer["E5"]`` (any cell form) is a
+    cell's probability, :meth:`best` the unshot cells most likely to hold a ship (cells that print as
+    their names), :attr:`probability` the whole board; :attr:`exact` says whether it was counted.
+    """
 
     observation: Observation
     probability: np.ndarray  # rows x cols: P(a ship on the cell)
@@ -67,7 +74,7 @@ class Answer:
         """Every ship cell has been hit: nothing is left to find (and no cell is worth a shot)."""
         return hits_seen(self.observation) == self.observation.rules.ship_cells
 
-    def best(self, skew: bool = False) -> list[int]:
+    def best(self, skew: bool = False) -> list[Cell]:
         """The unshot cells of highest probability (with C. Liam Brown's skew: the density shooter's
         choice, +20% to one colour while the smallest ship floats); none once the game is over."""
         rules, seen = self.observation.rules, self.observation
@@ -76,12 +83,27 @@ class Answer:
         if skew:  # the skew lives with the density shooter: loaded only when asked for
             from battleship.shooters.density import best_cells
 
-            return best_cells(rules, seen, self.probability, 20)
+            return [Cell(c, rules.cols) for c in best_cells(rules, seen, self.probability, 20)]
         value = self.probability.ravel()
         open_cells = [c for c in range(rules.cells) if not seen.shot_mask >> c & 1]
         top = max((float(value[c]) for c in open_cells), default=0.0)
         # the density shooter's tolerance (best_cells), so that ties read the same everywhere
-        return [c for c in open_cells if value[c] >= top * (1 - 1e-12)]
+        return [Cell(c, rules.cols) for c in open_cells if value[c] >= top * (1 - 1e-12)]
+
+    def __getitem__(self, cell: CellLike) -> float:
+        """The probability that ``cell`` (``"E5"``, ``(4, 4)`` or ``44``) holds a ship."""
+        return float(self.probability.ravel()[to_cell(cell, self.observation.rules)])
+
+    def __repr__(self) -> str:
+        r, best = self.observation.rules, self.best()
+        top = f"; best {best[0]} {100 * self[best[0]]:.1f}%" if best else "; the game is over"
+        ties = f" (+{len(best) - 1} tied)" if len(best) > 1 else ""
+        if self.exact:
+            count = f"{self.layouts:,}" if isinstance(self.layouts, int) else f"{self.layouts:.4g} (weighted)"
+            how = f"{count} layouts counted ({self.engine})"
+        else:
+            how = f"estimated from {self.samples:,} exact samples"
+        return f"<Answer {r.name} {r.rows}x{r.cols}, {counted(self.observation.fired, 'shot')}: {how}{top}{ties}>"
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,11 @@ class Posterior:
     # order of its shots, and named with them in cell order
     observation: Observation | None = None
 
+    @property
+    def exact(self) -> bool:
+        """True: every layout was counted (an estimate, from the calculator within a time, says False)."""
+        return True
+
     @cached_property
     def cell_layouts(self) -> np.ndarray:
         """Per cell, the number of consistent layouts with a ship there (int64, rows x cols)."""
