@@ -452,6 +452,12 @@ SEARCH_RATE = 1e10  # candidate combinations the search gets through a second, a
 ROWS_SECONDS = 0.05  # the row engine on the open standard board
 
 
+def counted_by_rows(rules: Rules) -> bool:
+    """True when the row engine counts boards under ``rules`` (straight ships that may touch, the
+    narrower side at most 16, at most 12 ships): milliseconds a board, no state graph to compile."""
+    return fast_path(rules)
+
+
 def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray | None = None) -> Work:
     """A rough up-front figure for :func:`posterior` on this board, so a command can say before it
     starts that a problem is far beyond what it can finish (and suggest sampling instead).
