@@ -2,13 +2,14 @@
 
 :func:`calculate` counts every consistent layout when the count fits, and otherwise estimates the
 probabilities by Monte Carlo on exact uniform samples (C. Liam Brown's Probability mode) within the
-time given, saying which it did, why, and how long the exact count would take. ``battleship calc``,
-the web's calculator and heat maps, :func:`battleship.posterior` and the environments ask it; none of
-them decides again when to count and when to estimate.
+time given, saying which it did, why, and how long the exact count would take. ``battleship calc``
+and :func:`battleship.posterior <battleship.api.posterior>` ask it, and neither decides again when to
+count and when to estimate; the web's calculator and heat maps count and estimate through it within
+their own deadlines (a count that runs out of time is estimated in the time left).
 
 - ``method="auto"`` (the default): exact, unless the engines foresee a count longer than ``seconds``
   (or, without a time, salvos answered by a count that would take more than
-  :data:`SALVO_EXACT_SECONDS`), then the estimate within ``seconds`` (:data:`SALVO_FALLBACK_SECONDS`
+  ``SALVO_EXACT_SECONDS``), then the estimate within ``seconds`` (``SALVO_FALLBACK_SECONDS``
   without one);
 - ``method="exact"``: every layout counted, whatever it takes (a ``stop`` ends it);
 - ``method="sample"``: the estimate within ``seconds``.
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from battleship.game import Observation
     from battleship.inference.posterior import Posterior
 
-Method = Literal["auto", "exact", "sample"]
 SALVO_EXACT_SECONDS = 120.0  # salvos answered by a count: an exact answer foreseen longer is estimated
 SALVO_FALLBACK_SECONDS = 10.0  # ... within this many seconds
 ABANDON_WAIT = 0.2  # seconds a batch under way may take to finish once the budget is spent
@@ -54,7 +54,7 @@ class Answer:
 
     It reads as a :class:`~battleship.inference.Posterior` does: ``answer["E5"]`` (any cell form) is a
     cell's probability, :meth:`best` the unshot cells most likely to hold a ship (cells that print as
-    their names), :attr:`probability` the whole board; :attr:`exact` says whether it was counted.
+    their names), ``probability`` the whole board; ``exact`` says whether it was counted.
     """
 
     observation: Observation
@@ -74,16 +74,14 @@ class Answer:
         """Every ship cell has been hit: nothing is left to find (and no cell is worth a shot)."""
         return hits_seen(self.observation) == self.observation.rules.ship_cells
 
-    def best(self, skew: bool = False) -> list[Cell]:
-        """The unshot cells of highest probability (with C. Liam Brown's skew: the density shooter's
-        choice, +20% to one colour while the smallest ship floats); none once the game is over."""
+    def best(self) -> list[Cell]:
+        """The unshot cells of highest probability (all of them when tied); none once the game is over.
+
+        C. Liam Brown's skew (``battleship calc --skew``) is the density shooter's choice, a shooter's
+        idea: ``battleship.shooters.density.best_cells`` applies it to ``probability``."""
         rules, seen = self.observation.rules, self.observation
         if self.over:
             return []
-        if skew:  # the skew lives with the density shooter: loaded only when asked for
-            from battleship.shooters.density import best_cells
-
-            return [Cell(c, rules.cols) for c in best_cells(rules, seen, self.probability, 20)]
         value = self.probability.ravel()
         open_cells = [c for c in range(rules.cells) if not seen.shot_mask >> c & 1]
         top = max((float(value[c]) for c in open_cells), default=0.0)
@@ -119,7 +117,7 @@ class Plan:
 def plan(
     observation: Observation,
     seconds: float | None = None,
-    method: Method = "auto",
+    method: Literal["auto", "exact", "sample"] = "auto",
     prior: np.ndarray | None = None,
 ) -> Plan:
     """Whether :func:`calculate` will count or estimate, and why (the engines' own forecast, made only
@@ -151,7 +149,7 @@ def calculate(
     observation: Observation,
     *,
     seconds: float | None = None,
-    method: Method = "auto",
+    method: Literal["auto", "exact", "sample"] = "auto",
     seed: int = 0,
     prior: np.ndarray | None = None,
     stop: Stop | None = None,
@@ -209,7 +207,7 @@ def sample_within(
     on_abandon: Callable[[threading.Thread], None] | None = None,
 ) -> Estimate:
     """Monte Carlo on exact samples drawn in batches until ``seconds`` have passed (the whole answer's
-    budget): the batches of :func:`battleship.inference.sampling.monte_carlo`, the same samples for the
+    budget): the batches of ``battleship.inference.sampling.monte_carlo``, the same samples for the
     same seed, but a batch still under way when the time is up is left behind."""
     from battleship.inference.sampling import Estimate, draw, hit_counts
 
