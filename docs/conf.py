@@ -48,6 +48,7 @@ napoleon_type_aliases = {
         "battleship.game": ("Game", "Observation", "Shot", "Volley", "Outcome", "Record", "Shooter"),
         "battleship.cells": ("Cell",),
         "battleship.inference": ("Posterior",),
+        "battleship.inference.calculator": ("Answer",),
         "battleship.lab": ("Summary", "Comparison"),
         "battleship.shooters": ("ShooterSpec", "Options"),
         "battleship.stop": ("Stop",),

@@ -52,6 +52,34 @@ def test_nothing_imports_upward():
     assert upward == []
 
 
+def test_only_inference_reaches_the_engines_internals():
+    """The sweep, its graph compiler, the frontier and the row engine's ``fast_path`` are inference's own:
+    the rest asks the calculator, the entry points or ``inference.state_graphs``."""
+    internals = {f"battleship.inference.{m}" for m in ("sweep", "graph", "frontier")}
+    reaching = []
+    for path, tree in _modules():
+        rel = path.relative_to(SRC).parts
+        if rel[0] == "inference":
+            continue
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("battleship.inference")
+            ):
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            if any(
+                n in internals or n.startswith(tuple(f"{i}." for i in internals)) or n.endswith(".fast_path")
+                for n in names
+            ):
+                reaching.append(f"{'/'.join(rel)}:{node.lineno} imports {names[-1]}")
+    assert reaching == []
+
+
 def test_the_library_never_imports_the_command_line_or_the_web_app():
     """The front door (battleship, battleship.api) is library too: only the two faces import each other
     (``serve`` starts the web app), lazy imports inside functions included; ``python -m battleship``

@@ -234,6 +234,7 @@ EXTERNAL = {
     "pathlib.Path": f"{PYTHON}pathlib.html#pathlib.Path",
     "dataclasses.InitVar": f"{PYTHON}dataclasses.html#dataclasses.InitVar",
     "threading.Event": f"{PYTHON}threading.html#threading.Event",
+    "threading.Thread": f"{PYTHON}threading.html#threading.Thread",
     **{
         f"collections.abc.{name}": f"{PYTHON}collections.abc.html#collections.abc.{name}"
         for name in ("Callable", "Iterable", "Iterator", "Mapping", "Sequence", "Generator")

@@ -10,7 +10,8 @@ is what the command of the same name prints:
 - :func:`compare` -> :class:`~battleship.lab.Comparison` (``battleship compare``)
 - :func:`match` -> :class:`~battleship.lab.match.MatchResult` (``battleship match``)
 - :func:`count` -> :class:`LayoutCount` (``battleship count``)
-- :func:`posterior` -> :class:`~battleship.inference.Posterior` (``battleship calc``)
+- :func:`posterior` -> :class:`~battleship.inference.Posterior` (``battleship calc``), or within a
+  time an estimate (:class:`~battleship.inference.calculator.Answer`)
 - :func:`limit` -> :class:`~battleship.lab.limit.Limit` (``battleship limit``)
 - :func:`generate` -> :class:`~battleship.layout.Layout` (``battleship layout``)
 - :func:`check_shooter` -> :class:`ShooterReport` (what was checked; raises on the first fault)
@@ -39,7 +40,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from battleship import generators, lab
 from battleship.errors import BattleshipError
@@ -55,6 +56,7 @@ from battleship.shooters.options import Options, format_spec
 if TYPE_CHECKING:
     import numpy as np
 
+    from battleship.inference.calculator import Answer
     from battleship.inference.posterior import Posterior
     from battleship.lab.limit import Limit
     from battleship.lab.match import MatchResult
@@ -388,14 +390,45 @@ def count(board: Rules | str | Observation, observation: Observation | None = No
     return LayoutCount(distinct, distinct // inference.identical_factor(seen.rules), engine)
 
 
+@overload
 def posterior(
     board: Observation | Rules | str,
     observation: Observation | None = None,
     *,
     prior: np.ndarray | None = None,
     stop: Stop | None = None,
-) -> Posterior:
-    """Where the ships are, given what was seen: every consistent layout counted (``battleship calc``).
+    seconds: None = None,
+    seed: int = 0,
+) -> Posterior: ...
+
+
+@overload
+def posterior(
+    board: Observation | Rules | str,
+    observation: Observation | None = None,
+    *,
+    prior: np.ndarray | None = None,
+    stop: Stop | None = None,
+    seconds: float,
+    seed: int = 0,
+) -> Posterior | Answer: ...
+
+
+def posterior(
+    board: Observation | Rules | str,
+    observation: Observation | None = None,
+    *,
+    prior: np.ndarray | None = None,
+    stop: Stop | None = None,
+    seconds: float | None = None,
+    seed: int = 0,
+) -> Posterior | Answer:
+    """Where the ships are, given what was seen: every consistent layout counted, or, within a time,
+    estimated when counting would not fit (``battleship calc``).
+
+    It asks the calculator (:func:`battleship.inference.calculator.calculate`), as ``battleship calc``
+    and the web calculator do: with ``seconds`` it counts when the engines foresee the count within
+    that time, and otherwise estimates by Monte Carlo on exact uniform samples within it.
 
     Parameters
     ----------
@@ -407,21 +440,32 @@ def posterior(
         Only in the older form.
     prior : numpy.ndarray, optional
         A weight per placement, in the order of :func:`battleship.tables.tables` (uniform over
-        layouts by default; see :func:`battleship.inference.posterior`).
+        layouts by default; see :func:`battleship.inference.posterior`). Counted only: an estimate
+        under a prior is refused.
     stop : Stop, optional
-        Interrupts the count: :class:`~battleship.stop.Stopped`, or
-        :class:`~battleship.stop.OutOfTime` past its deadline.
+        Interrupts the answer: :class:`~battleship.stop.Stopped`, or
+        :class:`~battleship.stop.OutOfTime` when its deadline passes during a count.
+    seconds : float, optional
+        A time budget for the whole answer. Without it every layout is counted, however long that
+        takes (said first, see Warns).
+    seed : int
+        Seeds the estimate's samples (their number depends on the machine's speed).
 
     Returns
     -------
-    Posterior
-        How many layouts fit, and each cell's probability of a ship.
+    Posterior or Answer
+        Counted: a :class:`~battleship.inference.Posterior`, how many layouts fit and each cell's
+        probability of a ship (always, without ``seconds``). Estimated (only with ``seconds``): a
+        :class:`battleship.inference.calculator.Answer` with ``exact`` False, which reads as a
+        Posterior does (``answer["F6"]``, ``answer.best()``, ``answer.probability``) and adds
+        ``samples``, ``standard_error`` (per cell), ``expected`` (the seconds the count was foreseen
+        to take) and ``why``; it has no layout count. Both say ``exact``.
 
     Warns
     -----
     SlowWarning
-        Said first when the count is expected to take more than a couple of seconds (Monte Carlo
-        on exact samples, ``battleship calc --time``, answers within a time instead).
+        Without ``seconds``, said first when the count is expected to take more than a couple of
+        seconds (``seconds=10`` estimates within ten seconds instead).
 
     Examples
     --------
@@ -434,22 +478,36 @@ def posterior(
     <Posterior standard 10x10, 1 shot: 23,665,921,496 layouts; best F6 23.0%>
     >>> result.best(), round(result["F6"], 3)
     ([F6], 0.23)
+
+    Given a time shorter than the count is foreseen to take (here 10 ms, where it takes about
+    50 ms), an estimate from exact samples answers within it, and says why:
+
+    >>> quick = bs.posterior(game.observation, seconds=0.01)
+    >>> quick.exact, quick.samples > 0, round(float(quick.probability.sum()))
+    (False, True, 17)
+    >>> quick.why
+    'counting every layout would take about ... (5 ships on 100 cells)'
     """
+    from battleship.inference.calculator import calculate
     from battleship.inference.cost import SAY_ABOVE, duration, exact_seconds
-    from battleship.inference.posterior import posterior as exact
 
     seen = _board(board, observation, "posterior")
     with notice():
+        if seconds is not None:
+            answer = calculate(seen, seconds=seconds, seed=seed, prior=prior, stop=stop)
+            return answer if answer.posterior is None else answer.posterior
         expected = exact_seconds(seen.rules, seen)
         if expected > SAY_ABOVE:
             warnings.warn(
                 f"counting every layout of this {seen.rules.name} board is expected to take about "
-                f"{duration(expected)}; battleship.inference.sampling.monte_carlo(rules, observation, "
-                "seconds=10) estimates it from exact samples within ten seconds",
+                f"{duration(expected)}; battleship.posterior(observation, seconds=10) estimates it from "
+                "exact samples within ten seconds",
                 SlowWarning,
                 stacklevel=2,
             )
-        return exact(seen, prior=prior, stop=stop)
+        answer = calculate(seen, method="exact", prior=prior, stop=stop)
+        assert answer.posterior is not None  # counted: the whole exact answer is kept
+        return answer.posterior
 
 
 def limit(

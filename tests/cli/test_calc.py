@@ -169,7 +169,6 @@ def test_calc_best_cells_are_the_density_shooters_without_skew():
     for probability in (rng.random((10, 10)), np.full((10, 10), 0.25), np.zeros((10, 10))):
         answer = Answer(observation, probability, True, "rows", 1, 0, None, 0.0, "", 0.0)
         assert answer.best() == best_cells(rules, observation, probability)
-        assert answer.best(skew=True) == best_cells(rules, observation, probability, 20)
 
 
 def _salvo_board(rules_name: str, salvos: int) -> str:

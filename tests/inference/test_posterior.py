@@ -315,6 +315,24 @@ def test_a_slow_answer_is_said_before_it_starts(monkeypatch):
         bs.posterior(observation)  # quick: nothing said
 
 
+def test_posterior_within_a_time_counts_when_the_count_fits_and_estimates_when_it_would_not(monkeypatch):
+    import importlib
+
+    import battleship as bs
+
+    engines = importlib.import_module("battleship.inference.posterior")  # the module, not its function
+    rules, observation = _small_board()
+    counted = bs.posterior(observation, seconds=60)  # foreseen in milliseconds: the very count
+    assert isinstance(counted, engines.Posterior) and counted.layouts == bs.posterior(observation).layouts
+    monkeypatch.setattr(engines, "work", lambda *_a, **_k: engines.Work("rows", 3600.0, "as if"))
+    estimate = bs.posterior(observation, seconds=0.1, seed=3)
+    assert estimate.exact is False and estimate.samples > 0 and "about 60 min (as if)" in estimate.why
+    assert abs(estimate.probability.sum() - 5) < 1e-9 and estimate["A1"] == 1.0  # a hit is a ship
+    assert repr(estimate).startswith(f"<Answer {rules.name} 4x4, 3 shots: estimated from ")
+    with pytest.raises(BattleshipError, match="a prior is counted exactly only"):
+        bs.posterior(observation, seconds=0.1, prior=np.ones(sum(map(len, rules.placements))))
+
+
 def test_a_board_with_misses_only_names_them_in_cell_order_whatever_their_order():
     rules = preset("standard")
     shots = tuple(Shot(c, Outcome.MISS) for c in (57, 3, 31))

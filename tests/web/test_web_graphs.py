@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from battleship.game import Game, Observation
 from battleship.generators import draw, to_layout
-from battleship.inference import graph, posterior, prior
+from battleship.inference import graph, posterior, prior, state_graphs
 from battleship.rules import from_toml, preset
 from battleship.stop import Stop
 from battleship.web import graphs
@@ -67,13 +67,13 @@ def test_a_stored_graph_mapped_from_its_file_counts_as_the_freshly_compiled_one(
     shape = graphs.needed(rules, game.observation)
     assert shape is not None and graphs.needed(preset("standard"), Observation(preset("standard"))) is None
     done = graphs.build_job(shape, tmp_path, stop=Stop())
-    assert done["states"] > 0 and (tmp_path / graphs.key(shape) / "graph.json").exists()
-    loaded = graphs.load(shape, tmp_path)
+    assert done["states"] > 0 and (tmp_path / state_graphs.key(shape) / "graph.json").exists()
+    loaded = state_graphs.load(shape, tmp_path)
     fresh = graph.build(shape)
     assert loaded.open_total == fresh.open_total
-    for name in graphs.ARRAYS:
+    for name in state_graphs.ARRAYS:
         assert np.array_equal(getattr(loaded, name), getattr(fresh, name))
-    assert graphs.adopt(tmp_path, shape) and graph.cached(shape) is not None
+    assert state_graphs.adopt(tmp_path, shape) and graph.cached(shape) is not None
     result = posterior(rules, game.observation)
     assert result.engine == "sweep" and result.layouts > 0
 

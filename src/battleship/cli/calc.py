@@ -187,7 +187,11 @@ def calc_cmd(
         if seconds is None:  # the calculator estimated where exact counts were asked for (salvos' counts)
             data["fallback"] = True
     data["seconds"] = time.perf_counter() - start
-    best = answer.best(skew)
+    best: list[int] = [*answer.best()]
+    if skew and not answer.over:  # C. Liam Brown's skew: the density shooter's choice
+        from battleship.shooters.density import best_cells
+
+        best = best_cells(r, observation, probability, 20)
     data.update(probability=probability.tolist(), best=[cell_name(c, r.cols) for c in best], over=answer.over)
     if png is not None:
         from battleship.lab import figures

@@ -8,6 +8,11 @@
   count the consistent layouts (straight ships under any spacing rule, on a state graph compiled
   once per rules; straight ships that may touch; any ship shapes, visiting the layouts);
 - ``battleship.inference.posterior``: the entry point, :func:`posterior` and :func:`count`;
+- ``battleship.inference.calculator``: the calculator every door asks (exact when the count fits,
+  else a Monte Carlo estimate within a time);
+- ``battleship.inference.state_graphs``: the state graphs as seen from outside (which one a board
+  needs, compiling it, keeping it in files other processes map). Nothing outside this package
+  imports the engines' internals (``sweep``, ``graph``, ``frontier``, the row engine's ``fast_path``);
 - ``battleship.inference.sampling``: exact uniform samples and Monte Carlo estimates;
 - ``battleship.inference.endgame``: the rest of a game solved exactly (fewest expected shots);
 - ``battleship.inference.prior``: placement priors fitted to recorded layouts.
@@ -29,6 +34,7 @@ from battleship.inference.posterior import (
     check_size,
     choose_engine,
     count,
+    counted_by_rows,
     engine_counts,
     identical_factor,
     occupancy,
@@ -59,6 +65,7 @@ __all__ = [
     "count_by_rows",
     "count_by_search",
     "count_by_sweep",
+    "counted_by_rows",
     "engine_counts",
     "estimate",
     "evidence",

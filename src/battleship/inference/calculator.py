@@ -2,13 +2,14 @@
 
 :func:`calculate` counts every consistent layout when the count fits, and otherwise estimates the
 probabilities by Monte Carlo on exact uniform samples (C. Liam Brown's Probability mode) within the
-time given, saying which it did, why, and how long the exact count would take. ``battleship calc``,
-the web's calculator and heat maps, :func:`battleship.posterior` and the environments ask it; none of
-them decides again when to count and when to estimate.
+time given, saying which it did, why, and how long the exact count would take. ``battleship calc``
+and :func:`battleship.posterior <battleship.api.posterior>` ask it, and neither decides again when to
+count and when to estimate; the web's calculator and heat maps count and estimate through it within
+their own deadlines (a count that runs out of time is estimated in the time left).
 
 - ``method="auto"`` (the default): exact, unless the engines foresee a count longer than ``seconds``
   (or, without a time, salvos answered by a count that would take more than
-  :data:`SALVO_EXACT_SECONDS`), then the estimate within ``seconds`` (:data:`SALVO_FALLBACK_SECONDS`
+  ``SALVO_EXACT_SECONDS``), then the estimate within ``seconds`` (``SALVO_FALLBACK_SECONDS``
   without one);
 - ``method="exact"``: every layout counted, whatever it takes (a ``stop`` ends it);
 - ``method="sample"``: the estimate within ``seconds``.
@@ -32,14 +33,15 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from battleship.cells import Cell, CellLike, to_cell
 from battleship.errors import BattleshipError
 from battleship.stop import DEADLINE, Stop
+from battleship.words import counted
 
 if TYPE_CHECKING:
     from battleship.game import Observation
     from battleship.inference.posterior import Posterior
 
-Method = Literal["auto", "exact", "sample"]
 SALVO_EXACT_SECONDS = 120.0  # salvos answered by a count: an exact answer foreseen longer is estimated
 SALVO_FALLBACK_SECONDS = 10.0  # ... within this many seconds
 ABANDON_WAIT = 0.2  # seconds a batch under way may take to finish once the budget is spent
@@ -48,7 +50,12 @@ FIRST_BATCH, LAST_BATCH = 16, 256  # samples a batch: a small first batch keeps 
 
 @dataclass(frozen=True, eq=False)
 class Answer:
-    """Where the ships are: each cell's probability of a ship, and how it was found."""
+    """Where the ships are: each cell's probability of a ship, and how it was found.
+
+    It reads as a :class:`~battleship.inference.Posterior` does: ``answer["E5"]`` (any cell form) is a
+    cell's probability, :meth:`best` the unshot cells most likely to hold a ship (cells that print as
+    their names), ``probability`` the whole board; ``exact`` says whether it was counted.
+    """
 
     observation: Observation
     probability: np.ndarray  # rows x cols: P(a ship on the cell)
@@ -57,9 +64,7 @@ class Answer:
     layouts: int | float | None  # the consistent layouts, when counted
     samples: int  # exact uniform samples drawn, when estimated (0 when counted)
     standard_error: np.ndarray | None  # rows x cols, when estimated
-    expected: (
-        float  # seconds the exact count was foreseen to take (NaN: not foreseen, an estimate was asked for)
-    )
+    expected: float  # seconds the count was foreseen to take (NaN: not foreseen, a method was asked for)
     why: str  # why it is an estimate ("" when counted)
     seconds: float  # the answer's wall time
     posterior: Posterior | None = field(default=None, repr=False)  # the whole exact answer
@@ -69,21 +74,34 @@ class Answer:
         """Every ship cell has been hit: nothing is left to find (and no cell is worth a shot)."""
         return hits_seen(self.observation) == self.observation.rules.ship_cells
 
-    def best(self, skew: bool = False) -> list[int]:
-        """The unshot cells of highest probability (with C. Liam Brown's skew: the density shooter's
-        choice, +20% to one colour while the smallest ship floats); none once the game is over."""
+    def best(self) -> list[Cell]:
+        """The unshot cells of highest probability (all of them when tied); none once the game is over.
+
+        C. Liam Brown's skew (``battleship calc --skew``) is the density shooter's choice, a shooter's
+        idea: ``battleship.shooters.density.best_cells`` applies it to ``probability``."""
         rules, seen = self.observation.rules, self.observation
         if self.over:
             return []
-        if skew:  # the skew lives with the density shooter: loaded only when asked for
-            from battleship.shooters.density import best_cells
-
-            return best_cells(rules, seen, self.probability, 20)
         value = self.probability.ravel()
         open_cells = [c for c in range(rules.cells) if not seen.shot_mask >> c & 1]
         top = max((float(value[c]) for c in open_cells), default=0.0)
         # the density shooter's tolerance (best_cells), so that ties read the same everywhere
-        return [c for c in open_cells if value[c] >= top * (1 - 1e-12)]
+        return [Cell(c, rules.cols) for c in open_cells if value[c] >= top * (1 - 1e-12)]
+
+    def __getitem__(self, cell: CellLike) -> float:
+        """The probability that ``cell`` (``"E5"``, ``(4, 4)`` or ``44``) holds a ship."""
+        return float(self.probability.ravel()[to_cell(cell, self.observation.rules)])
+
+    def __repr__(self) -> str:
+        r, best = self.observation.rules, self.best()
+        top = f"; best {best[0]} {100 * self[best[0]]:.1f}%" if best else "; the game is over"
+        ties = f" (+{len(best) - 1} tied)" if len(best) > 1 else ""
+        if self.exact:
+            count = f"{self.layouts:,}" if isinstance(self.layouts, int) else f"{self.layouts:.4g} (weighted)"
+            how = f"{count} layouts counted ({self.engine})"
+        else:
+            how = f"estimated from {self.samples:,} exact samples"
+        return f"<Answer {r.name} {r.rows}x{r.cols}, {counted(self.observation.fired, 'shot')}: {how}{top}{ties}>"
 
 
 @dataclass(frozen=True)
@@ -91,7 +109,7 @@ class Plan:
     """What the calculator is about to do, said before it starts (``on_plan``)."""
 
     exact: bool  # counting every layout (else estimating)
-    expected: float  # seconds the exact count is foreseen to take (NaN when an estimate was asked for)
+    expected: float  # seconds the exact count is foreseen to take (NaN when a method was asked for)
     why: str  # why it estimates ("" when it counts)
     seconds: float | None  # the estimate's budget
 
@@ -99,10 +117,11 @@ class Plan:
 def plan(
     observation: Observation,
     seconds: float | None = None,
-    method: Method = "auto",
+    method: Literal["auto", "exact", "sample"] = "auto",
     prior: np.ndarray | None = None,
 ) -> Plan:
-    """Whether :func:`calculate` will count or estimate, and why (the engines' own forecast)."""
+    """Whether :func:`calculate` will count or estimate, and why (the engines' own forecast, made only
+    for ``method="auto"``: foreseeing a count may take seconds, compiling a state graph's first pass)."""
     from battleship.inference.cost import duration
     from battleship.inference.posterior import work
 
@@ -115,6 +134,8 @@ def plan(
             raise BattleshipError("an estimate needs a time budget (seconds)")
         # no forecast of the count: foreseeing it may compile a graph, which the budget has no time for
         return Plan(False, math.nan, "an estimate was asked for", seconds)
+    if method == "exact":  # counted whatever it takes: nothing to decide, so nothing foreseen
+        return Plan(True, math.nan, "", None)
     needed = work(observation.rules, observation, prior)
     long = f"counting every layout would take about {duration(needed.seconds)} ({needed.detail})"
     if method == "auto" and _salvos_out_of_reach(observation, needed.seconds):
@@ -128,7 +149,7 @@ def calculate(
     observation: Observation,
     *,
     seconds: float | None = None,
-    method: Method = "auto",
+    method: Literal["auto", "exact", "sample"] = "auto",
     seed: int = 0,
     prior: np.ndarray | None = None,
     stop: Stop | None = None,
@@ -186,7 +207,7 @@ def sample_within(
     on_abandon: Callable[[threading.Thread], None] | None = None,
 ) -> Estimate:
     """Monte Carlo on exact samples drawn in batches until ``seconds`` have passed (the whole answer's
-    budget): the batches of :func:`battleship.inference.sampling.monte_carlo`, the same samples for the
+    budget): the batches of ``battleship.inference.sampling.monte_carlo``, the same samples for the
     same seed, but a batch still under way when the time is up is left behind."""
     from battleship.inference.sampling import Estimate, draw, hit_counts
 

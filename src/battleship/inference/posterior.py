@@ -83,6 +83,11 @@ class Posterior:
     # order of its shots, and named with them in cell order
     observation: Observation | None = None
 
+    @property
+    def exact(self) -> bool:
+        """True: every layout was counted (an estimate, from the calculator within a time, says False)."""
+        return True
+
     @cached_property
     def cell_layouts(self) -> np.ndarray:
         """Per cell, the number of consistent layouts with a ship there (int64, rows x cols)."""
@@ -445,6 +450,12 @@ class Work:
 
 SEARCH_RATE = 1e10  # candidate combinations the search gets through a second, at best
 ROWS_SECONDS = 0.05  # the row engine on the open standard board
+
+
+def counted_by_rows(rules: Rules) -> bool:
+    """True when the row engine counts boards under ``rules`` (straight ships that may touch, the
+    narrower side at most 16, at most 12 ships): milliseconds a board, no state graph to compile."""
+    return fast_path(rules)
 
 
 def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray | None = None) -> Work:

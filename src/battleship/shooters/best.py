@@ -148,7 +148,7 @@ def exact_is_quick(rules: Rules) -> bool:
     whose cost is measured (Sea Battle: 22.9 million states, about 3 s a game; `pirates`: 5.5 million,
     half a second): decided from the rules alone, in microseconds, so that naming what ``best`` plays
     never compiles or estimates anything."""
-    from battleship.inference.sweep import no_larger
+    from battleship.inference.state_graphs import no_larger
     from battleship.rules import preset
 
     return any(no_larger(rules, preset(name)) for name in MEASURED_GRAPHS)

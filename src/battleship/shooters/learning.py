@@ -16,7 +16,7 @@ import numpy as np
 
 from battleship.errors import BattleshipError
 from battleship.game import Observation
-from battleship.inference import check_prior, choose_engine, evidence, fast_path, posterior
+from battleship.inference import check_prior, choose_engine, counted_by_rows, evidence, posterior
 from battleship.inference.prior import PlacementModel, fitting_rules, load
 from battleship.inference.sampling import draw
 from battleship.rng import seed_words
@@ -28,7 +28,7 @@ from battleship.tables import tables
 
 def refusal(rules: Rules) -> str | None:
     """Why learning cannot play ``rules``, or None."""
-    if fast_path(fitting_rules(rules)):
+    if counted_by_rows(fitting_rules(rules)):
         return None
     return (
         "learning fits its prior with the row engine, which counts straight ships on sides up to 16 "

@@ -1,7 +1,7 @@
 """The sweep engine's state graphs for the web: compiled ahead, off the request path, and shared.
 
 Exact counting under a spacing margin sweeps a state graph compiled once per board shape, spacing
-and ship classes (:mod:`battleship.inference.graph`): seconds to compile (Sea Battle's: about 13 s
+and ship classes: seconds to compile (Sea Battle's: about 13 s
 and 291 MB), then a board is one sweep. A move has 2 s, so no request ever compiles one. Instead:
 
 - :class:`Graphs` (in the server) compiles the graphs that are wanted, one at a time, in a worker
@@ -14,16 +14,15 @@ and 291 MB), then a board is one sweep. A move has 2 s, so no request ever compi
 - a request whose graph is not ready waits for it only as long as its deadline allows, then says so
   and answers without it (the density shooter's move, or the calculator's estimate).
 
-:func:`needed` says which graph (if any) a board needs: none where ships may touch (the row engine
-counts those without one) or where the sweep does not apply (polyominoes).
+:func:`~battleship.inference.state_graphs.needed` says which graph (if any) a board needs: none where
+ships may touch (the row engine counts those without one) or where the sweep does not apply
+(polyominoes). Which graph, compiling it, and the files it is kept in are the inference layer's
+(:mod:`battleship.inference.state_graphs`); the queue, the compiling process and the waiting are here.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
-import json
 import logging
 import os
 import queue
@@ -35,19 +34,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from battleship.game import Observation
-from battleship.inference import evidence, fast_path, graph, sweep
-from battleship.inference.graph import Shape
-from battleship.inference.posterior import check_prior
+from battleship.inference.state_graphs import (
+    Shape,
+    TooLarge,
+    adopt,
+    compile_graph,
+    first_pass,
+    load,
+    needed,
+    save,
+)
 from battleship.inference.watch import flag_of
-from battleship.rules import Rules
 from battleship.stop import Stop, Stopped
 from battleship.web.workers import Workers
 
 log = logging.getLogger("battleship.web")
-ARRAYS = ("layer_first", "edge_first", "target", "label")
 COMPILE_SECONDS = 600.0  # the most one graph's compilation may take before it is given up
 # The compiler's own first-pass figure (it overestimates: Sea Battle 28.6 million for 22.9 million
 # states, 1.5 GB at the compiler's peak); past it a graph would take the server past 2 GB.
@@ -56,102 +58,21 @@ RETRY_AFTER = 600.0  # seconds before a compilation that failed (killed, say) is
 READY, QUEUED, COMPILING, TOO_LARGE, FAILED = "ready", "queued", "compiling", "too-large", "failed"
 
 
-# ---- which graph a board needs -------------------------------------------------------------------
-def needed(rules: Rules, observation: Observation, prior: np.ndarray | None = None) -> Shape | None:
-    """The shape of the graph the exact engine sweeps for this board, or None when it needs none.
-
-    Ships that may touch are counted by the row engine and polyominoes by the search: neither needs
-    a graph. Under a uniform prior a whole game needs one graph; under a learned prior, a ship
-    announced sunk may merge into its length's class, so later boards may need another.
-    """
-    if fast_path(rules) or not sweep.applies(rules):
-        return None
-    ev = evidence(rules, observation)
-    weight = np.ones(len(ev.admissible), np.int64) if prior is None else check_prior(rules, prior)
-    v = np.where(ev.admissible, weight, 0).astype(weight.dtype)
-    return sweep.shape_of(rules, sweep.classes(rules, v, ev.hits))
-
-
-@functools.cache
-def _compiler_digest() -> bytes:
-    """The compiler's source: a graph stored by another version of it is never read."""
-    return hashlib.sha256(Path(graph.__file__).read_bytes()).digest()
-
-
-def key(shape: Shape) -> str:
-    """A shape's folder name: a digest of everything the graph depends on, the compiler included."""
-    return hashlib.sha256(_compiler_digest() + repr(shape).encode()).hexdigest()[:24]
-
-
-# ---- the folder of compiled graphs -----------------------------------------------------------------
-def save(compiled: graph.Graph, directory: Path) -> None:
-    """Write ``compiled`` under ``directory`` (a folder per shape, appearing whole or not at all)."""
-    final = directory / key(compiled.shape)
-    if final.exists():
-        return
-    partial = Path(tempfile.mkdtemp(prefix=".partial-", dir=directory))
-    for name in ARRAYS:
-        np.save(partial / f"{name}.npy", getattr(compiled, name))
-    meta = {"shape": repr(compiled.shape), "open_total": str(compiled.open_total)}
-    (partial / "graph.json").write_text(json.dumps(meta))
-    try:
-        partial.rename(final)
-    except OSError:  # another compilation of the same shape won the race
-        shutil.rmtree(partial, ignore_errors=True)
-
-
-def load(shape: Shape, directory: Path) -> graph.Graph | None:
-    """The graph of ``shape`` from ``directory``, its arrays mapped copy-on-write (None if absent)."""
-    folder = directory / key(shape)
-    if not (folder / "graph.json").exists():
-        return None
-    meta = json.loads((folder / "graph.json").read_text())
-    if meta["shape"] != repr(shape):
-        return None
-    layer_first, edge_first, target, label = (
-        np.load(folder / f"{name}.npy", mmap_mode="c") for name in ARRAYS
-    )
-    return graph.Graph(shape, layer_first, edge_first, target, label, shape.jumps(), int(meta["open_total"]))
-
-
-def adopt(directory: Path, shape: Shape | None) -> bool:
-    """Make the graph of ``shape`` (stored in ``directory``) the engine's in this process; False if absent.
-
-    The engine's cache (:mod:`battleship.inference.graph`) has no public way in for a graph compiled
-    elsewhere, so this puts it there under the cache's own lock.
-    """
-    if shape is None:
-        return True
-    if graph.cached(shape) is not None:
-        return True
-    found = load(shape, directory)
-    if found is None:
-        return False
-    try:
-        with graph._lock:
-            graph._cache.setdefault(shape, found)
-    except AttributeError:  # the engine's cache changed shape: it compiles for itself (within the deadline)
-        log.warning("cannot hand a compiled graph to the engine's cache: the inference module changed")
-        return False
-    return True
-
-
 def build_job(shape: Shape, directory: Path, *, stop: Stop) -> dict[str, Any]:
     """Compile ``shape``'s graph and store it (run in the compiling worker): its size, or why it is too large."""
     os.nice(10)  # a fresh process per compilation: the games' moves come first on a busy machine
     flag = flag_of(stop)
     try:
-        geometry = graph.geometry(shape, flag)  # the first pass, which the compilation reuses
-        if geometry is None:
+        likely = first_pass(shape, flag)  # kept: the compilation reuses it
+        if likely is None:
             stop.check()
             raise Stopped("the compilation stopped")
-        likely = graph.likely_states(shape, geometry)
         if likely > MAX_LIKELY_STATES:
             return {
                 "too_large": f"about {likely:,} states, past the {MAX_LIKELY_STATES:,} this server compiles"
             }
-        compiled = graph.build(shape, flag)
-    except graph.TooLarge as error:
+        compiled = compile_graph(shape, flag)
+    except TooLarge as error:
         return {"too_large": str(error)}
     if compiled is None:
         stop.check()

@@ -7,13 +7,14 @@ the others are stopped from outside (:mod:`battleship.web.workers` kills their p
 The stand-ins run in the request's own thread and are bounded whatever the rules: the DataGenetics
 density shooter (every placement of every afloat ship counted once) for a move, and the same count
 turned into per-ship shares for a heat map. Between the exact count and that, a heat map whose count
-runs out of time is estimated by the exact sampler (:func:`sampled`) in the time left.
+runs out of time is estimated by the exact sampler (:func:`sampled`) in the time left. The count and
+the sampler's estimate are the library's calculator's (:mod:`battleship.inference.calculator`), as
+``battleship calc`` and :func:`battleship.posterior` answer.
 """
 
 from __future__ import annotations
 
 import functools
-import inspect
 import time
 from typing import Any
 
@@ -23,7 +24,7 @@ from battleship import jit
 from battleship.cells import cell_name, iter_cells
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, choose_salvo
-from battleship.inference import posterior
+from battleship.inference.calculator import calculate
 from battleship.inference.prior import PlacementModel
 from battleship.rng import game_rng
 from battleship.rules import Rules
@@ -37,14 +38,6 @@ from battleship.tables import tables
 
 FALLBACK = "density:skew=20"  # DataGenetics' density with C. Liam Brown's skew: a few ms on any rules
 SALVO_FALLBACK = "hunt-target"  # the salvo stand-in where density cannot choose a salvo
-_POSTERIOR_STOPS = "stop" in inspect.signature(posterior).parameters  # the faster engine will take one
-
-
-def exact(rules: Rules, observation: Observation, stop: Stop, prior: np.ndarray | None = None):
-    """:func:`battleship.inference.posterior`, handed the stop when it accepts one."""
-    if _POSTERIOR_STOPS:
-        return posterior(rules, observation, prior=prior, stop=stop)
-    return posterior(rules, observation, prior=prior)
 
 
 def shooter(spec: str, model: PlacementModel | None = None, exact: bool = True):
@@ -166,10 +159,11 @@ def heat_map(
 def probabilities(
     rules: Rules, observation: Observation, skew: bool = False, *, stop: Stop
 ) -> dict[str, Any]:
-    """Exact hit probabilities, the number of layouts left and the best cells (run in a worker)."""
-    result = exact(rules, observation, stop)
+    """Exact hit probabilities, the number of layouts left and the best cells (run in a worker): the
+    calculator's count, every layout counted (``stop`` ends it at the request's deadline)."""
+    answer = calculate(observation, method="exact", stop=stop)
     return heat_map(
-        rules, observation, result.probability.ravel(), skew, result.engine, layouts=str(result.layouts)
+        rules, observation, answer.probability.ravel(), skew, answer.engine, layouts=str(answer.layouts)
     )
 
 
@@ -177,14 +171,12 @@ def sampled(
     rules: Rules, observation: Observation, seconds: float, skew: bool = False, *, stop: Stop
 ) -> dict[str, Any]:
     """Hit probabilities estimated from layouts drawn exactly uniformly among those that fit, as many
-    as ``seconds`` allow (run in a worker): the Monte Carlo of :mod:`battleship.inference.sampling`.
+    as ``seconds`` allow (run in a worker): the calculator's Monte Carlo estimate.
 
     Seed 0: the draws are reproducible, their number is what the machine's speed allows.
     """
-    from battleship.inference.sampling import monte_carlo
-
-    found = monte_carlo(rules, observation, seconds=seconds, seed=0, stop=stop)
-    return heat_map(rules, observation, found.probability.ravel(), skew, "sampling", samples=found.samples)
+    answer = calculate(observation, seconds=seconds, method="sample", seed=0, stop=stop)
+    return heat_map(rules, observation, answer.probability.ravel(), skew, "sampling", samples=answer.samples)
 
 
 def estimate(rules: Rules, observation: Observation, skew: bool = False) -> dict[str, Any]:
