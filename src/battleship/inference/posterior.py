@@ -153,6 +153,10 @@ def _engine_counts(
 def count(rules: Rules, observation: Observation | None = None, stop: Stop | None = None) -> tuple[int, str]:
     """The number of layouts consistent with ``observation`` (ships told apart), and the engine used."""
     board = observation or Observation(rules)
+    if rules.noise is not None:  # answers that lie weigh layouts (inference.noisy)
+        from battleship.inference import noisy
+
+        return noisy.count(rules, board, stop)
     sev = global_evidence(rules, board)
     if sev is not None:
         total, _, used = salvo_counts(rules, sev, False, None, stop)
@@ -224,6 +228,10 @@ def posterior(
         observation = rules
         rules = observation.rules
     board = observation or Observation(rules)
+    if rules.noise is not None:  # answers that lie: every layout weighed by their likelihood
+        from battleship.inference import noisy
+
+        return noisy.posterior(rules, board, prior, stop)
     if cached and not board.hit_mask and board.rules == rules and rules.answered_each:
         return _misses_only(rules, board, prior, stop)  # every game of a shooter starts the same way
     return _posterior(rules, board, prior, stop)
@@ -405,6 +413,14 @@ def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray
     """
     weight = None if prior is None else check_prior(rules, prior)
     board = observation or Observation(rules)
+    if rules.noise is not None:  # two weighted counts, sometimes four (inference.noisy)
+        from battleship.inference import noisy
+
+        nev = noisy.noisy_evidence(rules, board, prior)
+        each = _work(rules.honest(), nev.evidence, nev.weight)
+        return Work(
+            each.engine, each.once + 2 * each.again, f"two weighted counts, each {each.detail}", each.once
+        )
     sev = global_evidence(rules, board)
     if sev is not None:
         return _salvo_work(rules, sev, weight)
