@@ -231,7 +231,7 @@ class Game:
     random one (a random layout needs a seed, so that the game can be played again).
     """
 
-    def __init__(self, layout: Layout, seed: int | None = None, game: int = 0):
+    def __init__(self, layout: Layout, seed: int | None = None):
         if not isinstance(layout, Layout):
             hint = (
                 "Game(bs.generate(rules, seed=7)) hides a random layout of these rules"
@@ -255,8 +255,14 @@ class Game:
         self._hit = 0
         self._observation = Observation(rules)
         # under noise: the referee's coins, and how many times each cell has been fired at
-        self._coins = Coins(seed, game) if rules.noise is not None and seed is not None else None
+        self._coins = Coins(seed) if rules.noise is not None and seed is not None else None
         self._visits: dict[int, int] = {}
+
+    @property
+    def coins(self) -> int | None:
+        """The seed of the referee's coins under ``[noise]`` (None without noise): a record keeps it, so
+        that its game can be replayed answer for answer."""
+        return None if self._coins is None else self._coins.seed
 
     @property
     def layout(self) -> Layout:
@@ -473,6 +479,9 @@ class Record:
     shooter: str
     shots: tuple[Shot, ...] = field(default=())
     volleys: tuple[Volley, ...] = field(default=())
+    coins: int | None = (
+        None  # under [noise]: the referee's seed (Game(layout, seed=coins) replays the answers)
+    )
 
     @property
     def turns(self) -> int:
@@ -585,7 +594,8 @@ def play(
             answer = game.fire(shooter.next_shot(game.observation))
         if on_shot is not None:
             on_shot(game.observation, answer)
-    return Record(game.layout, shooter.name, game.observation.shots, game.observation.volleys)
+    coins = getattr(game, "coins", None)
+    return Record(game.layout, shooter.name, game.observation.shots, game.observation.volleys, coins)
 
 
 # --- the board-state text (what a shooter has seen), like a chess position's FEN ----------------

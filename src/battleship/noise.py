@@ -1,10 +1,11 @@
 """Answers that lie: the referee's coins under ``[noise]`` rules.
 
 Each answer to a shot is flipped with probability ``flip`` (``Rules.noise``), independently. The coin
-for the ``k``-th shot at a cell in game ``game`` of a run seeded ``seed`` is a pure function of
-``(seed, game, cell, k)``: two shooters playing the same game meet the same coins wherever they fire
-the same cell for the same time (common random numbers, which narrow paired comparisons), and a game
-is the same wherever it is replayed.
+for the ``k``-th shot at a cell of a game whose referee is seeded ``seed`` is a pure function of
+``(seed, cell, k)``: two shooters playing the same game (the lab seeds game ``i``'s referee from the
+run's stream ``i``) meet the same coins wherever they fire the same cell for the same time (common
+random numbers, which narrow paired comparisons), and a game is the same wherever it is replayed
+(its record keeps the seed: :attr:`battleship.game.Record.coins`).
 """
 
 from __future__ import annotations
@@ -27,10 +28,9 @@ def _mix(z: int) -> int:
 class Coins:
     """The referee's coins for one game: :meth:`uniform` of a cell's ``k``-th shot, in ``[0, 1)``."""
 
-    def __init__(self, seed: int, game: int = 0):
+    def __init__(self, seed: int):
         self.seed = int(seed) & MASK
-        self.game = int(game) & MASK
-        self._base = _mix(_mix(self.seed ^ REFEREE_SALT) + self.game * GOLDEN)
+        self._base = _mix(self.seed ^ REFEREE_SALT)
 
     def uniform(self, cell: int, visit: int) -> float:
         """The uniform number deciding the answer to shot number ``visit`` (from 0) at ``cell``."""
@@ -42,7 +42,7 @@ class Coins:
         return self.uniform(cell, visit) < chance
 
     def __repr__(self) -> str:
-        return f"<Coins seed {self.seed}, game {self.game}>"
+        return f"<Coins seed {self.seed}>"
 
 
 def referee_seed(rng: np.random.Generator) -> int:

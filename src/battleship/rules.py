@@ -7,7 +7,7 @@ import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from functools import cached_property, partial
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -272,7 +272,7 @@ class Rules:
         salvo the same (what the exact engines count layouts of)."""
         if self.noise is None and self.hider is None:
             return self
-        return replace(self, noise=None, hider=None)
+        return _honest(self)
 
     # --- salvo ---------------------------------------------------------------------------
     @property
@@ -419,6 +419,12 @@ class Rules:
                 f'play = "{self.hider.play}"  # greedy | minimax',
             ]
         return "\n".join(lines) + "\n"
+
+
+@lru_cache(maxsize=64)
+def _honest(rules: Rules) -> Rules:
+    """:meth:`Rules.honest`, built once per rules (checking that a fleet fits takes a moment)."""
+    return replace(rules, noise=None, hider=None)
 
 
 def _quote(text: str) -> str:

@@ -26,7 +26,7 @@ from battleship.cells import CellLike, cell_name, to_cell
 from battleship.errors import BattleshipError, IllegalShot
 from battleship.game import Observation, Outcome, Shot, Volley
 from battleship.inference.evidence import evidence
-from battleship.inference.posterior import posterior
+from battleship.inference.posterior import Posterior, posterior
 from battleship.inference.search import select_by_search
 from battleship.layout import Layout
 from battleship.rules import Rules, Sinks
@@ -81,7 +81,10 @@ class Hider:
         honest = Observation(base, self._observation.shots, self._observation.volleys)
         result = posterior(base, honest)
         pick = int(self._rng.integers(int(result.layouts)))
-        row = select_by_search(base, evidence(base, honest), np.array([pick], dtype=np.int64))[0]
+        if len(base.fleet) == 1:  # a one-ship fleet's layouts are its placements (the search lists fleets)
+            row = np.flatnonzero(result.placement_layouts)[pick : pick + 1]
+        else:
+            row = select_by_search(base, evidence(base, honest), np.array([pick], dtype=np.int64))[0]
         layout = Layout(self._rules, tuple(tables(base).masks[p] for p in row))
         if self.over:
             self._layout = layout
@@ -169,11 +172,13 @@ class Hider:
         return tied[int(self._rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
 
 
-def answer_counts(rules: Rules, observation: Observation, cell: int) -> list[tuple[Shot, int | float]]:
+def answer_counts(
+    rules: Rules, observation: Observation, cell: int, result: Posterior | None = None
+) -> list[tuple[Shot, int | float]]:
     """Each answer a shot at ``cell`` may get, with how many layouts consistent with ``observation`` give it
-    (miss, hit, then each sinking the rules tell apart), from one exact posterior; answers no layout gives
-    are left out."""
-    result = posterior(rules, observation)
+    (miss, hit, then each sinking the rules tell apart), from one exact posterior (``result``, when the
+    caller has it); answers no layout gives are left out."""
+    result = posterior(rules, observation) if result is None else result
     t = tables(rules)
     total = result.layouts
     struck = result.cell_layouts.ravel()[cell]
