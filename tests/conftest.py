@@ -32,6 +32,7 @@ LONGEST_FIRST = [
     "tests/shooters/test_shooters.py",
     "tests/web/test_web_server.py",
     "tests/web/test_web_api.py",
+    "tests/web/test_web_processes.py",
     "tests/lab/test_arena_attacks.py",
     "tests/cli/test_interrupts.py",
     "tests/web/test_salvo_web.py",

@@ -1,5 +1,6 @@
-"""A fresh install answers at once: the package built as a wheel, installed into a new virtual environment
-and run with an empty home folder compiles nothing on the README's first steps.
+"""A fresh install answers at once: the package built as a wheel (its metadata checked as PyPI renders it),
+installed into a new virtual environment and run with an empty home folder, compiles nothing on the
+README's first steps.
 
 The kernels come compiled inside the package (:mod:`battleship.jit`); this is what would catch their
 loss (a wheel built without them, a store that no longer matches the sources, a path the build does not
@@ -23,13 +24,22 @@ SAID = "compiling Numba kernels"
 
 
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """A new venv holding the wheel built from this checkout, and an environment with an empty home."""
-    work = tmp_path_factory.mktemp("fresh")
-    wheels = work / "wheels"
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from this checkout as a release is (no build isolation: the kernels compiled by the
+    install are current, and are packed as they are)."""
+    wheels = tmp_path_factory.mktemp("wheels")
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], check=True, timeout=1800)
-    (wheel,) = wheels.glob("battleship-*.whl")
+    build = [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(ROOT)]
+    subprocess.run(build, check=True, timeout=1800)
+    (built,) = wheels.glob("battleship-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def fresh(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A new venv holding the wheel, and an environment with an empty home."""
+    work = tmp_path_factory.mktemp("fresh")
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     venv = work / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = str(venv / "bin" / "python")
@@ -74,6 +84,13 @@ def test_the_readme_s_first_steps_compile_nothing_on_a_fresh_install(fresh):
     )
     assert "best cell: E5" in outputs["calc"]
     assert "layouts fit what was seen" in outputs["python"] and "shots by" in outputs["python"]
+
+
+def test_the_wheel_s_metadata_renders_as_pypi_shows_it(wheel):
+    checked = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(wheel)], capture_output=True, text=True
+    )
+    assert checked.returncode == 0 and "PASSED" in checked.stdout, checked.stdout + checked.stderr
 
 
 def test_the_package_s_store_is_refused_when_its_numba_differs(tmp_path, monkeypatch):

@@ -82,6 +82,8 @@ def test_every_kernel_is_declared_with_the_package_s_njit():
         for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom)
         and (node.module or "").startswith("numba")
-        and any(alias.name in ("njit", "jit", "generated_jit", "vectorize", "guvectorize") for alias in node.names)
+        and any(
+            alias.name in ("njit", "jit", "generated_jit", "vectorize", "guvectorize") for alias in node.names
+        )
     ]
     assert numba_decorators == []

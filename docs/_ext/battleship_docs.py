@@ -124,13 +124,35 @@ def openapi_schema() -> dict[str, Any]:
         return app.openapi()
 
 
+def project_urls() -> dict[str, str]:
+    """The package's Project-URLs, read from pyproject.toml (the one place they are written)."""
+    import tomllib
+
+    with (Path(__file__).resolve().parents[2] / "pyproject.toml").open("rb") as file:
+        return dict(tomllib.load(file)["project"]["urls"])
+
+
+def _source_link(path: str) -> str:
+    """A file of the repository named in the shooter reference, as a link: a page of this site to
+    that page, any other file (a benchmark script) to the file on the code host."""
+    if path.startswith("docs/") and path.endswith(".md"):
+        return f"{{doc}}`/{path.removeprefix('docs/').removesuffix('.md')}`"
+    return f"[{path}]({project_urls()['Source']}/blob/main/{path})"
+
+
 def shooters_markdown() -> str:
-    """The shooter reference: the registry's own when it writes one, else a table from its specs."""
+    """The shooter reference: the registry's own when it writes one (its title dropped: the page has
+    its own, and the repository files it cites as links), else a table from its specs."""
+    import re
+
     from battleship.shooters import registry, specs
 
     own = getattr(registry, "reference_markdown", None)
     if own is not None:
-        return own()
+        text = re.sub(r"\A# [^\n]*\n+", "", own())
+        return re.sub(
+            r"\(((?:docs|benchmarks|examples)/[\w./-]+)\)", lambda m: f"({_source_link(m[1])})", text
+        )
     lines = [
         "| shooter | what it does | options it reads | in the lab | answers it leaves unread |",
         "|---|---|---|---|---|",
@@ -144,7 +166,12 @@ def shooters_markdown() -> str:
 
 
 def names_markdown() -> str:
-    """The front door's names: each with the module documenting it and its docstring's first line."""
+    """The front door's names: each with the module documenting it and its docstring's first line (a
+    value's, like ``CellLike`` or ``PRESETS``, from the comment documenting it where it is assigned)."""
+    import inspect
+
+    from sphinx.pycode import ModuleAnalyzer
+
     import battleship
 
     lines = ["| name | what it is |", "|---|---|"]
@@ -152,9 +179,12 @@ def names_markdown() -> str:
         if name == "__version__":
             continue
         home = battleship._EXPORTS.get(name, "battleship.api")
-        first = (getattr(battleship, name).__doc__ or "").strip().split("\n\n")[0]
-        if name == "PRESETS":
-            first = "The rule presets by name (`battleship rules` lists them)."
+        value = getattr(battleship, name)
+        if inspect.isclass(value) or inspect.isroutine(value):
+            doc = value.__doc__ or ""
+        else:
+            doc = "\n".join(ModuleAnalyzer.for_module(home).find_attr_docs().get(("", name), []))
+        first = inspect.cleandoc(doc).split("\n\n")[0]
         lines.append(f"| {{py:obj}}`bs.{name} <{home}.{name}>` | {_cell(first)} |")
     return "\n".join(lines) + "\n"
 
@@ -173,8 +203,120 @@ def generate(_app: Sphinx) -> None:
     _write("names.md", names_markdown())
 
 
+PYTHON = "https://docs.python.org/3/library/"
+NUMPY = "https://numpy.org/doc/stable/reference/"
+# the names of other projects that the signatures and docstrings use, and where each is documented:
+# linked here rather than through intersphinx, which fetches inventories and so needs the network
+EXTERNAL = {
+    "int": f"{PYTHON}functions.html#int",
+    "float": f"{PYTHON}functions.html#float",
+    "bool": f"{PYTHON}functions.html#bool",
+    "str": f"{PYTHON}stdtypes.html#str",
+    "bytes": f"{PYTHON}stdtypes.html#bytes",
+    "list": f"{PYTHON}stdtypes.html#list",
+    "tuple": f"{PYTHON}stdtypes.html#tuple",
+    "dict": f"{PYTHON}stdtypes.html#dict",
+    "set": f"{PYTHON}stdtypes.html#set",
+    "frozenset": f"{PYTHON}stdtypes.html#frozenset",
+    "object": f"{PYTHON}functions.html#object",
+    "type": f"{PYTHON}functions.html#type",
+    "None": "https://docs.python.org/3/library/constants.html#None",
+    "ValueError": f"{PYTHON}exceptions.html#ValueError",
+    "ImportError": f"{PYTHON}exceptions.html#ImportError",
+    "RuntimeError": f"{PYTHON}exceptions.html#RuntimeError",
+    "KeyboardInterrupt": f"{PYTHON}exceptions.html#KeyboardInterrupt",
+    "DeprecationWarning": f"{PYTHON}exceptions.html#DeprecationWarning",
+    "UserWarning": f"{PYTHON}exceptions.html#UserWarning",
+    "enum.Enum": f"{PYTHON}enum.html#enum.Enum",
+    "typing.Protocol": f"{PYTHON}typing.html#typing.Protocol",
+    "typing.TypedDict": f"{PYTHON}typing.html#typing.TypedDict",
+    "typing.Any": f"{PYTHON}typing.html#typing.Any",
+    "pathlib.Path": f"{PYTHON}pathlib.html#pathlib.Path",
+    "dataclasses.InitVar": f"{PYTHON}dataclasses.html#dataclasses.InitVar",
+    "threading.Event": f"{PYTHON}threading.html#threading.Event",
+    **{
+        f"collections.abc.{name}": f"{PYTHON}collections.abc.html#collections.abc.{name}"
+        for name in ("Callable", "Iterable", "Iterator", "Mapping", "Sequence", "Generator")
+    },
+    "numpy.ndarray": f"{NUMPY}generated/numpy.ndarray.html",
+    "numpy.random.Generator": f"{NUMPY}random/generator.html#numpy.random.Generator",
+    "numpy.random._generator.Generator": f"{NUMPY}random/generator.html#numpy.random.Generator",
+    **{
+        f"numpy.{name}": f"{NUMPY}arrays.scalars.html#numpy.{name}"
+        for name in ("uint64", "int64", "float64", "int32", "uint8", "bool")
+    },
+    "gymnasium.Env": "https://gymnasium.farama.org/api/env/#gymnasium.Env",
+    "gymnasium.core.Env": "https://gymnasium.farama.org/api/env/#gymnasium.Env",
+    "gymnasium.spaces.space.Space": "https://gymnasium.farama.org/api/spaces/#gymnasium.spaces.Space",
+    "pettingzoo.utils.env.AECEnv": "https://pettingzoo.farama.org/api/aec/#pettingzoo.utils.env.AECEnv",
+    "pettingzoo.utils.env.ParallelEnv": "https://pettingzoo.farama.org/api/parallel/#pettingzoo.utils.env.ParallelEnv",
+}
+# the short spellings the sources use for them
+EXTERNAL |= {
+    "np.ndarray": EXTERNAL["numpy.ndarray"],
+    "np.random.Generator": EXTERNAL["numpy.random.Generator"],
+    "Path": EXTERNAL["pathlib.Path"],
+    "Enum": EXTERNAL["enum.Enum"],
+    "Protocol": EXTERNAL["typing.Protocol"],
+    "TypedDict": EXTERNAL["typing.TypedDict"],
+    "Any": EXTERNAL["typing.Any"],
+}
+
+
+def link_external(_app: Sphinx, _env: Any, node: Any, contnode: Any) -> Any:
+    """A reference to another project's name (``numpy.ndarray``, ``pathlib.Path``) as a link to its
+    documentation; None for any other name, which Sphinx then reports (nitpicky mode)."""
+    from docutils import nodes
+
+    if node.get("refdomain") != "py":
+        return None
+    url = EXTERNAL.get(node["reftarget"])
+    if url is None:
+        return None
+    link = nodes.reference("", "", internal=False, refuri=url, reftitle=node["reftarget"])
+    link.append(contnode)
+    return link
+
+
+def source_module(_app: Sphinx, modname: str, attribute: str) -> str | None:
+    """The module whose source shows a documented name (viewcode): where a class or function is
+    defined, but for a value (a preset table, a type alias) the module that assigns it, never
+    ``builtins`` (whose source page does not exist)."""
+    import importlib
+    import inspect
+
+    try:
+        value = getattr(importlib.import_module(modname), attribute.split(".")[0])
+    except (ImportError, AttributeError):
+        return None
+    home = getattr(value, "__module__", None) if inspect.isclass(value) or inspect.isroutine(value) else None
+    return home if isinstance(home, str) and home.startswith("battleship") else modname
+
+
+def numpy_sections(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    """Napoleon's reading of the NumPy sections, for everything but values: the one paragraph of an
+    attribute or property ("Bitboard of every cell hit: ...") it would read as "type: description"."""
+    from sphinx.ext import napoleon
+
+    if what not in ("attribute", "property", "data"):
+        napoleon._process_docstring(app, what, name, obj, options, lines)
+
+
+def _read_numpy_sections_our_way(app: Sphinx) -> None:
+    from sphinx.ext import napoleon
+
+    for listener in list(app.events.listeners.get("autodoc-process-docstring", [])):
+        if listener.handler is napoleon._process_docstring:
+            app.disconnect(listener.id)
+    app.connect("autodoc-process-docstring", numpy_sections)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.setup_extension("sphinx.ext.napoleon")
+    _read_numpy_sections_our_way(app)
     app.connect("builder-inited", generate)
+    app.connect("missing-reference", link_external)
+    app.connect("viewcode-follow-imported", source_module)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
 
 
@@ -183,22 +325,30 @@ def _usage(command: Any, ctx: Any) -> str:
 
 
 def _command_markdown(name: str, command: Any, parent: Any) -> list[str]:
-    """One command: its usage, its help, and a table of its arguments and options."""
+    """One command: its usage, its help, and a table of its arguments and options (a group's own
+    commands after it, each as its own)."""
     import typer._click as click
 
+    from battleship.cli.helptext import examples_of, unescaped
+
     ctx = click.Context(command, info_name=name, parent=parent)
-    lines = [f"## `battleship {name}`", "", "```text", _usage(command, ctx), "```", ""]
+    lines = [f"## `{ctx.command_path}`", "", "```text", _usage(command, ctx), "```", ""]
     if command.help:
-        lines += [command.help.strip().replace("\b\n", ""), ""]
+        lines += [unescaped(command.help.strip()), ""]
     rows = []
-    for param in command.params:
-        if getattr(param, "hidden", False):
+    for param in command.get_params(ctx):
+        if getattr(param, "hidden", False) or param.name == "help":
             continue
         record = param.get_help_record(ctx) if param.param_type_name == "option" else None
         names, text = record if record else (param.name.upper(), param.help or "")
-        rows.append(f"| `{names}` | {_cell(text)} |")
+        rows.append(f"| `{names}` | {_cell(unescaped(text))} |")
     if rows:
         lines += ["| argument or option | what it does |", "|---|---|", *rows, ""]
+    examples = examples_of(command)
+    if examples:
+        lines += ["Examples:", "", "```sh", *examples, "```", ""]
+    for sub_name, sub in getattr(command, "commands", {}).items():  # a group's own commands (db upgrade)
+        lines += _command_markdown(sub_name, sub, ctx)
     return lines
 
 
@@ -214,7 +364,10 @@ def cli_markdown() -> str:
     group = typer.main.get_command(app)
     top = click.Context(group, info_name="battleship")
     lines = ["```text", _usage(group, top), "```", "", (group.help or "").strip(), ""]
-    rows = [f"| `{p.get_help_record(top)[0]}` | {_cell(p.get_help_record(top)[1])} |" for p in group.params]
+    rows = [
+        f"| `{p.get_help_record(top)[0]}` | {_cell(p.get_help_record(top)[1])} |"
+        for p in group.get_params(top)
+    ]
     lines += ["| option | what it does |", "|---|---|", *rows, ""]
     for name, command in group.commands.items():
         lines += _command_markdown(name, command, top)

@@ -27,9 +27,9 @@ first. The older forms ``posterior(rules, observation)``, ``count(rules, observa
 ``play(shooter, layout)`` still work and warn (:class:`DeprecationWarning`).
 
 Every shooter is named as the commands name it: its resolved spec (``best`` becomes what it plays).
-The kernels come compiled with the package (:mod:`battleship.jit`); a call they do not cover
-compiles what it needs first and says so on stderr, with progress (:func:`battleship.jit.notice`). A :func:`posterior` expected to take more than a couple of seconds says so first, as a
-:class:`SlowWarning`.
+The kernels come compiled with the package (``battleship.jit``); a call they do not cover
+compiles what it needs first and says so on stderr, with progress. A :func:`posterior` expected to
+take more than a couple of seconds says so first, as a :class:`SlowWarning`.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from battleship import generators, lab
 from battleship.errors import BattleshipError
-from battleship.game import Observation, Record, Shooter, Shot, Volley
+from battleship.game import Game, Observation, Record, Shooter, Shot, Volley
 from battleship.game import play as play_game
 from battleship.jit import notice
 from battleship.layout import Layout
@@ -62,7 +62,16 @@ if TYPE_CHECKING:
 
 
 class SlowWarning(UserWarning):
-    """Said before an answer expected to take long starts (how long, and what is quicker)."""
+    """Said before an answer expected to take long starts (how long, and what is quicker).
+
+    Examples
+    --------
+    >>> import warnings, battleship as bs
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", bs.SlowWarning)  # or "ignore": a warning, not an error
+    ...     bs.posterior(bs.Observation(bs.preset("square-6"))).layouts
+    6687136
+    """
 
 
 def _deprecated(old: str, new: str, depth: int = 1) -> None:
@@ -85,11 +94,32 @@ def play(
     seed: int = 0,
     on_shot: Callable[[Observation, Shot | Volley], None] | None = None,
 ) -> Record:
-    """Play one game to the end on ``layout``: ``shooter`` is a Shooter, or a spec like ``"density:skew=20"``.
+    """Play one game to the end on ``layout`` (``battleship play``).
 
-    A spec is resolved for the layout's rules, and the record names the shooter by it, as the commands
-    do (``best`` on standard rules is recorded as ``density:skew=20``). ``play(shooter, layout)``,
-    the older order, still works and warns.
+    Parameters
+    ----------
+    layout : Layout
+        The hidden layout (:func:`generate` draws one).
+    shooter : Shooter or str
+        A shooter object, or a spec like ``"density:skew=20"``, resolved for the layout's rules; the
+        record names the shooter by it, as the commands do (``best`` on standard rules is recorded
+        as what it plays). ``play(shooter, layout)``, the older order, still works and warns.
+    seed : int
+        Seeds the shooter's random choices (game 0 of the seed, as the lab plays it).
+    on_shot : callable, optional
+        Called after every turn with the observation and the answer (a Shot, or a Volley).
+
+    Returns
+    -------
+    Record
+        The layout, the shooter's name and every shot.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> record = bs.play(bs.generate("standard", seed=7), "density:skew=20", seed=1)
+    >>> record.shooter, record.turns
+    ('density:skew=20', 55)
     """
     seed = check_seed(seed)
     if isinstance(shooter, Layout) and not isinstance(layout, Layout):
@@ -116,7 +146,37 @@ def simulate(
     jobs: int = 1,
     layouts: list[Layout] | None = None,
 ) -> lab.Summary:
-    """``games`` games of ``shooter`` on layouts drawn by ``generator`` (or on ``layouts``), summarised."""
+    """Many games of one shooter, summarised (``battleship simulate``), in the lab's Numba kernels.
+
+    Parameters
+    ----------
+    rules : Rules or str
+        The rules, or a preset name.
+    shooter : str
+        A spec: ``"density:skew=20"``, ``"best"``, ``"path/to/file.py:Class"``.
+    games : int
+        How many games.
+    seed : int
+        Draws the layouts and the shooter's random choices: the same seed, the same games.
+    generator : str
+        How layouts are drawn (``uniform``: every valid layout equally likely).
+    jobs : int
+        Threads (the result does not depend on it).
+    layouts : list of Layout, optional
+        Play on these instead (``games`` of them).
+
+    Returns
+    -------
+    Summary
+        Shots per game: mean with its 95% interval, spread, quantiles.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> summary = bs.simulate("standard", "density", games=100, seed=1)
+    >>> summary
+    <Summary of 100 games: mean 44.92 shots (95% 43.08..46.76), sd 9.28, median 44, 25..67>
+    """
     seed = check_seed(seed)
     r = _rules(rules)
     name, options = _resolved(shooter, r)
@@ -138,7 +198,30 @@ def compare(
     jobs: int = 1,
     layouts: list[Layout] | None = None,
 ) -> lab.Comparison:
-    """Every shooter on the same games: summaries and paired differences from the first, by name."""
+    """Every shooter on the same games: summaries and paired differences from the first
+    (``battleship compare``).
+
+    Parameters
+    ----------
+    rules : Rules or str
+        The rules, or a preset name.
+    shooters : list of str
+        The specs; the first is the one the others are compared with.
+    games, seed, generator, jobs, layouts
+        As for :func:`simulate`: every shooter plays the very same layouts.
+
+    Returns
+    -------
+    Comparison
+        Each shooter's summary and its mean paired difference from the first, with its interval.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> paired = bs.compare("standard", ["density", "density:skew=20"], games=100, seed=1)
+    >>> paired
+    <Comparison on standard, 100 games (seed 1): density 44.92, density:skew=20 44.34 (-0.58)>
+    """
     seed = check_seed(seed)
     r = _rules(rules)
     specs = [_resolved(text, r) for text in shooters]
@@ -158,12 +241,35 @@ def match(
     jobs: int = 1,
     turns: str = "alternate",
 ) -> MatchResult:
-    """The Dunman High paper's two-player game: win rates with Wilson intervals, first-mover advantage, moves.
+    """The Dunman High paper's two-player game: each side hides a fleet and fires at the other's
+    (``battleship match``).
 
-    ``turns``: ``"alternate"`` or ``"simultaneous"`` (BattleSalvo's rule: both fire at once, and
-    both fleets sinking in the same turn is a tie). Under salvo rules each side's salvo is what its
-    own fleet gives it (``shots = "afloat"``: one shot per ship still afloat), counted in turns.
-    Returns a :class:`battleship.lab.match.MatchResult`.
+    Parameters
+    ----------
+    rules : Rules or str
+        The rules, or a preset name.
+    a, b : str
+        The two shooters' specs.
+    games, seed, generator, jobs
+        As for :func:`simulate`.
+    first : str
+        Who moves first: ``"alternate"`` (game by game), ``"a"`` or ``"b"``.
+    turns : str
+        ``"alternate"`` or ``"simultaneous"`` (BattleSalvo's rule: both fire at once, and both
+        fleets sinking in the same turn is a tie). Under salvo rules each side's salvo is what its
+        own fleet gives it (``shots = "afloat"``: one shot per ship still afloat), counted in turns.
+
+    Returns
+    -------
+    MatchResult
+        Win rates with Wilson intervals, first-mover advantage, moves.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> result = bs.match("square-8", "density", "random", games=20, seed=1)
+    >>> result.a_wins + result.b_wins + result.ties, result.a_win_rate > 0.5
+    (20, True)
     """
     seed = check_seed(seed)
     from battleship.lab.match import Side, play_match
@@ -181,7 +287,23 @@ def match(
 
 @dataclass(frozen=True)
 class LayoutCount:
-    """How many layouts fit: ships of the same shape told apart (distinct) and not (identical)."""
+    """How many layouts fit: ships of the same shape told apart (distinct) and not (identical).
+
+    Attributes
+    ----------
+    distinct : int
+        Layouts with every ship told apart.
+    identical : int
+        Layouts with ships of the same shape taken as one (what a player sees).
+    engine : str
+        The exact engine that counted them.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.count("square-6")
+    LayoutCount(distinct=6687136, identical=3343568, engine='search')
+    """
 
     distinct: int
     identical: int
@@ -195,6 +317,8 @@ def _board(what: Rules | str | Observation, observation: Observation | None, cal
         if observation is not None:
             raise BattleshipError(f"{call} takes one observation (it knows its rules), not two")
         return what
+    if not isinstance(what, Rules | str):
+        raise BattleshipError(_not_a_board(what, call))
     r = _rules(what)
     if observation is None:
         return Observation(r)
@@ -209,8 +333,53 @@ def _board(what: Rules | str | Observation, observation: Observation | None, cal
     return observation
 
 
+def _not_a_board(what: object, call: str) -> str:
+    """Why ``call`` refuses ``what``, naming the board it takes instead."""
+    kind = type(what).__name__
+    if isinstance(what, Game):
+        return (
+            f"{call} takes an Observation, not a Game: {call}(game.observation) (what the shooter has seen)"
+        )
+    if isinstance(what, Record):
+        return f"{call} takes an Observation, not a Record: {call}(record.observation) (the board at its end)"
+    if isinstance(what, Layout):
+        return (
+            f"{call} takes an Observation, not a Layout (the hidden answer): {call}(game.observation) "
+            f"for a game on it, game = bs.Game(layout); {call}(layout.rules) for the open board"
+        )
+    return f"{call} takes an Observation (game.observation), rules or a preset name, not {kind}"
+
+
 def count(board: Rules | str | Observation, observation: Observation | None = None) -> LayoutCount:
-    """The number of layouts of the rules (``count(rules)``) or consistent with a board (``count(observation)``), exactly."""
+    """The number of layouts of the rules, or consistent with a board, counted exactly
+    (``battleship count``).
+
+    Parameters
+    ----------
+    board : Observation, Rules or str
+        A board (``game.observation``), or rules or a preset name for the open board.
+        ``count(rules, observation)``, the older form, still works and warns.
+
+    Returns
+    -------
+    LayoutCount
+        The counts, and the engine that made them.
+
+    Raises
+    ------
+    BattleshipError
+        A Game, Layout or Record instead of a board (saying to pass ``game.observation``).
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.count("square-6").distinct
+    6687136
+    >>> game = bs.Game(bs.generate("square-6", seed=1))
+    >>> _ = game.fire("C3")
+    >>> bs.count(game.observation).distinct
+    3365816
+    """
     from battleship import inference
 
     seen = _board(board, observation, "count")
@@ -226,13 +395,45 @@ def posterior(
     prior: np.ndarray | None = None,
     stop: Stop | None = None,
 ) -> Posterior:
-    """The exact posterior given what was seen: ``posterior(observation)``; ``posterior(rules)``: the open board.
+    """Where the ships are, given what was seen: every consistent layout counted (``battleship calc``).
 
-    Every consistent layout counted (``battleship calc``); ``prior``: a weight per placement (see
-    :func:`battleship.inference.posterior.posterior`); ``stop``: a :class:`battleship.stop.Stop` to
-    interrupt it. Said first, as a :class:`SlowWarning`, when it is expected to take more than
-    :data:`battleship.inference.cost.SAY_ABOVE` seconds (Monte Carlo on exact samples,
-    :func:`battleship.inference.sampling.monte_carlo`, answers within a time instead).
+    Parameters
+    ----------
+    board : Observation, Rules or str
+        What the shooter has seen: ``game.observation`` for a game under way (a Game, Layout or
+        Record is refused, naming it), or rules or a preset name for the open board.
+        ``posterior(rules, observation)``, the older form, still works and warns.
+    observation : Observation, optional
+        Only in the older form.
+    prior : numpy.ndarray, optional
+        A weight per placement, in the order of :func:`battleship.tables.tables` (uniform over
+        layouts by default; see :func:`battleship.inference.posterior`).
+    stop : Stop, optional
+        Interrupts the count: :class:`~battleship.stop.Stopped`, or
+        :class:`~battleship.stop.OutOfTime` past its deadline.
+
+    Returns
+    -------
+    Posterior
+        How many layouts fit, and each cell's probability of a ship.
+
+    Warns
+    -----
+    SlowWarning
+        Said first when the count is expected to take more than a couple of seconds (Monte Carlo
+        on exact samples, ``battleship calc --time``, answers within a time instead).
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> game = bs.Game(bs.generate("standard", seed=7))
+    >>> game.fire("E5")
+    E5 miss
+    >>> result = bs.posterior(game.observation)
+    >>> result
+    <Posterior standard 10x10, 1 shot: 23,665,921,496 layouts; best F6 23.0%>
+    >>> result.best(), round(result["F6"], 3)
+    ([F6], 0.23)
     """
     from battleship.inference.cost import SAY_ABOVE, duration, exact_seconds
     from battleship.inference.posterior import posterior as exact
@@ -256,7 +457,29 @@ def limit(
 ) -> Limit:
     """The exact optimum of a small board and each shooter's mean over every layout (``battleship limit``).
 
-    Returns a :class:`battleship.lab.limit.Limit`.
+    Parameters
+    ----------
+    rules : Rules or str
+        Rules with a few thousand layouts at most.
+    shooters : list of str, optional
+        The shooters measured against the optimum (default: optimal, density, trial-sink, rollout, best).
+    seed : int
+        Seeds the shooters' random choices.
+    budget : int, optional
+        The most states the solver may solve before it gives up.
+
+    Returns
+    -------
+    Limit
+        The fewest expected shots any strategy averages, and each shooter's mean and gap to it.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> tiny = bs.Rules(3, 3, (bs.Ship.line("Destroyer", "D", 2),), name="tiny")
+    >>> result = bs.limit(tiny, ["random", "density"])
+    >>> result.optimum.layouts, round(result.optimum.shots, 3), sorted(result.means)
+    (12, 4.5, ['density', 'random'])
     """
     seed = check_seed(seed)
     from battleship.lab.limit import DEFAULT_SHOOTERS, DEFAULT_STATES
@@ -267,20 +490,72 @@ def limit(
 
 
 def generate(rules: Rules | str, generator: str = "uniform", seed: int = 0) -> Layout:
-    """One seeded layout (``uniform``: every valid layout equally likely)."""
+    """One seeded layout (``battleship layout``).
+
+    Parameters
+    ----------
+    rules : Rules or str
+        The rules, or a preset name.
+    generator : str
+        How it is drawn: ``uniform`` (every valid layout equally likely), ``sequential``,
+        ``r-blog``, ``contest``, ``edge``, ``clustered`` or ``spread``.
+    seed : int
+        The same seed gives the same layout.
+
+    Returns
+    -------
+    Layout
+        The layout.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> print(bs.generate("standard", seed=7).text())
+    PP......../........../.......D../.......D../.......D../.........S/.........S/.........S/....CCCCC./BBBB......
+    """
     seed = check_seed(seed)
     with notice():
         return generators.generate(_rules(rules), generator, seed, 1)[0]
 
 
 def shooter_names() -> list[str]:
-    """Every registered shooter's name."""
+    """Every registered shooter's name (``battleship shooters`` says what each does).
+
+    Returns
+    -------
+    list of str
+        The names, in the order they were registered.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.shooter_names()[:4]
+    ['random', 'hunt-target', 'hunt-target-parity', 'density']
+    """
     return names()
 
 
 @dataclass(frozen=True)
 class ShooterReport:
-    """What :func:`check_shooter` checked: for each rule set, ``"passed"`` or why the shooter refuses it."""
+    """What :func:`check_shooter` checked: for each rule set, ``"passed"`` or why the shooter refuses it.
+
+    Attributes
+    ----------
+    shooter : str
+        The shooter's name.
+    kernel : str or None
+        ``"exactly"`` when its kernel played the class's very games, shot for shot; None without one.
+    games : int
+        Games played per rule set (twice each, to check the same seed gives the same game).
+    rules : dict of str to str
+        By rule set's name, ``"passed"`` or ``"refuses: ..."``.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.check_shooter("hunt-target", games=2).passed
+    ['standard', 'pirates']
+    """
 
     shooter: str
     kernel: str | None  # "exactly": its kernel played the class's very games, shot for shot; None: no kernel
@@ -302,8 +577,34 @@ def check_shooter(
 ) -> ShooterReport:
     """Check a shooter keeps the protocol (and its kernel agrees with its class) on each rule set.
 
-    Raises :class:`battleship.shooters.check.ShooterCheckError` on the first fault; otherwise returns
-    what it checked. Default rules: standard and pirates. See :mod:`battleship.shooters.check`.
+    Parameters
+    ----------
+    name : str or ShooterSpec
+        A registered shooter's name, or a spec (a class named outright: ``file.py:Class``).
+    rules : list of Rules, optional
+        The rule sets (default: standard and pirates).
+    options : Options, optional
+        The options to check it with.
+    games : int
+        Games per rule set.
+    seed : int
+        Seeds the games.
+
+    Returns
+    -------
+    ShooterReport
+        What was checked.
+
+    Raises
+    ------
+    ShooterCheckError
+        The first fault (:func:`battleship.shooters.check.check_shooter` says what is checked).
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.check_shooter("random", games=1)
+    ShooterReport(shooter='random', kernel='exactly', games=1, rules={'standard': 'passed', 'pirates': 'passed'})
     """
     seed = check_seed(seed)
     from battleship.rules import preset

@@ -7,7 +7,9 @@ The Dunman High paper uses ``(x, y)`` with ``(1, 1)`` at the bottom-left.
 
 Wherever the Python API takes a cell it takes it any usual way (:data:`CellLike`): a name
 (``"E5"`` or ``"e5"``), a ``(row, col)`` pair from 0, or the index (``44``); :func:`to_cell` reads
-all three, and refuses ``True``/``False``, which Python would otherwise take for 1 and 0.
+all three, and refuses ``True``/``False``, which Python would otherwise take for 1 and 0. Where it
+hands cells back to a person (:meth:`battleship.inference.Posterior.best`) they are :class:`Cell`:
+the index, which prints as its name.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from typing import Protocol, TypeAlias
 from battleship.errors import BattleshipError
 
 CellLike: TypeAlias = int | str | tuple[int, int]
-"""A cell as the Python API takes it: ``"E5"``/``"e5"``, ``(row, col)`` from 0, or the index ``row * cols + col``."""
+"""A cell as the Python API takes it: a name (``"E5"``, ``"e5"``), a ``(row, col)`` pair from 0, or
+the index ``row * cols + col`` (an ``int``, NumPy integers too)."""
 
 
 class Board(Protocol):
@@ -36,6 +39,50 @@ class Board(Protocol):
 ROW_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # strict: ASCII letters and digits only, no spaces, no leading zero (A1, not " A1", "A01" or "A١")
 _NAME = re.compile(r"([A-Za-z]{1,2})([1-9][0-9]{0,2})")
+
+
+class Cell(int):
+    """A cell index that knows its board's width, so that it prints as its name.
+
+    It is the plain index for everything else: it compares, hashes, indexes and counts as the
+    ``int`` it is (``Cell(55, 10) == 55``), so code that reads cells as ints reads it unchanged;
+    arithmetic on it gives plain ints.
+
+    Parameters
+    ----------
+    index : int
+        The cell, ``row * cols + col``.
+    cols : int
+        The number of columns of its board.
+
+    Examples
+    --------
+    >>> cell = Cell(55, 10)
+    >>> cell
+    F6
+    >>> cell == 55, cell.name, f"fire at {cell}", cell + 1
+    (True, 'F6', 'fire at F6', 56)
+    """
+
+    cols: int
+
+    def __new__(cls, index: int, cols: int) -> Cell:
+        cell = super().__new__(cls, index)
+        cell.cols = cols
+        return cell
+
+    @property
+    def name(self) -> str:
+        """The cell's name, like ``F6``."""
+        return cell_name(int(self), self.cols)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> tuple[type[Cell], tuple[int, int]]:
+        return (Cell, (int(self), self.cols))
 
 
 def bit(cell: int) -> int:
@@ -64,10 +111,28 @@ def row_name(row: int) -> str:
 
 
 def cell_name(cell: CellLike, board: Board | int) -> str:
-    """Milton Bradley name of a cell, like ``B7``: ``cell_name(16, rules)``, or ``cell_name(16, cols)``.
+    """The Milton Bradley name of a cell, like ``B7``: a row letter from the top, a column from 1.
 
-    Given the rules, any :data:`CellLike` is taken and checked against the board; given a column
-    count (the form the engines use), ``cell`` is an index.
+    Parameters
+    ----------
+    cell : CellLike
+        The cell: given the rules, any form, checked against the board; given a column count (the
+        form the engines use), its index.
+    board : Rules or int
+        The rules, or the board's number of columns.
+
+    Returns
+    -------
+    str
+        The name (rows past Z are AA, AB, ...).
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.cell_name(16, bs.preset("standard")), bs.cell_name((4, 4), bs.preset("standard"))
+    ('B7', 'E5')
+    >>> bs.cell_name(16, 10)
+    'B7'
     """
     if isinstance(board, int):
         row, col = divmod(cell, board) if isinstance(cell, int) else divmod(_index_of(cell), board)
@@ -106,10 +171,36 @@ def allowed(rows: int, cols: int) -> str:
 def to_cell(value: CellLike, board: Board | int, cols: int | None = None) -> int:
     """The index of a cell given any usual way, checked to be on the board: the one reader of cells.
 
-    ``value``: a name (``"E5"``, ``"e5"``), a ``(row, col)`` pair from 0, or the index (NumPy
-    integers too); ``board``: the rules, or the number of rows (then ``cols`` too). Anything else,
-    a bool included, or a cell off the board, raises :class:`~battleship.errors.BattleshipError`
-    in one line naming the value and what is allowed.
+    Parameters
+    ----------
+    value : CellLike
+        A name (``"E5"``, ``"e5"``), a ``(row, col)`` pair from 0, or the index (NumPy integers too).
+    board : Rules or int
+        The rules, or the number of rows (then ``cols`` too).
+    cols : int, optional
+        The number of columns, when ``board`` is the number of rows.
+
+    Returns
+    -------
+    int
+        ``row * cols + col``.
+
+    Raises
+    ------
+    BattleshipError
+        Anything else, a bool included, or a cell off the board, in one line naming the value and
+        what is allowed.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> rules = bs.preset("standard")
+    >>> bs.to_cell("E5", rules), bs.to_cell("e5", rules), bs.to_cell((4, 4), rules), bs.to_cell(44, rules)
+    (44, 44, 44, 44)
+    >>> bs.to_cell("K1", rules)
+    Traceback (most recent call last):
+    ...
+    battleship.errors.BattleshipError: cell 'K1' is off the 10x10 board: use A1..J10, (row, col) with 0 <= row < 10 and 0 <= col < 10, or 0..99
     """
     rows, cols = _shape(board, cols)
     if type(value) is int and 0 <= value < rows * cols:  # the engines' hot path
@@ -133,9 +224,33 @@ def to_cell(value: CellLike, board: Board | int, cols: int | None = None) -> int
 
 
 def parse_cell(text: str, board: Board | int, cols: int | None = None) -> int:
-    """Read a cell name like ``B7`` (or ``b7``): ``parse_cell("B7", rules)`` or ``parse_cell("B7", rows, cols)``.
+    """Read a cell name like ``B7`` (or ``b7``), strictly: a name only, as files and bots write it
+    (:func:`to_cell` takes any form).
 
-    Strict, for names read from files and bots: a name only (:func:`to_cell` takes any form).
+    Parameters
+    ----------
+    text : str
+        The name.
+    board : Rules or int
+        The rules, or the number of rows (then ``cols`` too).
+    cols : int, optional
+        The number of columns, when ``board`` is the number of rows.
+
+    Returns
+    -------
+    int
+        The cell's index.
+
+    Raises
+    ------
+    BattleshipError
+        Not a name, or off the board.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.parse_cell("B7", bs.preset("standard")), bs.parse_cell("b7", 10, 10)
+    (16, 16)
     """
     rows, cols = _shape(board, cols)
     if not isinstance(text, str):

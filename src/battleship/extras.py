@@ -3,7 +3,8 @@
 ``pip install battleship`` brings the game, the inference, the shooters, the lab and the command line
 (NumPy, Numba, Typer, Rich). The rest is installed on demand:
 
-- ``web``: the web app (``battleship serve``): FastAPI, uvicorn, SQLAlchemy, limits;
+- ``web``: the web app (``battleship serve``): FastAPI, uvicorn, SQLAlchemy, limits, Alembic;
+- ``postgres``: the web app on PostgreSQL (several processes on one store): psycopg;
 - ``cluster``: ``--cluster``, games on a Dask cluster: Dask, distributed;
 - ``rl``: the environments for learning agents (:mod:`battleship.envs`): Gymnasium, PettingZoo;
 - ``arena``: the arena's ratings (``battleship arena --ratings``): openskill;
@@ -23,7 +24,8 @@ from battleship.errors import BattleshipError
 # extra -> (what needs it, the subject of "... needs the extra", and the modules it provides, in the order
 # they are looked for)
 EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "web": ("the web app", ("fastapi", "uvicorn", "sqlalchemy", "limits")),
+    "web": ("the web app", ("fastapi", "uvicorn", "sqlalchemy", "limits", "alembic")),
+    "postgres": ("the web app on PostgreSQL", ("psycopg",)),
     "cluster": ("--cluster", ("dask", "distributed")),
     "rl": ("battleship.envs (the learning environments)", ("gymnasium", "pettingzoo")),
     "arena": ("rating bots (arena --ratings)", ("openskill",)),

@@ -11,35 +11,75 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, overload, runtime_checkable
 
 from battleship.cells import CellLike, cell_name, iter_cells, to_cell
 from battleship.errors import BattleshipError, IllegalShot, NotationError
 from battleship.layout import Layout, split_rows
 from battleship.noise import Coins, referee_seed
 from battleship.rules import Answers, Rules, Sinks, Telling
+from battleship.words import counted
 
 if TYPE_CHECKING:
     import numpy as np
 
 
 class Outcome(str, Enum):
-    """The referee's answer to one shot."""
+    """The referee's answer to one shot.
 
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.Game(bs.generate("standard", seed=7)).fire("A1").outcome
+    <Outcome.HIT: 'hit'>
+    """
+
+    #: ``"miss"``: water.
     MISS = "miss"
+    #: ``"hit"``: a ship, not yet sunk (or sunk, under rules that never say so).
     HIT = "hit"
+    #: ``"sunk"``: the shot completed a ship, under rules that say so.
     SUNK = "sunk"
 
 
 @dataclass(frozen=True)
 class Shot:
-    """One shot and its answer: ``ship`` is named only under ``named``/``revealed`` rules,
-    ``cells`` (the sunk ship's bitboard) only under ``revealed``."""
+    """One shot and its answer, as the referee gives it (:meth:`Game.fire`).
+
+    Attributes
+    ----------
+    cell : int
+        The cell fired at, ``row * cols + col``.
+    outcome : Outcome
+        Miss, hit or sunk.
+    ship : int or None
+        The sunk ship's place in the fleet, named only under ``named`` and ``revealed`` sink rules.
+    cells : int
+        The sunk ship's cells as a bitboard, shown only under ``revealed`` rules (else 0).
+    cols : int
+        The board's width, which the referee gives so that the shot names its cell; not part of
+        the answer (equality and hashing leave it out), 0 when not known.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> game = bs.Game(bs.generate("standard", seed=7))
+    >>> game.fire("E5")
+    E5 miss
+    >>> game.fire("A1").outcome
+    <Outcome.HIT: 'hit'>
+    """
 
     cell: int
     outcome: Outcome
     ship: int | None = None
     cells: int = 0
+    cols: int = field(default=0, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        where = cell_name(self.cell, self.cols) if self.cols else f"cell {self.cell}"
+        named = f" (ship {self.ship})" if self.ship is not None else ""
+        return f"{where} {self.outcome.value}{named}"
 
 
 @dataclass(frozen=True)
@@ -52,6 +92,16 @@ class Volley:
     shots hit (``hits``); under both, the sinkings are said for the whole salvo, as the sink rule
     lets the referee: how many (``sunk_count``, from ``sunk`` rules on), which (``sunk``, from
     ``named`` on), and where (``revealed``, the sunk ships' cells, aligned with ``sunk``).
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> game = bs.Game(bs.generate("salvo-count", seed=7))
+    >>> volley = game.fire(["A1", "A2", "E5", "G7", "J10"])
+    >>> volley
+    A1 A2 E5 G7 J10: 2 hits, 1 sunk
+    >>> volley.hits, volley.sunk
+    (2, (4,))
     """
 
     cells: tuple[int, ...]
@@ -61,11 +111,20 @@ class Volley:
     sunk: tuple[int, ...] = ()
     sunk_count: int = 0
     revealed: tuple[int, ...] = ()
+    # the board's width, so that the salvo names its cells; not part of the answer (as for Shot)
+    cols: int = field(default=0, repr=False, compare=False)
 
     @property
     def mask(self) -> int:
         """Bitboard of the cells fired."""
         return _mask(self.cells)
+
+    def __repr__(self) -> str:
+        if self.shots:
+            return ", ".join(map(repr, self.shots))
+        cells = " ".join(cell_name(c, self.cols) if self.cols else str(c) for c in self.cells)
+        sunk = f", {self.sunk_count} sunk" if self.sunk_count else ""
+        return f"{cells}: {self.hits} hit{'s' * (self.hits != 1)}{sunk}"
 
 
 @dataclass(frozen=True)
@@ -75,6 +134,31 @@ class Observation:
     The one board value type: shooters, the calculator and the web app all read it. Like a chess
     board's FEN, :meth:`text` is the position without the order of the shots, and
     :meth:`from_text` reads it back (``Observation.from_text(o.text(), rules).text() == o.text()``).
+    A game's is :attr:`Game.observation`; ``Observation(rules)`` is the open board.
+
+    Parameters
+    ----------
+    rules : Rules
+        The rules being played.
+    shots : tuple of Shot
+        Every shot answered on its own, in order.
+    volleys : tuple of Volley
+        Under salvo rules, every turn in order.
+    pending : tuple of int
+        Cells chosen for the salvo being aimed, not fired yet.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> game = bs.Game(bs.generate("standard", seed=7))
+    >>> _ = game.fire("E5"), game.fire("A1")
+    >>> board = game.observation
+    >>> board
+    <Observation standard 10x10: 2 shots (1 hit, 0 sunk), the last A1 hit>
+    >>> board.text()[:22]
+    'x........./........../'
+    >>> bs.Observation.from_text(board.text(), board.rules).text() == board.text()
+    True
     """
 
     rules: Rules
@@ -99,10 +183,10 @@ class Observation:
 
     def __repr__(self) -> str:
         rules = self.rules
-        said = f"{len(self.shots)} shot{'s' * (len(self.shots) != 1)}"
+        said = counted(len(self.shots), "shot")
         if self.volleys:
             fired = sum(len(v.cells) for v in self.volleys)
-            said = f"{len(self.volleys)} salvo{'s' * (len(self.volleys) != 1)} of {fired} shots"
+            said = f"{counted(len(self.volleys), 'salvo')} of {counted(fired, 'shot')}"
         elif self.shots:
             hits, sunk = self.hit_mask.bit_count(), len(self.sinks)
             last = self.shots[-1]
@@ -210,6 +294,23 @@ class Observation:
         return [cell_name(s.cell, self.rules.cols) for s in self.shots]
 
 
+def _is_salvo(target: object) -> bool:
+    """True for several cells (a list, a set, a tuple of names...), False for one cell in any form."""
+    if isinstance(target, str | int) or not isinstance(target, Iterable):
+        return False
+    if isinstance(target, tuple) and len(target) == 2 and not any(isinstance(v, str | tuple) for v in target):
+        return False  # (row, col)
+    return not hasattr(target, "__index__")  # a NumPy integer is one cell
+
+
+def _named(target: CellLike, rules: Rules) -> str:
+    """A cell as the user would write it in a message: its name if it is one, else as given."""
+    try:
+        return repr(cell_name(to_cell(target, rules), rules.cols))
+    except BattleshipError:
+        return repr(target)
+
+
 def _mask(cells: Iterable[int]) -> int:
     out = 0
     for cell in cells:
@@ -225,10 +326,27 @@ def _mask_of(masks: Iterable[int]) -> int:
 
 
 class Game:
-    """A referee for one hidden layout. ``fire`` answers; ``observation`` is all a shooter sees.
+    """A referee for one hidden layout: :meth:`fire` answers, :attr:`observation` is all a shooter sees.
 
-    It takes the layout it hides, not rules: ``Game(bs.generate(rules, seed=7))`` hides a uniformly
-    random one (a random layout needs a seed, so that the game can be played again).
+    Parameters
+    ----------
+    layout : Layout
+        The layout it hides (not rules: ``Game(bs.generate(rules, seed=7))`` hides a uniformly random
+        one, drawn from a seed so that the game can be played again).
+
+    Raises
+    ------
+    BattleshipError
+        Anything but a :class:`~battleship.layout.Layout`, saying how to get one.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> game = bs.Game(bs.generate("standard", seed=7))
+    >>> game.fire("E5"), game.fire((0, 0)), game.fire(1)
+    (E5 miss, A1 hit, A2 sunk (ship 4))
+    >>> game
+    <Game under way: <Observation standard 10x10: 3 shots (2 hit, 1 sunk), the last A2 sunk>>
     """
 
     def __init__(self, layout: Layout, seed: int | None = None):
@@ -302,20 +420,81 @@ class Game:
         """The board as the shooter sees it (the hidden ships stay hidden), for notebooks."""
         return self._observation._repr_svg_()
 
-    def fire(self, target: CellLike) -> Shot:
-        """Answer a shot at ``target`` (``"E5"``, ``"e5"``, ``(4, 4)`` or ``44``); refuses cells off the
-        board, repeats, and shots after the game is over. Under salvo rules that answer each shot it
-        is a salvo of one; where salvos are answered whole, :meth:`fire_salvo` is the way to fire."""
-        if self.rules.salvo is not None:
-            if not self.rules.answered_each:
+    @overload
+    def fire(self, target: CellLike) -> Shot: ...
+
+    @overload
+    def fire(self, target: list[CellLike]) -> Volley: ...
+
+    def fire(self, target: CellLike | list[CellLike]) -> Shot | Volley:
+        """Fire one shot, or under salvo rules a whole salvo, and return the referee's answer.
+
+        Parameters
+        ----------
+        target : CellLike or list of CellLike
+            A cell (``"E5"``, ``"e5"``, ``(4, 4)`` or ``44``), or under salvo rules the list of the
+            turn's cells, as many as :meth:`turn_size` says.
+
+        Returns
+        -------
+        Shot or Volley
+            The answer to the shot (:class:`Shot`), or to the salvo (:class:`Volley`).
+
+        Raises
+        ------
+        IllegalShot
+            A cell off the board or fired at already, a shot after the game is over, one cell
+            where the rules fire several a turn, or a salvo of the wrong size:
+            :meth:`fire_salvo` fires a salvo of any size on purpose.
+
+        Examples
+        --------
+        >>> import battleship as bs
+        >>> game = bs.Game(bs.generate("standard", seed=7))
+        >>> game.fire("E5")
+        E5 miss
+        >>> salvo = bs.Game(bs.generate("salvo", seed=7))
+        >>> salvo.fire(["A1", "C3", "E5", "G7", "J10"])
+        A1 hit, C3 miss, E5 miss, G7 miss, J10 miss
+        """
+        rules = self.rules
+        if _is_salvo(target):
+            assert isinstance(target, Iterable)
+            return self._fire_turn(list(target))
+        assert not isinstance(target, list)
+        if rules.salvo is not None:
+            name = _named(target, rules)
+            if not rules.answered_each:
                 raise IllegalShot(
-                    f"these rules answer a whole salvo ({self.rules.answers.value}), not a shot: use fire_salvo"
+                    f"these rules answer a whole salvo ({rules.answers.value}), not a shot: fire the turn's "
+                    f"cells together, fire([{name}, ...]) or fire_salvo([{name}, ...])"
+                )
+            size = self.turn_size()
+            if size > 1:
+                raise IllegalShot(
+                    f"these rules fire {size} shots a turn, not one: fire([{name}, ...]) fires them together "
+                    f"(fire_salvo([{name}]) fires a salvo of one on purpose)"
                 )
             return self.fire_salvo([target]).shots[0]
         cell = self._checked([target])[0]
         shot = self._answer(cell)
         self._observation = self._observation.after(shot)
         return shot
+
+    def _fire_turn(self, targets: list[CellLike]) -> Volley:
+        """A salvo fired with :meth:`fire`: exactly the turn's size (:meth:`fire_salvo` takes any)."""
+        rules = self.rules
+        if rules.salvo is None:
+            raise IllegalShot(
+                f"these rules fire one shot a turn, not a salvo of {len(targets)}: fire one cell"
+            )
+        size = self.turn_size()
+        if len(targets) != size and not self.over:
+            raise IllegalShot(
+                f"this turn fires {size} shot{'s' * (size != 1)}, not {len(targets)}: "
+                "fire_salvo(cells) fires a salvo of another size on purpose"
+            )
+        return self.fire_salvo(targets, len(targets))
 
     def fire_salvo(self, targets: Iterable[CellLike], size: int | None = None) -> Volley:
         """Answer a salvo: every cell of ``targets`` fired together (``size`` of them, when given),
@@ -336,6 +515,7 @@ class Game:
                 sunk=sunk,
                 sunk_count=sum(s.outcome is Outcome.SUNK for s in shots),
                 revealed=tuple(s.cells for s in shots if s.cells),
+                cols=rules.cols,
             )
         else:
             volley = self._answer_whole(cells)
@@ -386,6 +566,7 @@ class Game:
             sunk=sunk if named else (),
             sunk_count=len(sunk) if rules.sinks is not Sinks.NONE else 0,
             revealed=tuple(layout.masks[i] for i in sunk) if rules.sinks is Sinks.REVEALED else (),
+            cols=rules.cols,
         )
 
     def _answer(self, cell: int) -> Shot:
@@ -395,12 +576,12 @@ class Game:
             return self._noisy_answer(cell)
         ship = self._layout.ship_at(cell)
         if ship is None:
-            shot = Shot(cell, Outcome.MISS)
+            shot = Shot(cell, Outcome.MISS, cols=rules.cols)
         else:
             self._hit |= 1 << cell
             mask = self._layout.masks[ship]
             sunk = self._hit & mask == mask
-            shot = _announce(rules.sinks, cell, ship, mask) if sunk else Shot(cell, Outcome.HIT)
+            shot = _announce(rules, cell, ship, mask) if sunk else Shot(cell, Outcome.HIT, cols=rules.cols)
         return shot
 
     def _noisy_answer(self, cell: int) -> Shot:
@@ -416,31 +597,49 @@ class Game:
         flipped = self._coins.flips(cell, visit, noise.flip)
         ship = self._layout.ship_at(cell)
         if ship is None:
-            return Shot(cell, Outcome.HIT if flipped else Outcome.MISS)
+            return Shot(cell, Outcome.HIT if flipped else Outcome.MISS, cols=rules.cols)
         first = not self._hit >> cell & 1
         self._hit |= 1 << cell
         mask = self._layout.masks[ship]
         if first and self._hit & mask == mask and rules.sinks is not Sinks.NONE:
             if flipped and noise.sinkings is Telling.NOISY:
-                return Shot(cell, Outcome.MISS)
-            return _announce(rules.sinks, cell, ship, mask)
-        return Shot(cell, Outcome.MISS if flipped else Outcome.HIT)
+                return Shot(cell, Outcome.MISS, cols=rules.cols)
+            return _announce(rules, cell, ship, mask)
+        return Shot(cell, Outcome.MISS if flipped else Outcome.HIT, cols=rules.cols)
 
 
-def _announce(sinks: Sinks, cell: int, ship: int, mask: int) -> Shot:
+def _announce(rules: Rules, cell: int, ship: int, mask: int) -> Shot:
     """The answer to a shot that completes a ship, as much as the rules let the referee say."""
+    sinks, cols = rules.sinks, rules.cols
     if sinks is Sinks.NONE:
-        return Shot(cell, Outcome.HIT)
+        return Shot(cell, Outcome.HIT, cols=cols)
     if sinks is Sinks.SUNK:
-        return Shot(cell, Outcome.SUNK)
+        return Shot(cell, Outcome.SUNK, cols=cols)
     if sinks is Sinks.NAMED:
-        return Shot(cell, Outcome.SUNK, ship)
-    return Shot(cell, Outcome.SUNK, ship, mask)
+        return Shot(cell, Outcome.SUNK, ship, cols=cols)
+    return Shot(cell, Outcome.SUNK, ship, mask, cols=cols)
 
 
 @runtime_checkable
 class Shooter(Protocol):
-    """A strategy. It is reset for each game and asked for one cell at a time."""
+    """A strategy: anything with ``name``, ``reset`` and ``next_shot``; reset for each game and asked
+    for one cell at a time (:func:`battleship.make <battleship.shooters.make>` builds the registered ones).
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> class Reading:
+    ...     name = "reading-order"
+    ...     def reset(self, rules, rng):
+    ...         self.next = 0
+    ...     def next_shot(self, observation):
+    ...         self.next += 1
+    ...         return self.next - 1
+    >>> isinstance(Reading(), bs.Shooter)
+    True
+    >>> bs.play(bs.generate("standard", seed=7), Reading()).turns
+    94
+    """
 
     name: str
 
@@ -473,7 +672,28 @@ def choose_salvo(shooter: Shooter, observation: Observation, size: int) -> tuple
 @dataclass(frozen=True)
 class Record:
     """A finished game: the layout that was hidden, who shot, and every shot (every salvo under
-    salvo rules, where ``shots`` holds the shots answered one by one)."""
+    salvo rules, where ``shots`` holds the shots answered one by one).
+
+    Parameters
+    ----------
+    layout : Layout
+        The layout that was hidden.
+    shooter : str
+        Who shot, as the commands name it (``density:skew=20``).
+    shots : tuple of Shot
+        Every shot answered on its own, in order.
+    volleys : tuple of Volley
+        Under salvo rules, every turn in order.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> record = bs.play(bs.generate("standard", seed=7), "density", seed=1)
+    >>> record
+    <Record density on standard 10x10: sank the fleet in 52 shots>
+    >>> record.turns, record.shots[0]
+    (52, E5 miss)
+    """
 
     layout: Layout
     shooter: str
@@ -503,9 +723,9 @@ class Record:
     def __repr__(self) -> str:
         rules = self.layout.rules
         done = "sank the fleet" if _sank_all(self) else "stopped"
-        took = f"{len(self.shots)} shots"
+        took = counted(len(self.shots), "shot")
         if rules.salvo is not None:
-            took = f"{self.turns} salvos ({self.fired} shots)"
+            took = f"{counted(self.turns, 'salvo')} ({counted(self.fired, 'shot')})"
         return f"<Record {self.shooter} on {rules.name} {rules.rows}x{rules.cols}: {done} in {took}>"
 
     def _repr_svg_(self) -> str:
@@ -519,9 +739,9 @@ class Record:
             if self.layout.ship_at(cell) is None:
                 grid[cell // cols][cell % cols] = "o"
         struck = frozenset(c for c in fired if self.layout.ship_at(c) is not None)
-        title = f"{self.shooter}: {len(self.shots)} shots"
+        title = f"{self.shooter}: {counted(len(self.shots), 'shot')}"
         if self.layout.rules.salvo is not None:
-            title = f"{self.shooter}: {self.turns} salvos ({self.fired} shots)"
+            title = f"{self.shooter}: {counted(self.turns, 'salvo')} ({counted(self.fired, 'shot')})"
         return grid_svg(grid, self.layout.rules.symbols, ships_shown=True, struck=struck, title=title)
 
 
@@ -659,18 +879,19 @@ class BoardState:
         if self.volleys or not rules.answered_each:
             return Observation(rules, (), self.volleys)
         sink_cells = {cell for cell, _ in self.sunk_at}
-        shots = [Shot(c, Outcome.MISS) for c in iter_cells(self.misses)]
+        cols = rules.cols
+        shots = [Shot(c, Outcome.MISS, cols=cols) for c in iter_cells(self.misses)]
         revealed_cells = 0
         for _ship, mask in self.revealed:
             revealed_cells |= mask
         plain = self.hits & ~revealed_cells
-        shots += [Shot(c, Outcome.HIT) for c in iter_cells(plain) if c not in sink_cells]
+        shots += [Shot(c, Outcome.HIT, cols=cols) for c in iter_cells(plain) if c not in sink_cells]
         for cell, ship in self.sunk_at:
-            shots.append(Shot(cell, Outcome.SUNK, ship))
+            shots.append(Shot(cell, Outcome.SUNK, ship, cols=cols))
         for ship, mask in self.revealed:
             cells = list(iter_cells(mask))
-            shots += [Shot(c, Outcome.HIT) for c in cells[:-1]]
-            shots.append(Shot(cells[-1], Outcome.SUNK, ship, mask))
+            shots += [Shot(c, Outcome.HIT, cols=cols) for c in cells[:-1]]
+            shots.append(Shot(cells[-1], Outcome.SUNK, ship, mask, cols=cols))
         # revealed ships' plain hits must come before any sinking shot that could claim them
         first_sink = (
             next(i for i, s in enumerate(shots) if s.outcome is Outcome.SUNK)
@@ -920,6 +1141,7 @@ def _read_volley(
         sunk=tuple(sunk) if named else (),
         sunk_count=len(sunk),
         revealed=revealed,
+        cols=rules.cols,
     )
 
 

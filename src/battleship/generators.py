@@ -360,7 +360,7 @@ def draw(
 
 
 def to_layout(rules: Rules, row: np.ndarray) -> Layout:
-    """A row of placement indices as a :class:`Layout`."""
+    """A row of placement indices as a :class:`~battleship.layout.Layout`."""
     masks = tables(rules).masks
     return Layout(rules, tuple(masks[int(p)] for p in row))
 

@@ -5,8 +5,8 @@ Every compiled function of the package is declared with this module's :func:`nji
 but ``cache=True`` keeps the machine code in two stores instead of Numba's one:
 
 - **the package's own**, the folder ``battleship/_kernels``: written when the package is built (``pip
-  install``, ``pip wheel``, ``make``: :mod:`battleship.lab.warmup` calls every kernel once, see
-  :func:`build`), and only read afterwards. Its ``manifest.json`` says which Python, Numba and CPU
+  install``, ``pip wheel``, ``make``: :func:`battleship.lab.warmup.build_package` calls every kernel
+  once), and only read afterwards. Its ``manifest.json`` says which Python, Numba and CPU
   target it was compiled for; it is used only where they match, so a wheel built on one machine
   loads on another only when it was built for a target that machine runs (``BATTLESHIP_KERNEL_TARGET``
   below), and is otherwise left alone;
@@ -34,6 +34,7 @@ import hashlib
 import inspect
 import json
 import os
+import pickle
 import sys
 import threading
 import warnings
@@ -57,8 +58,7 @@ from battleship import waiting
 config: Any = numba_config  # Numba's settings, read from its NUMBA_* environment variables
 PACKAGE_STORE = Path(__file__).with_name("_kernels")
 MANIFEST = "manifest.json"
-TARGET_VARIABLE = "BATTLESHIP_KERNEL_TARGET"
-# set by the build (build()): compiled kernels go to the package's store, whose own entries are the
+# set by the build (lab.warmup.build_package): compiled kernels go to the package's store, whose own entries are the
 # only ones looked at, so that everything the build reaches is compiled into it
 BUILD_VARIABLE = "BATTLESHIP_KERNELS_BUILD"
 # the CPU features each x86-64 micro-architecture level requires (the x86-64 psABI), as LLVM names them
@@ -116,6 +116,10 @@ class Manifest:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
+    def built_for(self) -> tuple[str, str, str]:
+        """The Python, Numba and target the store was compiled for."""
+        return self.python, self.numba, self.target
+
     def current(self, target: str) -> bool:
         """Whether the store holds what a build for ``target`` would compile now: the same Python, Numba
         and target, and the same content of every module the build loaded."""
@@ -140,6 +144,7 @@ class Manifest:
         return f"this CPU lacks {', '.join(missing)} ({self.target})" if missing else None
 
 
+@cache
 def package_status() -> tuple[Manifest | None, str | None]:
     """The package's store: its manifest (None if there is none) and why it is not used (None if it is)."""
     manifest = Manifest.read()
@@ -291,12 +296,45 @@ def write_manifest(target: str) -> Manifest:
     root = PACKAGE_STORE.parent
     loaded = (Path(getattr(m, "__file__", None) or "") for m in list(sys.modules.values()))
     files = tuple(sorted({p.relative_to(root).as_posix() for p in loaded if p.is_relative_to(root)}))
+    prune_store()
     kernels = sum(1 for _ in PACKAGE_STORE.rglob("*.nbc"))
     manifest = Manifest(
         python_version(), numba.__version__, target, _host_magic(), kernels, sources_digest(files), files
     )
     manifest.write()
     return manifest
+
+
+def prune_store(folder: Path = PACKAGE_STORE) -> None:
+    """Remove what no current source can load: the indexes of a changed or missing source file (or of
+    another Numba), and the compiled code no index names."""
+    root = folder.parent
+    for module in (m for m in folder.iterdir() if m.is_dir()):
+        source = root.joinpath(*module.name.split(".")[1:]).with_suffix(".py")
+        stamp = _source_stamp(str(source)) if source.is_file() else None
+        named: set[str] = set()
+        for index in module.glob("*.nbi"):
+            try:
+                with open(index, "rb") as f:
+                    version = pickle.load(f)
+                    stamp_then, overloads = pickle.loads(f.read())
+            except (
+                OSError,
+                EOFError,
+                ValueError,
+                TypeError,
+                AttributeError,
+                ImportError,
+                pickle.UnpicklingError,
+            ):
+                version = stamp_then = overloads = None
+            if version != numba.__version__ or stamp_then != stamp or not isinstance(overloads, dict):
+                index.unlink()
+                continue
+            named.update(overloads.values())
+        for data in module.glob("*.nbc"):
+            if data.name not in named:
+                data.unlink()
 
 
 def _tuple(value: Any) -> Any:
@@ -323,6 +361,7 @@ class _Announcer:
         self.depth = 0  # compiles under way, nested (a kernel compiles the functions it calls)
         self.widened = 0  # notice() blocks open
         self.functions = 0
+        self.total = 0  # every function compiled in this process (compiles())
         self.said: contextlib.AbstractContextManager[waiting.Wait] | None = None
         self.wait: waiting.Wait | None = None
 
@@ -333,7 +372,10 @@ class _Announcer:
         with self.lock:
             if self.depth == 0 and (ours or self.widened):
                 self.functions = 0
-                self.said = waiting.said(f"compiling Numba kernels ({HINT})")
+                building = os.environ.get(BUILD_VARIABLE)
+                self.said = waiting.said(
+                    "compiling the package's kernels" if building else f"compiling Numba kernels ({HINT})"
+                )
                 self.wait = self.said.__enter__()
             self.depth += 1
             if self.wait is not None and ours:  # name only ours: Numba's helpers compile too
@@ -344,6 +386,7 @@ class _Announcer:
         with self.lock:
             self.depth -= 1
             self.functions += 1
+            self.total += 1
             if self.wait is not None:
                 self.wait.done_words = f"compiled {self.functions} functions"
             if self.depth == 0 and self.said is not None:
@@ -352,6 +395,12 @@ class _Announcer:
 
 
 _announcer = _Announcer()
+
+
+def compiles() -> int:
+    """How many functions Numba has compiled in this process so far: a timing that saw it change timed a
+    compile, not the code."""
+    return _announcer.total
 
 
 class _Listener(numba_event.Listener):

@@ -22,7 +22,34 @@ def _names(mask: int, cols: int) -> str:
 
 @dataclass(frozen=True)
 class Layout:
-    """One bitboard per ship, in fleet order. Building one checks shape, overlap and spacing."""
+    """Where every ship lies: one bitboard per ship, in fleet order.
+
+    Building one checks each ship's shape, overlaps and the spacing rule; :meth:`from_text` reads one
+    and :func:`battleship.generate <battleship.api.generate>` draws one at random.
+
+    Parameters
+    ----------
+    rules : Rules
+        The rules it is a layout of.
+    masks : tuple of int
+        Each ship's cells as a bitboard (bit ``row * cols + col``), in fleet order.
+
+    Raises
+    ------
+    LayoutError
+        A ship of the wrong shape, two ships overlapping or too close, naming the ships and cells.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> rules = bs.preset("standard")
+    >>> layout = bs.Layout.from_text("CCCCC...../BBBB....../DDD......./SSS......./PP......../"
+    ...                              "........../........../........../........../..........", rules)
+    >>> layout
+    <Layout standard 10x10: C A1-A5, B B1-B4, D C1-C3, S D1-D3, P E1-E2>
+    >>> layout.ship_at("B2"), layout.ship_at("J10")
+    (1, None)
+    """
 
     rules: Rules
     masks: tuple[int, ...]
@@ -100,7 +127,7 @@ class Layout:
 
 
 def check(rules: Rules, masks: tuple[int, ...]) -> None:
-    """Raise :class:`LayoutError` naming the ships and cells when a layout breaks the rules."""
+    """Raise :class:`~battleship.errors.LayoutError` naming the ships and cells when a layout breaks the rules."""
     if len(masks) != len(rules.fleet):
         raise LayoutError(f"the layout places {len(masks)} ships but the fleet has {len(rules.fleet)}")
     halos = _halo_of(rules)

@@ -4,7 +4,7 @@ Layout: rows top to bottom joined by ``/``, one character per cell: ``.`` water 
 Board state (what a shooter has seen): ``.`` unknown, ``o`` miss, ``x`` hit, and for a sunk ship
 its letter (``named`` rules: only on the cell whose shot sank it; ``revealed``: on all its cells)
 or ``#`` under ``sunk`` rules, where no name is given. Either may be spread over several lines, one
-row a line. Each is its value type's own text (:meth:`Layout.from_text`, :meth:`Observation.from_text`,
+row a line. Each is its value type's own text (:meth:`~battleship.layout.Layout.from_text`, :meth:`~battleship.game.Observation.from_text`,
 written in :mod:`battleship.layout` and :mod:`battleship.game`, which import nothing from here);
 the functions below read and write them under their usual names.
 
@@ -46,7 +46,7 @@ from battleship.rules import PRESETS, Rules, from_toml, preset
 
 
 def parse_layout(text: str, rules: Rules) -> Layout:
-    """Read a layout in the one-line (or one-row-a-line) format (:meth:`Layout.from_text`)."""
+    """Read a layout in the one-line (or one-row-a-line) format (:meth:`~battleship.layout.Layout.from_text`)."""
     return Layout.from_text(text, rules)
 
 

@@ -20,28 +20,58 @@ SHIP_SYMBOLS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 class Spacing(str, Enum):
-    """How close two ships may lie."""
+    """How close two ships may lie (``spacing`` in a rules file: its value).
 
-    TOUCH = "touch"  # ships may share edges and corners (the official rules)
-    NO_EDGE = "no-edge"  # ships may meet at a corner but not along an edge
-    NO_CONTACT = "no-contact"  # a margin of one cell all round, corners included (the C# Pirates winner)
+    Examples
+    --------
+    >>> Spacing("no-contact")
+    <Spacing.NO_CONTACT: 'no-contact'>
+    >>> [s.value for s in Spacing]
+    ['touch', 'no-edge', 'no-contact']
+    """
+
+    #: ``"touch"``: ships may share edges and corners (the official rules).
+    TOUCH = "touch"
+    #: ``"no-edge"``: ships may meet at a corner but not along an edge.
+    NO_EDGE = "no-edge"
+    #: ``"no-contact"``: a margin of one cell all round, corners included (the C# Pirates winner).
+    NO_CONTACT = "no-contact"
 
 
 class Sinks(str, Enum):
-    """What the referee says when a shot completes a ship."""
+    """What the referee says when a shot completes a ship (``sinks`` in a rules file: its value).
 
-    NONE = "none"  # only hit or miss (the C# Pirates winner)
-    SUNK = "sunk"  # "you sank a ship", no name
-    NAMED = "named"  # "you sank my Cruiser" (the official rules)
-    REVEALED = "revealed"  # named, and the sunk ship's cells are shown (DataGenetics' diagrams)
+    Examples
+    --------
+    >>> Sinks("named"), preset("pirates").sinks
+    (<Sinks.NAMED: 'named'>, <Sinks.NONE: 'none'>)
+    """
+
+    #: ``"none"``: only hit or miss (the C# Pirates winner).
+    NONE = "none"
+    #: ``"sunk"``: "you sank a ship", no name.
+    SUNK = "sunk"
+    #: ``"named"``: "you sank my Cruiser" (the official rules).
+    NAMED = "named"
+    #: ``"revealed"``: named, and the sunk ship's cells are shown (DataGenetics' diagrams).
+    REVEALED = "revealed"
 
 
 class Answers(str, Enum):
-    """How the referee answers a salvo (several shots fired together)."""
+    """How the referee answers a salvo (several shots fired together; ``answers`` in a rules file).
 
-    EACH = "each"  # every shot answered on its own, as the sink rule says
-    SHIPS = "ships"  # which ships were hit and how many times, never which shot (the paper game)
-    COUNT = "count"  # only how many shots hit ("two hits")
+    Examples
+    --------
+    >>> preset("salvo").answers, preset("salvo-count").answers
+    (<Answers.EACH: 'each'>, <Answers.COUNT: 'count'>)
+    """
+
+    #: ``"each"``: every shot answered on its own, as the sink rule says.
+    EACH = "each"
+    #: ``"ships"``: which ships were hit and how many times, never which shot (the paper game).
+    SHIPS = "ships"
+    #: ``"count"``: only how many shots hit ("two hits").
+    COUNT = "count"
 
 
 SALVO_SIZES = ("afloat", "afloat-cells")
@@ -131,9 +161,26 @@ class Hider:
 class Salvo:
     """Several shots a turn: how many (``shots``) and how they are answered (``answers``).
 
-    ``shots`` is a whole number K, ``"afloat"`` (one shot per ship of the shooter's own fleet still
-    afloat: Milton Bradley's Salvo rules and BattleSalvo) or ``"afloat-cells"`` (one per unhit square
-    of it, the older paper rule). In one-sided play nobody fires back, so the fleet is whole.
+    Parameters
+    ----------
+    shots : int or str
+        A whole number K, ``"afloat"`` (one shot per ship of the shooter's own fleet still afloat:
+        Milton Bradley's Salvo rules and BattleSalvo) or ``"afloat-cells"`` (one per unhit square of
+        it, the older paper rule). In one-sided play nobody fires back, so the fleet is whole.
+    answers : Answers or str
+        How the referee answers a salvo.
+
+    Raises
+    ------
+    RulesError
+        A number of shots below 1, or a value not listed here.
+
+    Examples
+    --------
+    >>> Salvo(5, "count")
+    Salvo(shots=5, answers=<Answers.COUNT: 'count'>)
+    >>> Salvo.from_text("afloat each") == preset("salvo").salvo
+    True
     """
 
     shots: int | str = 1
@@ -172,7 +219,29 @@ class Salvo:
 
 @dataclass(frozen=True)
 class Ship:
-    """A named ship with a one-letter symbol and a shape (a polyomino, straight by default)."""
+    """A named ship with a one-letter symbol and a shape (a polyomino; :meth:`line` makes a straight one).
+
+    Parameters
+    ----------
+    name : str
+        Its name, as the referee says it ("you sank my Cruiser").
+    symbol : str
+        One capital letter, its mark in layouts and board states.
+    cells : tuple
+        Its shape: ``(row, col)`` squares joined edge to edge.
+
+    Raises
+    ------
+    RulesError
+        No name, a symbol that is not one capital letter, or cells that are not one joined shape.
+
+    Examples
+    --------
+    >>> Ship.line("Cruiser", "C", 3).size
+    3
+    >>> Ship("Ell", "L", ((0, 0), (1, 0), (1, 1))).is_straight
+    False
+    """
 
     name: str
     symbol: str
@@ -215,7 +284,41 @@ class Ship:
 
 @dataclass(frozen=True)
 class Rules:
-    """Board size, fleet, spacing rule and sink announcements. Always playable once built."""
+    """Board size, fleet, spacing rule, sink announcements and salvos: always playable once built.
+
+    Most games start from a preset (:func:`preset`, :func:`load`); building rules by hand checks
+    that every ship fits and that some layout of the fleet exists.
+
+    Parameters
+    ----------
+    rows, cols : int
+        The board's size, each from 1 to 64.
+    fleet : tuple of Ship
+        The ships, in the order layouts list them.
+    spacing : Spacing or str
+        How close two ships may lie.
+    sinks : Sinks or str
+        What a sinking shot tells.
+    reflections : bool
+        Whether a ship of an asymmetric shape may also lie mirrored.
+    name : str
+        A name for messages and files (not compared: equal rules under two names are equal).
+    salvo : Salvo, optional
+        Several shots a turn; None, the classic game, fires one.
+
+    Raises
+    ------
+    RulesError
+        A board too small or too large, a ship that fits nowhere, a fleet with no layout.
+
+    Examples
+    --------
+    >>> rules = Rules(6, 6, (Ship.line("Cruiser", "C", 3), Ship.line("Destroyer", "D", 2)))
+    >>> rules
+    <Rules custom: 6x6, fleet C3 D2, spacing touch, sinks named>
+    >>> rules.cells, rules.ship_cells, rules == preset("standard")
+    (36, 5, False)
+    """
 
     rows: int = 10
     cols: int = 10
@@ -698,12 +801,49 @@ def _presets() -> dict[str, tuple[str, Callable[[], Rules]]]:
 
 
 def square(n: int) -> Rules:
-    """The standard fleet on an n x n board (the Dunman High paper's section 7 uses n = 6..15)."""
+    """The standard fleet on an n x n board (the Dunman High paper's section 7 uses n = 6..15).
+
+    Parameters
+    ----------
+    n : int
+        The board's side.
+
+    Returns
+    -------
+    Rules
+        The preset ``square-N``.
+
+    Examples
+    --------
+    >>> square(8)
+    <Rules square-8: 8x8, fleet C5 B4 D3 S3 P2, spacing touch, sinks named>
+    """
     return Rules(n, n, _fleet(STANDARD_FLEET), Spacing.TOUCH, Sinks.NAMED, name=f"square-{n}")
 
 
 def preset(name: str) -> Rules:
-    """A preset by name (``standard``, ``datagenetics``, ``pirates``, ``seabattle``, ``r-blog``, ``square-N``)."""
+    """A rule preset by name (:data:`PRESETS` lists them, as ``battleship rules`` does).
+
+    Parameters
+    ----------
+    name : str
+        ``standard``, ``datagenetics``, ``pirates``, ``seabattle``, ``salvo``, ``square-N``, ...
+
+    Returns
+    -------
+    Rules
+        The preset's rules.
+
+    Raises
+    ------
+    RulesError
+        No preset of that name (the message lists them).
+
+    Examples
+    --------
+    >>> preset("pirates")
+    <Rules pirates: 10x10, fleet C5 B4 D3 S3 P2, spacing no-contact, sinks none>
+    """
     if name in PRESETS:
         return PRESETS[name][1]
     if name.startswith("square-") and name[7:].isdigit():
@@ -712,7 +852,33 @@ def preset(name: str) -> Rules:
 
 
 def load(spec: str | Path) -> Rules:
-    """Rules from a preset name or a TOML file path."""
+    """Rules from a preset name or a TOML file (``battleship rules NAME --toml`` writes one).
+
+    Parameters
+    ----------
+    spec : str or pathlib.Path
+        A preset name, or the path of a rules file (``.toml``).
+
+    Returns
+    -------
+    Rules
+        The rules, checked.
+
+    Raises
+    ------
+    RulesError
+        No such preset or file, or a file that is not valid rules (saying where).
+
+    Examples
+    --------
+    >>> load("standard") == preset("standard")
+    True
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "salvo.toml"
+    >>> _ = path.write_text(preset("salvo").to_toml())
+    >>> load(path) == preset("salvo")
+    True
+    """
     text = str(spec)
     path = Path(text)
     if text.endswith(".toml") or path.is_file():
@@ -823,3 +989,5 @@ class _Presets(Mapping[str, tuple[str, Rules]]):
 
 
 PRESETS: Mapping[str, tuple[str, Rules]] = _Presets(_presets())
+"""The rule presets by name, each with what it is (``battleship rules`` lists them):
+``PRESETS["salvo"] == (description, rules)``; :func:`preset` reads one by name."""

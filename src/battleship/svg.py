@@ -6,6 +6,9 @@ letters down the side and column numbers along the top; given a grid of values i
 unknown cells by them on the viridis scale and adds the scale beside the board (the heat map).
 Each cell is one ``<rect class="cell">``. Nothing here imports NumPy or the engines: the layers
 above hand it plain grids.
+
+Every picture paints its own background and gives every text its colour, so that it reads the same
+on a light page and a dark one (a notebook's dark theme would otherwise draw black labels on black).
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ MISS = "#F8FAFC"
 HIT = "#D55E00"
 SUNK = "#7F2704"
 FIRED = "#C9D3DD"
+PAPER = "#FFFFFF"  # the picture's own background
+INK = "#1F2933"  # titles, row letters, column numbers and the scale's figures
 
 
 def heat_colour(value: float, top: float) -> str:
@@ -93,16 +98,17 @@ def grid_svg(
     y0 = 18 if title else 0
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">'
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11" fill="{INK}">',
+        f'<rect class="background" x="0" y="0" width="{width}" height="{height}" fill="{PAPER}"/>',
     ]
     if title:
-        out.append(f'<text x="{MARGIN}" y="13" font-size="12">{escape(title)}</text>')
+        out.append(f'<text x="{MARGIN}" y="13" font-size="12" fill="{INK}">{escape(title)}</text>')
     for c in range(cols):
         x = MARGIN + c * CELL + CELL / 2
-        out.append(f'<text x="{x:g}" y="{y0 + MARGIN - 7}" text-anchor="middle">{c + 1}</text>')
+        out.append(f'<text x="{x:g}" y="{y0 + MARGIN - 7}" text-anchor="middle" fill="{INK}">{c + 1}</text>')
     for r in range(rows):
         y = y0 + MARGIN + r * CELL + CELL / 2 + 4
-        out.append(f'<text x="{MARGIN - 5}" y="{y:g}" text-anchor="end">{row_name(r)}</text>')
+        out.append(f'<text x="{MARGIN - 5}" y="{y:g}" text-anchor="end" fill="{INK}">{row_name(r)}</text>')
         for c in range(cols):
             out.extend(_cell_svg(grid[r][c], r, c, cols, y0, symbols, ships_shown, heat, top, framed, struck))
     if heat is not None:
@@ -162,6 +168,6 @@ def _legend(rows: int, cols: int, y0: int, top: float) -> list[str]:
     return [
         f'<defs><linearGradient id="scale" x1="0" y1="0" x2="0" y2="1">{stops}</linearGradient></defs>',
         f'<rect class="scale" x="{x}" y="{y}" width="12" height="{height}" fill="url(#scale)"/>',
-        f'<text x="{x + 16}" y="{y + 9}">{100 * top:.0f}%</text>',
-        f'<text x="{x + 16}" y="{y + height}">0%</text>',
+        f'<text x="{x + 16}" y="{y + 9}" fill="{INK}">{100 * top:.0f}%</text>',
+        f'<text x="{x + 16}" y="{y + height}" fill="{INK}">0%</text>',
     ]

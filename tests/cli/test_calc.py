@@ -158,7 +158,7 @@ def test_calc_on_a_finished_game_says_it_is_over_and_names_no_cell():
 def test_calc_best_cells_are_the_density_shooters_without_skew():
     import numpy as np
 
-    from battleship.cli.calc import _best
+    from battleship.inference.calculator import Answer
     from battleship.notation import parse_board
     from battleship.rules import preset
     from battleship.shooters.density import best_cells
@@ -167,8 +167,9 @@ def test_calc_best_cells_are_the_density_shooters_without_skew():
     observation = parse_board(BOARD, rules)
     rng = np.random.default_rng(4)
     for probability in (rng.random((10, 10)), np.full((10, 10), 0.25), np.zeros((10, 10))):
-        assert _best(rules, observation, probability, False) == best_cells(rules, observation, probability)
-        assert _best(rules, observation, probability, True) == best_cells(rules, observation, probability, 20)
+        answer = Answer(observation, probability, True, "rows", 1, 0, None, 0.0, "", 0.0)
+        assert answer.best() == best_cells(rules, observation, probability)
+        assert answer.best(skew=True) == best_cells(rules, observation, probability, 20)
 
 
 def _salvo_board(rules_name: str, salvos: int) -> str:
@@ -202,10 +203,10 @@ def test_calc_reads_salvos_answered_by_a_count_and_says_exact_or_estimated():
 
 
 def test_calc_falls_back_to_monte_carlo_past_the_hit_patterns_it_can_count(monkeypatch):
-    from battleship.cli import calc
+    from battleship.inference import calculator
 
-    monkeypatch.setattr(calc, "SALVO_EXACT_SECONDS", 0.0)
-    monkeypatch.setattr(calc, "SALVO_FALLBACK_SECONDS", 0.5)
+    monkeypatch.setattr(calculator, "SALVO_EXACT_SECONDS", 0.0)
+    monkeypatch.setattr(calculator, "SALVO_FALLBACK_SECONDS", 0.5)
     out = _calc("-r", "salvo-count", _salvo_board("salvo-count", 2), "--json")
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)

@@ -154,6 +154,20 @@ def test_the_board_comes_first_and_the_old_play_order_warns():
     assert battleship.count(record.observation).distinct == 1  # every ship found: one layout left
 
 
+def test_posterior_and_count_refuse_a_game_or_a_layout_naming_game_observation():
+    layout = battleship.generate("standard", seed=7)
+    game = battleship.Game(layout)
+    for call in (battleship.posterior, battleship.count):
+        with pytest.raises(
+            battleship.BattleshipError, match=r"takes an Observation, not a Game: .*game\.observation"
+        ):
+            call(game)
+        with pytest.raises(battleship.BattleshipError, match=r"not a Layout .*game\.observation"):
+            call(layout)
+        with pytest.raises(battleship.BattleshipError, match=r"not a Record: .*record\.observation"):
+            call(battleship.play(layout, "random", seed=1))
+
+
 def test_the_front_door_documents_one_argument_order():
     import inspect
 

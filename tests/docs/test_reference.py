@@ -3,6 +3,7 @@ every command, every shooter, every path of the HTTP API and every name of the f
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -25,6 +26,12 @@ def test_the_shooter_reference_has_every_shooter():
     text = battleship_docs.shooters_markdown()
     for name in names():
         assert f"`{name}`" in text
+    assert not text.startswith("# ")  # the page's own title is the only one ("Shooters" once in the sidebar)
+    prose = re.sub(r"\]\([^)]*\)|`[^`]*`", "", text)  # link targets and code (a command names its script)
+    assert not re.search(r"(?<!\[)\b(?:docs|benchmarks)/[\w./-]+", prose), "a repository path printed as text"
+    assert (
+        "{doc}`/research/" in text and "](https://" in text
+    )  # pages linked, scripts linked on the code host
 
 
 def test_the_http_reference_has_every_operation_of_the_schema():
@@ -40,3 +47,7 @@ def test_the_api_reference_names_every_name_of_the_front_door():
     text = battleship_docs.names_markdown()
     for name in battleship.__all__[1:]:
         assert f"`bs.{name} <" in text
+    rows = dict(re.findall(r"`bs\.(\w+) <[^>]*>` \| (.*) \|", text))
+    assert rows["CellLike"].startswith("A cell as the Python API takes it") and "PEP 604" not in text
+    assert rows["PRESETS"].startswith("The rule presets by name")
+    assert all(rows.values()), [name for name, said in rows.items() if not said]

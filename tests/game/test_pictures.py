@@ -118,3 +118,59 @@ def test_reprs_are_short_and_say_what_matters():
         repr(finished) == f"<Record density on standard 10x10: sank the fleet in {len(finished.shots)} shots>"
     )
     assert all(s.outcome is not Outcome.MISS for s in finished.shots if layout.ship_at(s.cell) is not None)
+
+
+def test_shots_shooters_and_counts_of_one_read_as_a_person_writes_them():
+    game = Game(bs.Layout.from_text(LINE, preset("standard")))
+    assert repr(game.fire("E5")) == "E5 miss"
+    assert repr(game.fire("A1")) == "A1 hit"
+    assert [repr(game.fire(c)) for c in ("I1", "I2")] == ["I1 hit", "I2 sunk (ship 4)"]
+    assert repr(bs.make("density", skew=20)) == "<Shooter density:skew=20>"
+    assert repr(bs.make("density:tie=centre,skew=20")) == "<Shooter density:tie=centre,skew=20>"
+    assert repr(bs.make("random")) == "<Shooter random>"
+    one = Game(bs.Layout.from_text(LINE, preset("standard")))
+    one.fire("E5")
+    assert "1 shot:" in repr(bs.posterior(one.observation)) and "1 shots" not in repr(one.observation)
+    assert "P(ship), 1 shot<" in bs.posterior(one.observation)._repr_svg_()
+    record = Record(bs.Layout.from_text(LINE, preset("standard")), "me", one.observation.shots)
+    assert repr(record).endswith("stopped in 1 shot>")
+    salvo = Game(bs.generate("salvo", seed=7))
+    salvo.fire(["A1", "C3", "E5", "G7", "J10"])
+    assert "1 salvo of 5 shots" in repr(salvo.observation)
+
+
+def _luminance(colour: str) -> float:
+    """WCAG's relative luminance of ``#RRGGBB`` (or the names the pictures use)."""
+    colour = {"white": "#FFFFFF", "black": "#000000"}.get(colour, colour)
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_every_picture_paints_its_background_and_colours_its_text():
+    """Readable on a light notebook and a dark one: nothing is left to the page's colours. Labels and
+    figures stand on the picture's own background at WCAG's 4.5:1; a cell's glyph on its cell at 3:1
+    (bold and large)."""
+    game = _game()
+    result = bs.posterior(game.observation)
+    record = Record(bs.Layout.from_text(LINE, preset("standard")), "me", game.observation.shots)
+    for svg in (result._repr_svg_(), game.observation._repr_svg_(), record._repr_svg_()):
+        root = ET.fromstring(svg)
+        background = root.find(f"{SVG}rect")
+        assert background.get("class") == "background" and background.get("width") == root.get("width")
+        paper = background.get("fill")
+        fills = {(c.get("x"), c.get("y")): c.get("fill") for c in _cells(svg)}
+        for text in root.iter(f"{SVG}text"):
+            ink = text.get("fill")
+            assert ink, f"{text.text!r} has no colour of its own"
+            if text.get("font-weight") == "bold":  # a glyph, on the cell under it
+                x, y = float(text.get("x")) - 12, float(text.get("y")) - 16
+                under = next(f for (cx, cy), f in fills.items() if float(cx) == x and float(cy) == y)
+                assert _contrast(ink, under) >= 3, (text.text, ink, under)
+            else:
+                assert _contrast(ink, paper) >= 4.5, (text.text, ink, paper)

@@ -115,5 +115,31 @@ def test_a_salvo_of_the_wrong_size_or_with_a_cell_twice_is_refused() -> None:
     game.fire_salvo(["A1", "A2", "A3", "A4", "A5"], 5)
     with pytest.raises(IllegalShot, match="A3 has been fired at already"):
         game.fire_salvo(["A3", "B2", "B3", "B4", "B5"], 5)
-    with pytest.raises(IllegalShot, match="use fire_salvo"):
+    with pytest.raises(IllegalShot, match=r"not a shot: .*fire_salvo"):
         Game(bs.generate(preset("salvo-count"), seed=1)).fire("A1")
+
+
+def test_fire_takes_a_list_as_the_turns_salvo_and_refuses_a_short_turn() -> None:
+    game = Game(bs.generate(preset("salvo"), seed=7))
+    volley = game.fire(["A1", "C3", "E5", "G7", "J10"])
+    assert volley.cells == (0, 22, 44, 66, 99) and game.observation.turns == 1
+    assert repr(volley) == "A1 hit, C3 miss, E5 miss, G7 miss, J10 miss"
+    with pytest.raises(IllegalShot, match=r"fire 5 shots a turn, not one: fire\(\['F5', \.\.\.\]\)"):
+        game.fire("F5")  # one cell where the turn is five: said, not taken as a whole turn
+    with pytest.raises(IllegalShot, match=r"this turn fires 5 shots, not 2: fire_salvo"):
+        game.fire(("F5", "F6"))
+    assert game.observation.turns == 1  # nothing refused was taken
+    game.fire_salvo(["F5"])  # a salvo of one, on purpose
+    assert game.observation.turns == 2
+    with pytest.raises(IllegalShot, match="fire_salvo"):
+        Game(bs.generate(preset("salvo-count"), seed=7)).fire("A1")
+    one = Game(bs.generate(preset("standard"), seed=7))
+    with pytest.raises(IllegalShot, match="one shot a turn, not a salvo of 2"):
+        one.fire(["A1", "A2"])
+    assert repr(one.fire((4, 4))) == "E5 miss"  # a (row, col) pair is one cell, not a salvo
+
+
+def test_salvos_answered_whole_say_their_cells_and_hits() -> None:
+    game = Game(bs.generate(preset("salvo-count"), seed=7))
+    volley = game.fire(["A1", "A2", "E5", "G7", "J10"])
+    assert repr(volley) == "A1 A2 E5 G7 J10: 2 hits, 1 sunk"

@@ -1,5 +1,8 @@
 """The exact engine against brute force: every layout replayed against the shots."""
 
+import json
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -334,6 +337,17 @@ def test_the_repr_is_short_and_the_heat_map_is_svg():
     rects = [e.get("class") for e in root.iter("{http://www.w3.org/2000/svg}rect")]
     assert rects.count("cell") == rules.cells and rects.count("scale") == 1
     assert rects.count("frame") == len(best)
+
+
+def test_the_best_cells_print_as_their_names_and_are_still_the_indices():
+    rules = preset("standard")
+    answer = posterior(Observation(rules, (Shot(44, Outcome.MISS),)))
+    best = answer.best()
+    assert repr(best) == "[F6]" and str(best[0]) == "F6" and f"{best[0]}" == "F6"
+    assert best == [55] and best[0] + 1 == 56 and {55: "here"}[best[0]] == "here"
+    assert answer.probability.ravel()[best[0]] == answer["F6"]
+    assert pickle.loads(pickle.dumps(best)) == best and repr(pickle.loads(pickle.dumps(best))) == "[F6]"
+    assert json.dumps(best) == "[55]"  # JSON and the engines read the index
 
 
 def test_once_every_cell_is_shot_there_is_no_best_cell():

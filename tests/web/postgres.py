@@ -80,3 +80,15 @@ def postgres_server():
             _as_postgres([_bin("pg_ctl"), "-D", data, "-m", "immediate", "stop"]), capture_output=True
         )
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def empty(url: str) -> str:
+    """Empty the database at ``url`` (every table, the schema's revision included); ``url``."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.begin() as c:
+        c.execute(text("DROP SCHEMA public CASCADE"))
+        c.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+    return url

@@ -16,7 +16,7 @@ from battleship.errors import BattleshipError
 from battleship.rules import preset
 from battleship.web import store
 from battleship.web.app import Settings, create_app
-from tests.web.postgres import postgres_server
+from tests.web.postgres import empty, postgres_server
 from tests.web.slow_rules import ONE_HIT, T_SHAPES
 
 
@@ -31,14 +31,7 @@ def database(request, tmp_path):
     """A store URL: an SQLite file, or a fresh database on a real PostgreSQL server."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'games.db'}"
-    url = request.getfixturevalue("postgres_url")
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(url)
-    with engine.begin() as c:
-        c.execute(text("DROP TABLE IF EXISTS games"))
-    engine.dispose()
-    return url
+    return empty(request.getfixturevalue("postgres_url"))
 
 
 UNLIMITED = Settings(rate_limit="")  # these tests play whole games faster than any player
@@ -241,24 +234,32 @@ def test_each_client_is_rate_limited_with_retry_after(database):
         assert client.get("/").status_code == 200  # pages are not limited, only the API
 
 
-def test_a_saturated_server_answers_503_with_retry_after(database):
+def test_a_saturated_server_answers_503_with_retry_after_but_never_to_play(database):
     settings = Settings(rate_limit="", heavy_workers=1, heavy_queue=0)
     with TestClient(create_app(database, settings=settings)) as client:
         game = client.post("/api/games", json={"mode": "best"}).json()
         gate = client.app.state.gate
         assert gate._slots.acquire(timeout=5)  # the one worker is busy elsewhere
         try:
-            busy = client.post(f"/api/games/{game['id']}/fire", json={"cell": "auto"})
+            busy = client.post(f"/api/games/{game['id']}/fire", json={"cell": "auto", "reply": True})
             light = client.post(f"/api/games/{game['id']}/fire", json={"cell": "A1"})
             calc = client.post("/api/calc", json={"board": "/".join(["." * 10] * 10)})
+            computer = client.post(f"/api/games/{game['id']}/computer")
+            custom = {"rules_toml": 'rows = 6\ncols = 6\n[[ship]]\nname = "Boat"\nsymbol = "B"\nlength = 3\n'}
+            start = client.post("/api/games", json={**custom, "mode": "probability"})
         finally:
             gate._slots.release()
-        assert busy.status_code == 503 and int(busy.headers["Retry-After"]) >= 1
-        assert "busy" in busy.json()["detail"]
+        # play falls back to the density shooter and says why, both for "play for me" and the reply
+        assert busy.status_code == 200, busy.text
+        assert "no worker free" in busy.json()["auto"]["fallback"]
+        assert "no worker free" in busy.json()["reply"]["computer"]["fallback"]
+        assert light.status_code == 200  # a plain shot needs no worker
+        assert computer.status_code == 200 and "no worker free" in computer.json()["computer"]["fallback"]
         # a calculation answers within its time all the same: an estimate, saying why
         assert calc.status_code == 200 and calc.json()["exact"] is False and "taken" in calc.json()["note"]
-        assert light.status_code == 200  # a plain shot needs no worker
-        assert client.post(f"/api/games/{game['id']}/computer").status_code == 200
+        # timing a level under new rules needs a worker: that one waits for none, and hears 503
+        assert start.status_code == 503 and int(start.headers["Retry-After"]) >= 1
+        assert "busy" in start.json()["detail"]
 
 
 def test_unfinished_games_expire_and_finished_ones_stay(database):
@@ -371,8 +372,10 @@ def test_a_store_made_before_custom_rules_gains_the_column_and_keeps_its_games(t
         game_id = client.post("/api/games", json={"mode": "random"}).json()["id"]
         client.post(f"/api/games/{game_id}/fire", json={"cell": "C3"})
     old = create_engine(url)
-    with old.begin() as c:  # as an older version left it: no rules_toml column
+    with old.begin() as c:  # as an older version left it: no rules_toml column, no migrations
         c.execute(text("ALTER TABLE games DROP COLUMN rules_toml"))
+        for table in ("alembic_version", "presence", "rate_counts", "server_keys"):
+            c.execute(text(f"DROP TABLE {table}"))
     old.dispose()
     with TestClient(create_app(url, settings=UNLIMITED)) as client:
         state = client.get(f"/api/games/{game_id}").json()
@@ -556,12 +559,17 @@ def test_pages_for_addresses_that_do_not_exist_and_api_docs_that_need_no_network
 def test_forwarded_addresses_are_believed_only_from_configured_proxies(tmp_path):
     url = f"sqlite:///{tmp_path / 'g.db'}"
     rotating = [{"X-Forwarded-For": f"10.0.0.{n}"} for n in range(40)]
+
+    def cookieless(client, headers):  # each request a client of its own: no session carried over
+        client.cookies.clear()
+        return client.get("/api/rules", headers=headers).status_code
+
     with TestClient(create_app(url, settings=Settings(rate_limit="5/minute"))) as client:
-        answers = [client.get("/api/rules", headers=h).status_code for h in rotating]
+        answers = [cookieless(client, h) for h in rotating]
     assert answers.count(200) == 5 and answers.count(429) == 35  # one client, however it names itself
     trusted = Settings(rate_limit="5/minute", forwarded_allow_ips="testclient")  # the test client's address
     with TestClient(create_app(url, settings=trusted)) as client:
-        answers = [client.get("/api/rules", headers=h).status_code for h in rotating]
+        answers = [cookieless(client, h) for h in rotating]
     assert answers == [200] * 40  # forty clients behind a proxy the server was told to believe
 
 

@@ -32,11 +32,26 @@ if AS_PROGRAM:
 
 import typer  # noqa: E402 -- after the handlers: loading it takes a moment
 
-from battleship.cli import arena, calc, defence, games, limit, matches, report, rules, serve, warm  # noqa: E402
+from battleship.cli import (  # noqa: E402
+    arena,
+    calc,
+    db,
+    defence,
+    games,
+    helptext,
+    limit,
+    matches,
+    report,
+    rules,
+    serve,
+    warm,
+)
 
 app = typer.Typer(
+    cls=helptext.Group,
     help="Battleship: a rules engine, the classic shooting strategies and exact inference, a probability "
     "calculator, a simulation lab, matches, layout research, and the game in the browser.",
+    epilog=helptext.epilog(["battleship play best --seed 7", "battleship COMMAND --help"]),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -65,7 +80,8 @@ COMMANDS = (
     ("warm", warm.warm_cmd),
 )
 for _name, _command in COMMANDS:
-    app.command(_name)(_command)
+    app.command(_name, **helptext.command_options(_command))(_command)
+app.add_typer(db.db_app, name="db")  # `battleship db upgrade`: the web game's store
 
 
 def _show_version(asked: bool) -> None:

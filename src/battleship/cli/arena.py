@@ -21,7 +21,9 @@ from battleship.cli.common import (
     print_table,
     progress_bar,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
+from battleship.words import counted
 
 if TYPE_CHECKING:
     from battleship.lab.arena import ArenaResult
@@ -207,6 +209,10 @@ SharedCachesOpt = Annotated[
 ]
 
 
+@examples(
+    'battleship arena best hunt-target "exec:python3 examples/bots/hunt_target.py" --games 200 --out results.json',
+    'battleship arena --verify results.json "exec:python3 examples/bots/hunt_target.py"',
+)
 @friendly
 def arena_cmd(
     bots: BotsArg = None,
@@ -239,7 +245,8 @@ def arena_cmd(
     """Every bot on the same battlefields: a leaderboard with 95% intervals, paired differences from the
     leader, forfeits by cause and time per shot; --matches adds head-to-head win rates. Program and
     class bots run in a sandbox (bubblewrap). The battlefields come from a secret key whose SHA-256 is
-    printed first and which the results reveal, so anyone can check them (--verify)."""  # fmt: skip
+    printed first and which the results reveal, so anyone can check them (--verify).
+    """  # fmt: skip
     from battleship import rules as rules_mod
     from battleship.lab import arena
 
@@ -286,7 +293,8 @@ def arena_cmd(
     if result.interrupted:
         played = sum(row.games for row in result.leaderboard)
         err.print(
-            f"interrupted: {played:,} games finished" + (f", saved to {out}" if out else ""), highlight=False
+            f"interrupted: {counted(played, 'game')} finished" + (f", saved to {out}" if out else ""),
+            highlight=False,
         )
         from battleship.stop import exit_code
 

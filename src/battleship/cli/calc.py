@@ -25,14 +25,18 @@ from battleship.cli.common import (
     session,
     source_name,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 from battleship.extras import require
+from battleship.words import counted
 
 if TYPE_CHECKING:
     from battleship.game import Observation, Record
-    from battleship.inference import Posterior
-    from battleship.inference.sampling import Estimate
+    from battleship.inference.calculator import Answer
     from battleship.rules import Rules
+
+MAX_SECONDS = 86_400.0
+OUTPUT_SECONDS = 0.15  # of a --time budget, kept back for drawing and printing the answer
 
 GameOpt = Annotated[
     int,
@@ -95,6 +99,10 @@ def read_game_record(
     return r, name, records[name]
 
 
+@examples(
+    'battleship calc --rules square-6 "....../..o.../.oxo../....../....../......" --percent',
+    "battleship calc board.txt --time 10",
+)
 @friendly
 def calc_cmd(
     board: Annotated[
@@ -132,7 +140,16 @@ def calc_cmd(
     seed: SeedOpt = 0,
     as_json: JsonOpt = False,
 ) -> None:
-    """Hit probabilities of every cell given what has been seen: exact counts, or Monte Carlo with --time."""
+    """Hit probabilities of every cell given what has been seen: exact counts, or Monte Carlo with --time.
+
+    The board is one character a cell, its rows joined by '/' (or one row a line in a file): '.' a cell
+    not fired at, 'o' a miss, 'x' a hit, and a sunk ship's letter (C, B, D, S and P under the standard
+    rules; `battleship rules NAME` lists a fleet's letters) on the cell whose shot sank it, or on all of
+    its cells where the rules reveal sunk ships; '#' is a sinking under rules that do not name the ship.
+    Under salvo rules answered whole, '?' is a cell fired at whose own answer is not known, and the
+    salvos follow after ' | ', each its cells, '=' and the answer: E5,F5,G5=2 (two hits), or E5,F5=BC+C
+    (the ships hit, one letter a hit, then the ship sunk).
+    """
     from battleship.cells import cell_name
 
     start = time.perf_counter()
@@ -140,7 +157,6 @@ def calc_cmd(
         raise BattleshipError(
             f"--time is a number of seconds above 0 and at most {MAX_SECONDS:,}, not {seconds:g}"
         )
-    session().deadline(seconds)
     if (board is None) == (game is None):
         raise BattleshipError("give a board state or --game FILE (one of the two)")
     if png is not None:
@@ -156,23 +172,23 @@ def calc_cmd(
     data: dict[str, Any] = {"rules": r.name, "shots": observation.fired}
     if r.salvo is not None:
         data["salvos"] = len(observation.volleys)
-    if seconds is None and salvos_out_of_reach(r, observation, as_json):
-        seconds = SALVO_FALLBACK_SECONDS
-        session().deadline(seconds)
-        data["fallback"] = True
-    if seconds is not None:
-        estimate = monte_carlo_within(r, observation, seed, seconds, as_json)
-        probability = estimate.probability
-        data.update(layouts=None, engine=f"monte carlo ({estimate.samples:,} samples)")
-        data.update(samples=estimate.samples, standard_error=estimate.standard_error.tolist())
+    # the whole answer's budget: what is left of --time once the board is read, less the printing
+    budget = None if seconds is None else max(seconds - (time.perf_counter() - start) - OUTPUT_SECONDS, 0.01)
+    answer = calculated(observation, budget, seed, as_json)
+    probability = answer.probability
+    if answer.exact:
+        data.update(layouts=answer.layouts, engine=answer.engine)
     else:
-        result = exact_posterior(r, observation, as_json)
-        probability = result.probability
-        data.update(layouts=result.layouts, engine=result.engine)
+        data.update(layouts=None, engine=f"monte carlo ({answer.samples:,} samples)")
+        data.update(
+            samples=answer.samples,
+            standard_error=[] if answer.standard_error is None else answer.standard_error.tolist(),
+        )
+        if seconds is None:  # the calculator estimated where exact counts were asked for (salvos' counts)
+            data["fallback"] = True
     data["seconds"] = time.perf_counter() - start
-    over = hits_seen(observation) == r.ship_cells  # every ship cell hit: nothing left to find
-    best = [] if over else _best(r, observation, probability, skew)
-    data.update(probability=probability.tolist(), best=[cell_name(c, r.cols) for c in best], over=over)
+    best = answer.best(skew)
+    data.update(probability=probability.tolist(), best=[cell_name(c, r.cols) for c in best], over=answer.over)
     if png is not None:
         from battleship.lab import figures
 
@@ -186,13 +202,6 @@ def calc_cmd(
     _print_calc(observation, probability, best, data, percent, skew, png)
 
 
-def hits_seen(observation: Observation) -> int:
-    """Ship cells hit so far, known on their own or counted by the salvos' answers."""
-    if any(not v.shots for v in observation.volleys):
-        return sum(v.hits for v in observation.volleys)
-    return observation.hit_mask.bit_count()
-
-
 def _fired(observation: Observation) -> str:
     """``12 shots``, or ``3 salvos (15 shots)`` under salvo rules."""
     shots = f"{observation.fired} shot{'s' * (observation.fired != 1)}"
@@ -202,128 +211,45 @@ def _fired(observation: Observation) -> str:
     return f"{turns} salvo{'s' * (turns != 1)} ({shots})"
 
 
-# Salvos answered by a count: an exact answer foreseen to take longer than this (or with too many
-# hit patterns to count one by one) is estimated by Monte Carlo within SALVO_FALLBACK_SECONDS instead.
-SALVO_EXACT_SECONDS = 120.0
-SALVO_FALLBACK_SECONDS = 10.0
+def calculated(observation: Observation, seconds: float | None, seed: int, quiet: bool) -> Answer:
+    """The calculator's answer (:func:`battleship.inference.calculator.calculate`): Monte Carlo within
+    ``seconds`` when given, else exact counts (or, where salvos answered by a count put them out of
+    reach, Monte Carlo within ten seconds, said); said up front when long, with a progress bar,
+    stoppable by Ctrl-C."""
+    from functools import partial
 
-
-def salvos_out_of_reach(r: Rules, observation: Observation, quiet: bool) -> bool:
-    """True (and said on stderr) when salvos answered by a count make the exact answer too long."""
+    from battleship.inference.calculator import Plan, calculate
     from battleship.inference.cost import duration
-    from battleship.inference.posterior import global_evidence, work
-
-    if global_evidence(r, observation) is None:
-        return False
-    needed = work(r, observation)
-    if needed.seconds <= SALVO_EXACT_SECONDS:
-        return False
-    why = f"counting every layout would take about {duration(needed.seconds)} ({needed.detail})"
-    if not quiet:
-        err.print(
-            f"note: {why}; estimating by Monte Carlo within {SALVO_FALLBACK_SECONDS:g} s instead "
-            "(--time sets the budget)",
-            highlight=False,
-        )
-    return True
-
-
-def _best(r: Rules, observation: Observation, probability: Any, skew: bool) -> list[int]:
-    """The unshot cells of highest probability (with C. Liam Brown's skew: the density shooter's choice)."""
-    if skew:  # the skew lives with the density shooter: loaded only when asked for
-        from battleship.shooters.density import best_cells
-
-        return best_cells(r, observation, probability, 20)
-    value = probability.ravel()
-    open_cells = [c for c in range(r.cells) if not observation.shot_mask >> c & 1]
-    top = max((float(value[c]) for c in open_cells), default=0.0)
-    # the same tolerance as the density shooter's best_cells, so that ties read the same
-    return [c for c in open_cells if value[c] >= top * (1 - 1e-12)]
-
-
-MAX_SECONDS = 86_400.0
-OUTPUT_SECONDS = 0.15  # of a --time budget, kept back for drawing and printing the answer
-ABANDON_WAIT = 0.2  # seconds to let a sample batch under way finish once the budget is spent
-
-
-def exact_posterior(r: Rules, observation: Observation, quiet: bool) -> Posterior:
-    """The exact posterior, said up front when it will take long, with a spinner, stoppable by Ctrl-C."""
-    from battleship import inference
-    from battleship.cli.estimate import exact_seconds
-    from battleship.inference.cost import duration
-
-    expected = exact_seconds(r, observation)
-    forewarn(expected, "counting every layout", "--time 10 answers by Monte Carlo within ten seconds")
-    session().keeping(lambda: "nothing to keep: the count was not finished")
-    with progress_bar(quiet or expected < 2) as progress:
-        progress.add_task(f"counting layouts (expected about {duration(expected)})", total=None)
-        return session().run(inference.posterior, r, observation)
-
-
-def monte_carlo_within(
-    r: Rules, observation: Observation, seed: int, seconds: float, quiet: bool
-) -> Estimate:
-    """Monte Carlo on exact samples, drawn in batches until the session's deadline (``--time``).
-
-    The batches run in a worker thread: one that has not finished when the time is up is left
-    behind (a batch can take long where rejection fails and exact sampling counts the board) and
-    the answer is the batches finished, so the budget holds for the whole answer.
-    """
-    import threading
-
-    import numpy as np
-
-    from battleship.inference.sampling import Estimate, draw, hit_counts
 
     s = session()
-    budget = s.stop.remaining() or 0.0
-    # each batch is told the deadline: where rejection keeps too few draws it goes on rejecting until
-    # then rather than compiling the exact sampler's graph, which could take the whole budget
-    deadline = time.perf_counter() + budget
-    lock = threading.Lock()
-    done: list[Estimate] = []
-    box: dict[str, BaseException] = {}
+    with progress_bar(quiet) as progress:
 
-    def batches() -> None:
-        size = 16  # a small first batch keeps short budgets short
-        try:
-            while not s.stop.requested:
-                started = time.perf_counter()
-                rows = draw(r, observation, size, seed=seed * 1_000_003 + len(done), deadline=deadline)
-                if len(rows) == 0:
-                    break
-                hits = hit_counts(r, rows).reshape(r.rows, r.cols)
-                part = Estimate(len(rows), hits / len(rows), hits * 0.0, time.perf_counter() - started)
-                with lock:
-                    done.append(part)
-                size = min(2 * size, 256)
-        except BaseException as exc:  # handed to the main thread
-            box["error"] = exc
+        def on_plan(plan: Plan) -> None:
+            if plan.exact:
+                forewarn(
+                    plan.expected,
+                    "counting every layout",
+                    "--time 10 answers by Monte Carlo within ten seconds",
+                )
+                s.keeping(lambda: "nothing to keep: the count was not finished")
+                if plan.expected >= 2:
+                    progress.add_task(
+                        f"counting layouts (expected about {duration(plan.expected)})", total=None
+                    )
+                return
+            if seconds is None and not quiet:
+                err.print(
+                    f"note: {plan.why}; estimating by Monte Carlo within {plan.seconds:g} s instead "
+                    "(--time sets the budget)",
+                    highlight=False,
+                )
+            s.keeping(lambda: "nothing to keep: the estimate was not finished")
+            if (plan.seconds or 0) >= 2:
+                progress.add_task("sampling", total=None)
 
-    worker = threading.Thread(target=batches, name="battleship-samples", daemon=True)
-    s.keeping(lambda: "nothing to keep: the estimate was not finished")
-    with progress_bar(quiet or budget < 2) as progress:
-        progress.add_task("sampling", total=None)
-        worker.start()
-        while worker.is_alive() and (s.stop.remaining() or 0.0) > OUTPUT_SECONDS and not s.signalled:
-            worker.join(0.05)
-    s.check()
-    s.stop.request()  # the budget is spent: no new batch
-    worker.join(ABANDON_WAIT)
-    if worker.is_alive():
-        s.abandon(worker)
-    if "error" in box and not done:
-        raise box["error"]
-    with lock:
-        parts = list(done)
-    if not parts:
-        raise BattleshipError(
-            f"no exact sample was drawn within --time {seconds:g}: on this board rejection keeps too few "
-            "draws and exact sampling counts the layouts first; give more --time, or leave it out for exact counts"
-        )
-    n = sum(p.samples for p in parts)
-    p = np.asarray(sum(part.probability * part.samples for part in parts)) / n  # asarray: for mypy only
-    return Estimate(n, p, np.sqrt(p * (1 - p) / n), sum(part.seconds for part in parts))
+        method = "auto" if seconds is None else "sample"
+        work = partial(calculate, stop=s.stop, on_plan=on_plan, on_abandon=s.abandon)
+        return s.run(work, observation, seconds=seconds, method=method, seed=seed)
 
 
 # the --json keys, in the order they have always been printed
@@ -377,6 +303,7 @@ def _print_calc(observation, probability, best, data, percent, skew, png) -> Non
         console.print(f"heat map: {png}", highlight=False)
 
 
+@examples("battleship replay game.txt", "battleship replay game.txt --gif game.gif")
 @friendly
 def replay_cmd(
     game: Annotated[
@@ -413,13 +340,13 @@ def replay_cmd(
     count = len(record.volleys) if whole else len(record.shots)
     forewarn(
         exact_seconds(r) + exact_seconds(r, repeated=True) * max(0, count - 1),
-        f"counting every layout before each of the {count} turns",
+        f"counting every layout before each of the {counted(count, 'turn')}",
         "calc --game FILE gives one turn's map (with --time, by Monte Carlo)",
     )
     done: list[int] = []
     session().keeping(
         lambda: (
-            f"{len(done)} of {count} turns replayed"
+            f"{len(done)} of {counted(count, 'turn')} replayed"
             + (f", their frames kept in {frames}" if frames is not None else "")
             + ("; the GIF was not written" if gif is not None else "")
         )
@@ -455,7 +382,7 @@ def replay_cmd(
         console.print(table)
         return
     written = ", ".join(str(x) for x in (frames, gif) if x is not None)
-    console.print(f"{len(turns)} turns of {name}: {written}", highlight=False)
+    console.print(f"{counted(len(turns), 'turn')} of {name}: {written}", highlight=False)
 
 
 def replay_salvos(r: Rules, record: Record, advance) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ import typer
 from battleship.cli.output import PIPE_WIDTH, console, err
 from battleship.errors import BattleshipError, NotationError
 from battleship.shooters import names as shooter_names
+from battleship.words import counted
 
 if TYPE_CHECKING:
     import numpy as np
@@ -372,7 +373,7 @@ class Pace:
             return
         self.said = True
         rate = (done - self.first) / elapsed
-        forewarn(elapsed + (self.total - done) / rate, f"{self.total - self.first:,} games", instead)
+        forewarn(elapsed + (self.total - done) / rate, counted(self.total - self.first, "game"), instead)
 
 
 EXACT_PLAY = ("optimal", "learning")  # shooters that count every consistent layout before each shot
@@ -387,7 +388,7 @@ def forewarn_play(r: Rules, names: list[str], games: int) -> None:
         per_game = game_seconds(r)  # measured per engine: see cli/estimate.py
         forewarn(
             per_game * games * len(slow),
-            f"{', '.join(slow)} counting every layout before each shot, over {games:,} games",
+            f"{', '.join(slow)} counting every layout before each shot, over {counted(games, 'game')}",
             "a shooter with a kernel (battleship shooters), fewer games, or a smaller board",
         )
 
@@ -524,7 +525,8 @@ def games_on_layouts(
         )
     if games < len(rows):
         err.print(
-            f"note: playing the first {games:,} of the {len(rows):,} layouts in {where}", highlight=False
+            f"note: playing the first {games:,} of the {counted(len(rows), 'layout')} in {where}",
+            highlight=False,
         )
     return games, rows[:games]
 

@@ -31,6 +31,7 @@ from battleship.cli.common import (
     shooter_help,
     shooter_options,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 
 if TYPE_CHECKING:
@@ -42,6 +43,10 @@ DEFAULT_SMOOTHING = 2.0  # battleship.inference.prior.DEFAULT_SMOOTHING, checked
 METHODS = ("construct", "anneal")
 
 
+@examples(
+    "battleship defend density",
+    "battleship defend density --method anneal --iterations 3000 --out hidden.txt",
+)
 @friendly
 def defend_cmd(
     shooter: Annotated[str, typer.Argument(help="The shooter to hide from. " + shooter_help())],
@@ -225,6 +230,7 @@ def _report(r, shown, method, seed, layout, text, result, built, search, as_json
     )
 
 
+@examples("battleship learn layouts.txt --out model.json", "battleship play learning:model=model.json")
 @friendly
 def learn_cmd(
     layouts: Annotated[

@@ -46,6 +46,7 @@ from battleship.cli.common import (
     shooter_help,
     shooter_options,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 
 if TYPE_CHECKING:
@@ -100,6 +101,7 @@ def play_one(name: str, options: Options, target: Layout, seed: int, game: int =
     return dataclasses.replace(record, shooter=label(name, options))
 
 
+@examples("battleship play best --seed 7", "battleship play density:skew=20 --rules pirates --out game.txt")
 @friendly
 def play_cmd(
     shooter: ShooterArg = None,
@@ -209,6 +211,10 @@ def kept_games(done: Callable[[], int], games: int, out: Path | None) -> Callabl
     return describe
 
 
+@examples(
+    "battleship simulate density --games 10000 --seed 1 --jobs 2",
+    "battleship simulate best --rules salvo --games 1000 --out runs.txt",
+)
 @friendly
 def simulate_cmd(
     shooter: ShooterArg = None,
@@ -373,6 +379,10 @@ def _run(r, specs, games, seed, generator, rows, pool, shots_file, tally, quiet)
         return time.perf_counter() - start
 
 
+@examples(
+    "battleship compare random hunt-target density best --games 10000 --seed 1",
+    "battleship compare density density:skew=20 --games 10000 --out games.txt --figures charts",
+)
 @friendly
 def compare_cmd(
     shooters: Annotated[
@@ -500,6 +510,7 @@ def _print_compare(r, games, seed, result, first, written) -> None:
     print_table(title, headers, rows, optional=("median", "games/s", "min", "max", "mode", "sd"), note=note)
 
 
+@examples("battleship demo --seed 3", "battleship demo --rules square-8")
 @friendly
 def demo_cmd(rules: RulesOpt = "standard", seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
     """One game of every registered shooter on one layout, with each final board.

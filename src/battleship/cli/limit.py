@@ -22,6 +22,7 @@ from battleship.cli.common import (
     session,
     shooter_help,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 
 if TYPE_CHECKING:
@@ -49,6 +50,10 @@ def _ticking(progress: Progress, task: TaskID, what: str, states: Callable[[], s
         thread.join()
 
 
+@examples(
+    "battleship limit --rules examples/rules/four-by-four.toml",
+    "battleship limit optimal density trial-sink --rules examples/rules/four-by-four.toml --json",
+)
 @friendly
 def limit_cmd(
     shooters: Annotated[

@@ -40,7 +40,9 @@ from battleship.cli.common import (
     shooter_help,
     shooter_options,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
+from battleship.words import counted
 
 if TYPE_CHECKING:
     import numpy as np
@@ -121,6 +123,10 @@ class MatchRun:
         return kept_games(lambda: self.done, self.games, self.out)()
 
 
+@examples(
+    "battleship match best hunt-target --rules square-8 --games 1000 --seed 1",
+    "battleship match density random --rules salvo --turns simultaneous --games 1000",
+)
 @friendly
 def match_cmd(
     a: Annotated[str, typer.Argument(help="Player A's shooter. " + shooter_help())],
@@ -212,7 +218,7 @@ def match_cmd(
         emit_json(match.as_dict())
         return
     how = f"first: {first}" if turns == "alternate" else "simultaneous turns"
-    _match_table([match], f"{r.name}: {games:,} games (seed {seed}, {how})")
+    _match_table([match], f"{r.name}: {counted(games, 'game')} (seed {seed}, {how})")
 
 
 def _digest(rows: np.ndarray | None) -> str | None:
@@ -325,6 +331,7 @@ def _match_row(m: MatchResult, tied: bool, salvo: bool, published: bool) -> list
     return row
 
 
+@examples("battleship sweep best --sizes 6..10 --games 1000 --seed 1 --jobs 2")
 @friendly
 def sweep_cmd(
     shooter: Annotated[
@@ -412,7 +419,9 @@ def sweep_cmd(
             }
         )
         return
-    title = f"{player.label} against {', '.join(o.label for o in opponents)}: {games:,} games a match"
+    title = (
+        f"{player.label} against {', '.join(o.label for o in opponents)}: {counted(games, 'game')} a match"
+    )
     _match_table(results, title, published=True)
 
 

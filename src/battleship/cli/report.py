@@ -8,11 +8,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from battleship.cli.common import JsonOpt, emit_json, friendly, print_table
+from battleship.cli.helptext import examples
+from battleship.words import counted
 
 if TYPE_CHECKING:
     from battleship.lab.shots_file import Kept
 
 
+@examples("battleship report games.txt")
 @friendly
 def report_cmd(
     files: Annotated[
@@ -21,7 +24,8 @@ def report_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Summarise games kept with --out: mean with its 95% interval, spread and range per column, in the
-    file's unit (shots, or turns under salvo rules), and paired differences from the first column."""
+    file's unit (shots, or turns under salvo rules), and paired differences from the first column.
+    """
     from battleship.lab.shots_file import read_kept
 
     reports = [_report(path, read_kept(path)) for path in files]
@@ -48,7 +52,7 @@ def report_cmd(
             )
         note = " (its last line was cut short, and is left out)" if data["cut"] else ""
         print_table(
-            f"{data['file']}: {data['games']:,} games, in {data['unit']}{note}",
+            f"{data['file']}: {counted(data['games'], 'game')}, in {data['unit']}{note}",
             ["column", f"mean {data['unit']}", "95% interval", "sd", "median", "range", "minus the first"],
             rows,
             optional=("sd", "range"),

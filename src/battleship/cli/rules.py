@@ -24,9 +24,12 @@ from battleship.cli.common import (
     progress_bar,
     session,
 )
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
+from battleship.words import counted
 
 
+@examples("battleship rules", "battleship rules salvo --toml > my-rules.toml")
 @friendly
 def rules_cmd(
     name: Annotated[
@@ -62,6 +65,7 @@ def rules_cmd(
         console.print(table)
 
 
+@examples("battleship shooters", "battleship shooters --rules pirates")
 @friendly
 def shooters_cmd(
     rules: Annotated[
@@ -144,6 +148,9 @@ def shooters_cmd(
     )
 
 
+@examples(
+    "battleship layout --seed 7", "battleship layout --rules pirates --count 1000 --seed 1 > layouts.txt"
+)
 @friendly
 def layout_cmd(
     rules: RulesOpt = "standard",
@@ -205,7 +212,7 @@ def _write_layouts(r, generator: str, seed: int, start: int, n: int) -> None:
 
     def kept() -> str:
         left = f"; --start {start + written} --count {n - written} writes the rest" if written < n else ""
-        return f"{written:,} of {n:,} layouts written, every line whole{left}"
+        return f"{written:,} of {counted(n, 'layout')} written, every line whole{left}"
 
     s.keeping(kept)
     out = sys.stdout.buffer
@@ -226,6 +233,7 @@ def _write_layouts(r, generator: str, seed: int, start: int, n: int) -> None:
                 progress.advance(task, len(lines[piece : piece + LAYOUT_PIECE]))
 
 
+@examples("battleship count --rules pirates", "battleship count --sizes 6..10")
 @friendly
 def count_cmd(
     rules: RulesOpt = "standard",

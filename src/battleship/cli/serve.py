@@ -1,6 +1,11 @@
 """The ``serve`` command: the game (against the computer or a friend), the replay, the calculator and the
 statistics in the browser.
 
+With ``--workers N`` (PostgreSQL only) N server processes share the port, each with its own heavy-work
+processes, and share through the store the games' events, who is connected, the heavy-work slots and
+the rate limits; they check the store's schema and do not make it (``battleship db upgrade`` does,
+once). SIGHUP replaces the workers one at a time, each new one serving before its old one stops.
+
 The port opens at once: while the engines load (seconds: the package comes with its kernels compiled),
 every request is answered 503 with ``Retry-After``, pages with a page that says what the server waits
 for and reloads itself. SIGTERM and Ctrl-C stop the server within a few seconds: every computation under way is stopped at
@@ -21,9 +26,11 @@ from typing import Annotated
 import typer
 
 from battleship.cli.common import console, friendly, output_file
+from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 
 
+@examples("battleship serve", "battleship serve --port 8080 --arena results.json")
 @friendly
 def serve_cmd(
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
@@ -73,9 +80,25 @@ def serve_cmd(
         str,
         typer.Option(
             "--rate-limit",
-            help='Requests one client may make, e.g. "20/second;600/minute" ("" for none); past it: 429.',
+            help="Requests one client (a player's session, or an address without one) may make, e.g. "
+            '"20/second;600/minute" ("" for no limits at all); past it: 429.',
         ),
     ] = "20/second;600/minute",
+    address_rate_limit: Annotated[
+        str,
+        typer.Option(
+            "--address-rate-limit",
+            help="Requests all the sessions of one address may make together (a classroom behind one NAT); "
+            "past it: 429.",
+        ),
+    ] = "200/second;6000/minute",
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            help="Server processes sharing the port (PostgreSQL only; run 'battleship db upgrade' first).",
+        ),
+    ] = 1,
     expire_hours: Annotated[
         float, typer.Option("--expire-hours", help="Delete unfinished games idle this long (0: keep them).")
     ] = 24.0,
@@ -91,7 +114,7 @@ def serve_cmd(
     ] = "-",
 ) -> None:
     """Serve the game against the computer or a friend, replays, the calculator and the statistics (FastAPI on uvicorn)."""
-    _start_loading()
+    _start_loading(db, workers)
     from battleship.web.app import Settings
 
     if not 0 < port < 65536:
@@ -114,6 +137,7 @@ def serve_cmd(
         move_seconds=move_seconds,
         analysis_seconds=analysis_seconds,
         rate_limit=rate_limit,
+        address_rate_limit=address_rate_limit,
         expire_hours=expire_hours,
         arena=tuple(arena or ()),
         forwarded_allow_ips=forwarded_allow_ips or os.environ.get("FORWARDED_ALLOW_IPS", ""),
@@ -122,18 +146,33 @@ def serve_cmd(
         settings = replace(settings, heavy_workers=heavy_workers)
     _log_to(access_log)
     output_file(_sqlite_file(db), "--db")  # an SQLite file's folder: created, as for every file written
-    _run(settings, db, host, port)
+    if workers > 1:
+        _run_workers(settings, db, host, port, workers, access_log)
+    else:
+        _run(settings, db, host, port)
 
 
-def _start_loading() -> None:
-    """Refuse a missing web extra; start the workers' process, which loads its kernels while this one
-    loads the web app."""
+def _start_loading(db: str, workers: int) -> None:
+    """Refuse a missing web extra or workers a store cannot serve; with one process, start the workers'
+    process, which loads its kernels while this one loads the web app."""
     from battleship.extras import require
 
     require("web")
-    from battleship.web.workers import start_forkserver
+    if workers < 1:
+        raise BattleshipError(f"--workers must be at least 1, not {workers}")
+    if workers > 1 and db.startswith("sqlite"):
+        raise BattleshipError(
+            f"--workers {workers}: SQLite serves one process (the store the game needs no set-up for); "
+            "several workers share a PostgreSQL store: --db postgresql+psycopg://USER@HOST/NAME"
+        )
+    if workers == 1:
+        from battleship.web.workers import start_forkserver
 
-    start_forkserver()
+        start_forkserver()
+    else:
+        _check_store(
+            db
+        )  # at once, in one line, before the web app loads (seconds) and once, not a worker each
 
 
 def _sqlite_file(db: str) -> Path | None:
@@ -152,9 +191,13 @@ def _run(settings, db: str, host: str, port: int) -> None:
     import uvicorn
 
     from battleship.web.app import create_app, shut_down
+    from battleship.web.schema import shown
 
     def ready() -> None:
-        console.print(f"battleship: serving on http://{host}:{port}/ (games stored in {db})", highlight=False)
+        where = shown(db)
+        console.print(
+            f"battleship: serving on http://{host}:{port}/ (games stored in {where})", highlight=False
+        )
 
     try:
         application = create_app(db, warm=True, settings=settings, on_ready=ready)
@@ -183,6 +226,65 @@ def _run(settings, db: str, host: str, port: int) -> None:
         highlight=False,
     )
     Server(config).run()
+
+
+def _check_store(db: str) -> None:
+    """Refuse, in one line, a store several workers cannot serve: unreachable, or not at this schema."""
+    from battleship.web import schema, store
+
+    try:
+        store.connect(db, "check").dispose()
+    except BattleshipError:
+        raise
+    except Exception as exc:  # a bad URL or an unreachable database: say which, not a traceback
+        raise BattleshipError(f"cannot open the game store {schema.shown(db)}: {exc}") from None
+
+
+def _run_workers(settings, db: str, host: str, port: int, workers: int, access_log: str) -> None:
+    """``workers`` server processes on one port (uvicorn's supervisor: a worker that dies is replaced,
+    SIGHUP replaces them one at a time), each the app of :func:`battleship.web.app.from_environment`."""
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from battleship.web.app import DB_ENV, SETTINGS_ENV, settings_json
+
+    os.environ[DB_ENV], os.environ[SETTINGS_ENV] = db, settings_json(settings)
+    os.environ[ACCESS_LOG_ENV] = access_log
+    config = uvicorn.Config(
+        "battleship.cli.serve:worker_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+        proxy_headers=False,
+        timeout_graceful_shutdown=3,
+        timeout_worker_healthcheck=START_SECONDS,  # a worker warms up before it serves
+    )
+    console.print(
+        f"battleship: {workers} workers warming up on http://{host}:{port}/ (each loads the engines: seconds)…",
+        highlight=False,
+    )
+    Multiprocess(config, sockets=[config.bind_socket()]).run()
+
+
+ACCESS_LOG_ENV = "BATTLESHIP_ACCESS_LOG"
+START_SECONDS = 300  # how long a worker may take to warm up (minutes where the kernels compile afresh)
+
+
+def worker_app():
+    """One worker's app (in a process uvicorn's supervisor started): the access log where the command
+    said, and a line once it serves."""
+    from battleship.web.app import DB_ENV, from_environment
+    from battleship.web.schema import shown
+
+    _log_to(os.environ.get(ACCESS_LOG_ENV, "-"))
+    app = from_environment()
+    where = shown(os.environ.get(DB_ENV, ""))
+    app.state.on_ready = lambda: console.print(
+        f"battleship: worker {os.getpid()} serving (games stored in {where})", highlight=False
+    )
+    return app
 
 
 def _log_to(access_log: str) -> None:

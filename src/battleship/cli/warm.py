@@ -6,9 +6,11 @@ import time
 from contextlib import nullcontext
 
 from battleship.cli.common import friendly, on_terminal, progress_bar, session
+from battleship.cli.helptext import examples
 from battleship.cli.output import console, err
 
 
+@examples("battleship warm")
 @friendly
 def warm_cmd() -> None:
     """Load every Numba kernel now, compiling whatever the package's compiled kernels do not cover.

@@ -58,7 +58,7 @@ FIRED, AIMED = 4, 5  # salvo rules only: fired, its own answer unknown; aimed fo
 
 
 class View(TypedDict):
-    """What a shooter sees, as arrays (see :func:`view`)."""
+    """What a shooter sees, as arrays (see ``view``, which fills it)."""
 
     board: np.ndarray  # (rows, cols) int8: UNKNOWN, MISS, HIT or SUNK
     afloat: np.ndarray  # (ships,) int8: 1 for a ship still afloat
@@ -66,7 +66,7 @@ class View(TypedDict):
 
 
 class BattleshipEnv(gymnasium.Env):
-    """Hunt one hidden fleet under ``rules`` (a preset name, a TOML file, or :class:`Rules`)."""
+    """Hunt one hidden fleet under ``rules`` (a preset name, a TOML file, or :class:`~battleship.rules.Rules`)."""
 
     # gymnasium declares metadata an instance attribute; it is the class's, the same for every env
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}  # type: ignore[misc]
@@ -133,7 +133,7 @@ class BattleshipEnv(gymnasium.Env):
     @property
     def observation(self) -> Observation:
         """The shooter's observation, for the project's shooters (which read nothing else); under salvo
-        rules with the cells aimed so far pending (:meth:`Observation.aiming`)."""
+        rules with the cells aimed so far pending (:meth:`~battleship.game.Observation.aiming`)."""
         if self._game is None:
             raise RuntimeError("call reset() first")
         return aimed(self._game.observation, self._aimed)

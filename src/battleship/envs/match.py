@@ -84,7 +84,7 @@ class AgentView(TypedDict):
 
 
 class MatchEnv(AECEnv):
-    """Two sides under ``rules`` (a preset name, a TOML file, or :class:`Rules`), each hiding a fleet."""
+    """Two sides under ``rules`` (a preset name, a TOML file, or :class:`~battleship.rules.Rules`), each hiding a fleet."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi"],
@@ -287,7 +287,7 @@ class MatchEnv(AECEnv):
 
     def observation(self, agent: str) -> Observation:
         """What ``agent`` has found of the other fleet, for the project's shooters (which read nothing else);
-        under salvo rules with the cells it has aimed this turn pending (:meth:`Observation.aiming`)."""
+        under salvo rules with the cells it has aimed this turn pending (:meth:`~battleship.game.Observation.aiming`)."""
         if not self._games:
             raise RuntimeError("call reset() first")
         return aimed(self._games[agent].observation, self._aimed[agent])

@@ -1,16 +1,16 @@
 """Exact Bayesian inference over hidden layouts.
 
-- :mod:`~battleship.inference.evidence`: what an observation says about each placement;
-- :mod:`~battleship.inference.salvos`: salvos answered whole (by ship, by count), a count split
+- ``battleship.inference.evidence``: what an observation says about each placement;
+- ``battleship.inference.salvos``: salvos answered whole (by ship, by count), a count split
   into disjoint hit patterns the engines count;
-- :mod:`~battleship.inference.sweep` (on :mod:`~battleship.inference.graph`),
-  :mod:`~battleship.inference.rows` and :mod:`~battleship.inference.search`: the exact engines that
+- ``battleship.inference.sweep`` (on ``battleship.inference.graph``),
+  ``battleship.inference.rows`` and ``battleship.inference.search``: the exact engines that
   count the consistent layouts (straight ships under any spacing rule, on a state graph compiled
   once per rules; straight ships that may touch; any ship shapes, visiting the layouts);
-- :mod:`~battleship.inference.posterior`: the entry point, :func:`posterior` and :func:`count`;
-- :mod:`~battleship.inference.sampling`: exact uniform samples and Monte Carlo estimates;
-- :mod:`~battleship.inference.endgame`: the rest of a game solved exactly (fewest expected shots);
-- :mod:`~battleship.inference.prior`: placement priors fitted to recorded layouts.
+- ``battleship.inference.posterior``: the entry point, :func:`posterior` and :func:`count`;
+- ``battleship.inference.sampling``: exact uniform samples and Monte Carlo estimates;
+- ``battleship.inference.endgame``: the rest of a game solved exactly (fewest expected shots);
+- ``battleship.inference.prior``: placement priors fitted to recorded layouts.
 
 Names are loaded when first used: a board the row engine answers never loads the sweep's state
 graph or the samplers.
@@ -84,6 +84,10 @@ def __getattr__(name: str) -> Any:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
     globals()[name] = value  # later lookups skip this function
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 if TYPE_CHECKING:  # what type checkers and editors see

@@ -14,7 +14,17 @@ from battleship.errors import BattleshipError
 
 
 class Contradiction(BattleshipError):
-    """No layout fits the observation."""
+    """No layout fits the observation: its answers cannot all be true, saying which.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> rules = bs.Rules(1, 3, (bs.Ship.line("Destroyer", "D", 2),))
+    >>> bs.posterior(bs.Observation.from_text("xox", rules))
+    Traceback (most recent call last):
+    ...
+    battleship.inference.facts.Contradiction: ...
+    """
 
 
 class GlobalEvidence(BattleshipError):

@@ -35,6 +35,7 @@ a hit must be covered, as in the honest game (but cells may still be fired at ag
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +45,6 @@ from battleship.cells import cell_name
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome
 from battleship.inference.evidence import Contradiction, Evidence
-from battleship.inference.posterior import Posterior, _engine_counts, check_prior, check_size, choose_engine
 from battleship.rules import Rules, Sinks, Telling
 from battleship.stop import Stop
 from battleship.tables import tables, to_words
@@ -135,7 +135,8 @@ def _check_sinking(rules: Rules, ship: int | None, where: str, first: bool, name
 
 
 def noisy_evidence(rules: Rules, observation: Observation, prior: np.ndarray | None = None) -> NoisyEvidence:
-    """The weight of each placement given noisy answers (see the module docstring), times ``prior``'s."""
+    """The weight of each placement given noisy answers (see the module docstring), times ``prior``'s (a
+    weight per placement, checked by the caller: :func:`battleship.inference.posterior.check_prior`)."""
     if rules.noise is None:
         raise BattleshipError("noisy_evidence reads [noise] rules; these rules answer truly")
     if observation.rules != rules:
@@ -154,7 +155,7 @@ def noisy_evidence(rules: Rules, observation: Observation, prior: np.ndarray | N
         admissible &= _completions(rules, read, complete, done_at, last_cell, logw)
     if prior is not None:
         with np.errstate(divide="ignore"):  # a placement of prior weight 0 is ruled out
-            logw = logw + np.log(check_prior(base, prior).astype(np.float64))
+            logw = logw + np.log(np.asarray(prior, dtype=np.float64))
     admissible &= np.isfinite(logw)
     weight = np.zeros(len(logw))
     for s, ship in enumerate(base.fleet):
@@ -235,37 +236,30 @@ def inside(rules: Rules, ev: Evidence, cells: int) -> Evidence:
     return Evidence(ev.admissible & within, ev.hits)
 
 
-def _count(rules: Rules, ev: Evidence, weight: np.ndarray | None, stop: Stop | None) -> tuple[Any, Any, str]:
-    """(total, per-placement counts, engine) of ``ev`` weighted by ``weight`` (exact integers when None)."""
-    base = rules.honest()
-    t = tables(base)
-    for s in range(len(base.fleet)):
-        if not ev.admissible[t.start[s] : t.start[s] + t.count[s]].any():
-            zeros = np.zeros(len(t.masks), dtype=np.int64 if weight is None else np.float64)
-            return 0, zeros, "none"
-    engine = choose_engine(base, ev, weight)
-    check_size(base, ev, weight, engine)
-    return _engine_counts(engine, base, ev, True, weight, stop)
+# How the posterior module counts: (rules, evidence, float weight per placement or None for exact integer
+# counts, stop) -> (total, per-placement counts, engine). Handed in, so that this module reads answers
+# and the posterior module, which routes noisy boards here, stays the only one that runs the engines.
+Counter = Callable[[Rules, Evidence, np.ndarray | None, Stop | None], tuple[Any, Any, str]]
 
 
-def _goes_on(rules: Rules, nev: NoisyEvidence, stop: Stop | None) -> bool:
+def _goes_on(rules: Rules, nev: NoisyEvidence, stop: Stop | None, _count: Counter) -> bool:
     """True when some layout the answers allow has a cell not yet fired at (exact integer counts)."""
     total = _count(rules, nev.evidence, None, stop)[0]
     return int(total) > int(_count(rules, inside(rules, nev.evidence, nev.fired), None, stop)[0])
 
 
 def weighted_counts(
-    rules: Rules, observation: Observation, prior: np.ndarray | None = None, stop: Stop | None = None
+    rules: Rules, observation: Observation, prior: np.ndarray | None, stop: Stop | None, _count: Counter
 ) -> tuple[float, np.ndarray, str]:
     """The weighted count of the layouts the game can be on (see the module docstring), per placement
-    too, and the engine that counted them."""
+    too, and the engine that counted them (counted by ``_count``)."""
     nev = noisy_evidence(rules, observation, prior)
     ev, weight = nev.evidence, nev.weight
     total, counts, engine = _count(rules, ev, weight, stop)
     within = inside(rules, ev, nev.fired)
     done, done_counts, _ = _count(rules, within, weight, stop)
     left = float(total) - float(done)
-    if left > CANCELLATION * float(total) or (left > 0 and _goes_on(rules, nev, stop)):
+    if left > CANCELLATION * float(total) or (left > 0 and _goes_on(rules, nev, stop, _count)):
         return left, np.maximum(counts - done_counts, 0.0), engine
     # no layout lets the game go on: the board is the game's last, and the layouts are those it completed
     earlier, earlier_counts, _ = _count(rules, inside(rules, within, nev.before), weight, stop)
@@ -277,17 +271,9 @@ def weighted_counts(
     return left, np.maximum(done_counts - earlier_counts, 0.0), engine
 
 
-def posterior(
-    rules: Rules, observation: Observation, prior: np.ndarray | None = None, stop: Stop | None = None
-) -> Posterior:
-    """The exact posterior under noisy answers: each layout weighed by the likelihood of the answers
-    (times ``prior``'s weights), among those on which the game goes on (see the module docstring)."""
-    total, counts, engine = weighted_counts(rules, observation, prior, stop)
-    return Posterior(rules, total, counts, f"{engine}, weighted by the noise", observation)
-
-
-def count(rules: Rules, observation: Observation, stop: Stop | None = None) -> tuple[int, str]:
-    """How many layouts the noisy answers leave possible (of any weight) with the game going on."""
+def count(rules: Rules, observation: Observation, stop: Stop | None, _count: Counter) -> tuple[int, str]:
+    """How many layouts the noisy answers leave possible (of any weight) with the game going on (counted
+    by ``_count``)."""
     nev = noisy_evidence(rules, observation)
     total, _, engine = _count(rules, nev.evidence, None, stop)
     done = _count(rules, inside(rules, nev.evidence, nev.fired), None, stop)[0]

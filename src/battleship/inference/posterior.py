@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from battleship.cells import CellLike, cell_name, iter_cells, to_cell
+from battleship.cells import Cell, CellLike, cell_name, iter_cells, to_cell
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, Shot
 from battleship.inference.evidence import Contradiction, Evidence, evidence
@@ -33,6 +33,7 @@ from battleship.inference.search import count_by_search
 from battleship.rules import Rules
 from battleship.stop import Stop
 from battleship.tables import tables
+from battleship.words import counted
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,6 +42,37 @@ class Posterior:
 
     ``posterior["E5"]`` (any cell form) is a cell's probability of holding a ship; :meth:`best` the
     unshot cells most likely to; in a notebook it draws itself as a heat map.
+    :func:`battleship.posterior <battleship.api.posterior>` computes one, and :attr:`cell_layouts` and
+    :attr:`probability` read it per cell.
+
+    Attributes
+    ----------
+    rules : Rules
+        The rules of the board it answers.
+    layouts : int or float
+        How many layouts fit what was seen (ships told apart); a float only under a float prior,
+        where it is their total weight.
+    placement_layouts : numpy.ndarray
+        Per placement (in the order of :func:`battleship.tables.tables`), how many of those layouts
+        use it: int64, or float64 under a float prior.
+    engine : str
+        The exact engine that counted them (``rows``, ``search``, ``sweep``, ``frontier``).
+    observation : Observation or None
+        The board it answers (None for one built by hand). A board with misses only is answered
+        once for every order of its shots, and names them in cell order.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> game = bs.Game(bs.generate("square-6", seed=1))
+    >>> _ = game.fire("C3")
+    >>> result = bs.posterior(game.observation)
+    >>> result
+    <Posterior square-6 6x6, 1 shot: 3,365,816 layouts; best A4 57.0% (+1 tied)>
+    >>> result.layouts, round(result["A4"], 3), result.best()
+    (3365816, 0.57, [A4, D1])
+    >>> result.probability.shape
+    (6, 6)
     """
 
     rules: Rules
@@ -76,10 +108,29 @@ class Posterior:
         """The probability that ``cell`` (``"E5"``, ``(4, 4)`` or ``44``) holds a ship."""
         return float(self.probability.ravel()[to_cell(cell, self.rules)])
 
-    def best(self, observation: Observation | None = None) -> list[int]:
+    def best(self, observation: Observation | None = None) -> list[Cell]:
         """The unshot cells of highest probability (all of them when tied); [] once every cell is shot.
 
-        The board is the one this posterior answers; ``observation`` only for one built by hand.
+        Parameters
+        ----------
+        observation : Observation, optional
+            The board whose shots are left out; only for a posterior built by hand (one from
+            :func:`posterior` knows its board).
+
+        Returns
+        -------
+        list of Cell
+            The cells, in reading order: each the cell's index (an ``int``) that prints as its
+            name, so ``game.fire(result.best()[0])`` and ``print(result.best())`` both work.
+
+        Examples
+        --------
+        >>> import battleship as bs
+        >>> game = bs.Game(bs.generate("standard", seed=7))
+        >>> _ = game.fire("E5")
+        >>> best = bs.posterior(game.observation).best()
+        >>> best, best[0] == 55
+        ([F6], True)
         """
         board = observation or self.observation
         counts = self.cell_layouts.ravel()
@@ -89,7 +140,7 @@ class Posterior:
         if shot.all():
             return []
         top = counts[~shot].max()
-        return [int(c) for c in np.flatnonzero(~shot & (counts == top))]
+        return [Cell(int(c), self.rules.cols) for c in np.flatnonzero(~shot & (counts == top))]
 
     def __repr__(self) -> str:
         r = self.rules
@@ -98,7 +149,7 @@ class Posterior:
         top = f"; best {cell_name(best[0], r.cols)} {100 * self[best[0]]:.1f}%" if best else ""
         ties = f" (+{len(best) - 1} tied)" if len(best) > 1 else ""
         count = f"{self.layouts:,}" if isinstance(self.layouts, int) else f"{self.layouts:.4g} (weighted)"
-        return f"<Posterior {r.name} {r.rows}x{r.cols}, {shots} shots: {count} layouts{top}{ties}>"
+        return f"<Posterior {r.name} {r.rows}x{r.cols}, {counted(shots, 'shot')}: {count} layouts{top}{ties}>"
 
     def _repr_svg_(self) -> str:
         """The heat map: each unknown cell coloured by its probability, the scale beside, the best framed."""
@@ -106,7 +157,7 @@ class Posterior:
 
         r = self.rules
         grid = (self.observation or Observation(r)).grid()
-        title = f"P(ship), {0 if self.observation is None else self.observation.fired} shots"
+        title = f"P(ship), {counted(0 if self.observation is None else self.observation.fired, 'shot')}"
         return grid_svg(
             grid, r.symbols, heat=self.probability.tolist(), framed=frozenset(self.best()), title=title
         )
@@ -156,7 +207,7 @@ def count(rules: Rules, observation: Observation | None = None, stop: Stop | Non
     if rules.noise is not None:  # answers that lie weigh layouts (inference.noisy)
         from battleship.inference import noisy
 
-        return noisy.count(rules, board, stop)
+        return noisy.count(rules, board, stop, _placement_counts)
     sev = global_evidence(rules, board)
     if sev is not None:
         total, _, used = salvo_counts(rules, sev, False, None, stop)
@@ -166,6 +217,23 @@ def count(rules: Rules, observation: Observation | None = None, stop: Stop | Non
     engine = choose_engine(rules, ev)
     total, _, used = _engine_counts(engine, rules, ev, False, None, stop)
     return total, used
+
+
+def _placement_counts(
+    rules: Rules, ev: Evidence, weight: np.ndarray | None, stop: Stop | None
+) -> tuple[Any, Any, str]:
+    """(total, per-placement counts, engine) of ``ev`` in the honest game of ``rules``, weighted by ``weight``
+    (exact integers when None); nothing when a ship has no admissible placement. The noisy posterior's
+    counts (:mod:`battleship.inference.noisy`)."""
+    base = rules.honest()
+    t = tables(base)
+    for s in range(len(base.fleet)):
+        if not ev.admissible[t.start[s] : t.start[s] + t.count[s]].any():
+            zeros = np.zeros(len(t.masks), dtype=np.int64 if weight is None else np.float64)
+            return 0, zeros, "none"
+    engine = choose_engine(base, ev, weight)
+    check_size(base, ev, weight, engine)
+    return _engine_counts(engine, base, ev, True, weight, stop)
 
 
 def global_evidence(rules: Rules, observation: Observation) -> SalvoEvidence | None:
@@ -231,7 +299,9 @@ def posterior(
     if rules.noise is not None:  # answers that lie: every layout weighed by their likelihood
         from battleship.inference import noisy
 
-        return noisy.posterior(rules, board, prior, stop)
+        weight = None if prior is None else check_prior(rules.honest(), prior)
+        total, counts, engine = noisy.weighted_counts(rules, board, weight, stop, _placement_counts)
+        return Posterior(rules, total, counts, f"{engine}, weighted by the noise", board)
     if cached and not board.hit_mask and board.rules == rules and rules.answered_each:
         return _misses_only(rules, board, prior, stop)  # every game of a shooter starts the same way
     return _posterior(rules, board, prior, stop)
@@ -312,7 +382,7 @@ def first_contradiction(rules: Rules, observation: Observation, stop: Stop | Non
         if total == 0:
             volley = observation.volleys[k - 1]
             cells = ",".join(cell_name(c, rules.cols) for c in volley.cells)
-            return f"no layout fits the salvos: after salvo {k} ({cells}, {volley.hits} hits) none is left"
+            return f"no layout fits the salvos: after salvo {k} ({cells}, {counted(volley.hits, 'hit')}) none is left"
     return "no layout fits these salvos"
 
 
@@ -350,7 +420,7 @@ def choose_engine(rules: Rules, ev: Evidence, weight: np.ndarray | None = None) 
 
     Ships that may touch: the row engine, or the search when it would be faster (few candidate
     combinations). Other straight ships: the sweep, unless its graph would not fit in memory
-    (:func:`battleship.inference.sweep.estimate`). Polyominoes: the frontier engine, unless the
+    (:func:`~battleship.inference.estimate`). Polyominoes: the frontier engine, unless the
     search would be faster (few candidate combinations) or the frontier's graph is known not to fit.
     """
     if fast_path(rules):
@@ -416,7 +486,7 @@ def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray
     if rules.noise is not None:  # two weighted counts, sometimes four (inference.noisy)
         from battleship.inference import noisy
 
-        nev = noisy.noisy_evidence(rules, board, prior)
+        nev = noisy.noisy_evidence(rules, board, weight)
         each = _work(rules.honest(), nev.evidence, nev.weight)
         return Work(
             each.engine, each.once + 2 * each.again, f"two weighted counts, each {each.detail}", each.once

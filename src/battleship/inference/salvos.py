@@ -36,6 +36,7 @@ from battleship.inference.facts import Contradiction, Evidence
 from battleship.rules import Answers, Rules, Sinks
 from battleship.stop import Stop
 from battleship.tables import tables
+from battleship.words import counted
 
 
 class TooManyParts(BattleshipError):
@@ -138,7 +139,9 @@ def _check_volley(rules: Rules, i: int, volley: Volley, salvo_of: np.ndarray) ->
             raise Contradiction(f"{said} fires at {cell_name(cell, rules.cols)} {again}")
         salvo_of[cell] = i
     if not 0 <= volley.hits <= len(volley.cells):
-        raise Contradiction(f"{said} fires {len(volley.cells)} shots but is answered {volley.hits} hits")
+        raise Contradiction(
+            f"{said} fires {counted(len(volley.cells), 'shot')} but is answered {counted(volley.hits, 'hit')}"
+        )
     fleet = len(rules.fleet)
     if rules.answers is Answers.SHIPS:
         if len(volley.ship_hits) != fleet or min(volley.ship_hits) < 0:
@@ -164,7 +167,9 @@ def _check_volley(rules: Rules, i: int, volley: Volley, salvo_of: np.ndarray) ->
     if rules.sinks is Sinks.REVEALED and len(volley.revealed) != len(volley.sunk):
         raise Contradiction(f"{said} shows {len(volley.revealed)} sunk ships but names {len(volley.sunk)}")
     if volley.sunk_count > volley.hits:
-        raise Contradiction(f"{said} sinks {volley.sunk_count} ships with {volley.hits} hits")
+        raise Contradiction(
+            f"{said} sinks {counted(volley.sunk_count, 'ship')} with {counted(volley.hits, 'hit')}"
+        )
 
 
 def _check_game_over(rules: Rules, volleys: tuple[Volley, ...]) -> None:

@@ -1,13 +1,13 @@
 """The simulation lab: many games, their statistics, matches and layout (defence) research.
 
-- :mod:`~battleship.lab.runner`: games in reproducible chunks, on threads (:func:`simulate`, :func:`stream`);
-- :mod:`~battleship.lab.summary`: mean, interval, quantiles and paired differences;
-- :mod:`~battleship.lab.shots_file`: shots per game streamed to a file, resumable;
-- :mod:`~battleship.lab.match`: two players alternating, as the Dunman High paper plays them;
-- :mod:`~battleship.lab.defence`: layouts that a shooter finds last;
-- :mod:`~battleship.lab.figures`: the DataGenetics charts, heat maps and replay frames;
-- :mod:`~battleship.lab.limit`: the exact optimum of small boards beside each shooter;
-- :mod:`~battleship.lab.rivals`: every registered shooter paired against ``best``.
+- ``battleship.lab.runner``: games in reproducible chunks, on threads (:func:`simulate`, :func:`stream`);
+- ``battleship.lab.summary``: mean, interval, quantiles and paired differences;
+- ``battleship.lab.shots_file``: shots per game streamed to a file, resumable;
+- ``battleship.lab.match``: two players alternating, as the Dunman High paper plays them;
+- ``battleship.lab.defence``: layouts that a shooter finds last;
+- ``battleship.lab.figures``: the DataGenetics charts, heat maps and replay frames;
+- ``battleship.lab.limit``: the exact optimum of small boards beside each shooter;
+- ``battleship.lab.rivals``: every registered shooter paired against ``best``.
 """
 
 from __future__ import annotations

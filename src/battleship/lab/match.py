@@ -38,6 +38,7 @@ from battleship.rules import Rules
 from battleship.shooters import registry
 from battleship.shooters.options import Options
 from battleship.stop import Stop
+from battleship.words import counted
 
 FIRST = ("alternate", "a", "b")
 TURNS = ("alternate", "simultaneous")
@@ -529,7 +530,9 @@ def stream_pairings(
         chunk = runner.SLOW_CHUNK
     for rows in fleets:
         if rows is not None and len(rows) < games:
-            raise BattleshipError(f"{games:,} games asked for but only {len(rows):,} layouts given")
+            raise BattleshipError(
+                f"{counted(games, 'game')} asked for but only {counted(len(rows), 'layout')} given"
+            )
     tasks = (
         (
             rules, player, tuple(opponents), seed, first_game, count, first,

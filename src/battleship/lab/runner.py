@@ -3,7 +3,7 @@
 Games are cut into fixed chunks; chunk ``k`` holds games ``k * chunk ..``, each with its own random
 streams for the layout and the shooter, so the same seed gives the same shot counts whatever the
 number of jobs and wherever the chunks run. Jobs are threads running the nogil Numba kernels, or
-the workers of a Dask cluster (:mod:`battleship.lab.pool`); shooters without a kernel are played
+the workers of a Dask cluster (:class:`~battleship.lab.pool.Pool`); shooters without a kernel are played
 in Python, a game at a time, and so is every shooter under salvo rules (the kernels play whole
 one-shot games). Under salvo rules a game counts its turns (salvos to sink the fleet), not its shots.
 
@@ -33,6 +33,7 @@ from battleship.shooters import kernels, registry
 from battleship.shooters.kernels import play_rows
 from battleship.shooters.options import Options
 from battleship.stop import Stop
+from battleship.words import counted
 
 CHUNK = 4_096  # games per chunk for kernel shooters (a fraction of a second for the slowest)
 SLOW_CHUNK = 4  # games per chunk for shooters played in Python: seconds a game, and few lost to a stop
@@ -220,7 +221,9 @@ def _check_games(games: int, layouts: np.ndarray | None) -> None:
     if games < 1:
         raise BattleshipError("--games must be at least 1")
     if layouts is not None and len(layouts) < games:
-        raise BattleshipError(f"{games} games asked for but only {len(layouts)} layouts given")
+        raise BattleshipError(
+            f"{counted(games, 'game')} asked for but only {counted(len(layouts), 'layout')} given"
+        )
 
 
 def up_to_a_stop(chunks: Iterator[T]) -> Iterator[T]:
@@ -259,7 +262,7 @@ def stream(
 ) -> Iterator[ChunkResult]:
     """Chunks in order, from game ``start`` (any game: each has its own streams) to ``games``.
 
-    They run on ``pool`` (a Dask cluster, see :mod:`battleship.lab.pool`), else on ``jobs`` threads;
+    They run on ``pool`` (a Dask cluster, see :class:`~battleship.lab.pool.Pool`), else on ``jobs`` threads;
     without ``keep_shots`` each chunk brings back its histogram only. With ``stop`` the stream ends
     early once it is requested, after the games finished up to then (see the module docstring).
     """

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from battleship.rules import Rules
+from battleship.words import counted
 
 QUANTILES = (0.01, 0.05, 0.25, 0.75, 0.95, 0.99)
 Z95 = 1.959963984540054  # the normal 97.5% point
@@ -78,7 +79,34 @@ def unit_keys(histogram: np.ndarray, rules: Rules) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Summary:
-    """Statistics of shots per game."""
+    """Statistics of shots per game (turns under salvo rules): what ``battleship simulate`` prints.
+
+    Attributes
+    ----------
+    games : int
+        Games played.
+    mean, sd : float
+        The mean and standard deviation of shots per game.
+    ci95 : tuple of float
+        The 95% confidence interval of the mean.
+    median : float
+        The median.
+    mode, min, max : int
+        The most frequent length, the shortest and the longest game.
+    quantiles : dict of str to float
+        The 5%, 25%, 75% and 95% points, by name (``"p5"``, ...).
+    perfect : int
+        Games won in as many shots as the fleet has cells.
+    games_per_second : float
+        How fast they were played.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> summary = bs.simulate("standard", "hunt-target", games=200, seed=1)
+    >>> summary.games, round(summary.mean, 2), summary.min <= summary.median <= summary.max
+    (200, 65.88, True)
+    """
 
     games: int
     mean: float
@@ -95,7 +123,7 @@ class Summary:
     def __repr__(self) -> str:
         low, high = self.ci95
         return (
-            f"<Summary of {self.games:,} games: mean {self.mean:.2f} shots (95% {low:.2f}..{high:.2f}), "
+            f"<Summary of {counted(self.games, 'game')}: mean {self.mean:.2f} shots (95% {low:.2f}..{high:.2f}), "
             f"sd {self.sd:.2f}, median {self.median:g}, {self.min}..{self.max}>"
         )
 
@@ -169,7 +197,31 @@ def paired_from_sums(games: int, total: int, squares: int) -> tuple[float, tuple
 
 @dataclass(frozen=True)
 class Comparison:
-    """Shooters played on the same games: each one's summary and its paired difference from the first."""
+    """Shooters played on the same games: each one's summary and its paired difference from the
+    first (what ``battleship compare`` prints).
+
+    Attributes
+    ----------
+    rules : str
+        The rules' name.
+    games, seed : int
+        Games played, and the seed that drew them.
+    summaries : dict of str to Summary
+        Each shooter's statistics, by its resolved spec.
+    minus_first : dict of str to tuple
+        Each shooter's mean paired difference from the first, and its 95% interval.
+    unit : str
+        What the numbers count: ``"shots"``, or ``"turns"`` under salvo rules.
+    fired : dict of str to float
+        Under salvo rules, each shooter's mean shots fired a game.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> both = bs.compare("standard", ["hunt-target", "density"], games=100, seed=1)
+    >>> list(both.summaries), both.minus_first["density"][0] < 0
+    (['hunt-target', 'density'], True)
+    """
 
     rules: str
     games: int
@@ -185,7 +237,7 @@ class Comparison:
             f"{name} {s.mean:.2f}" + ("" if name == first else f" ({self.minus_first[name][0]:+.2f})")
             for name, s in self.summaries.items()
         )
-        return f"<Comparison on {self.rules}, {self.games:,} games (seed {self.seed}): {each}>"
+        return f"<Comparison on {self.rules}, {counted(self.games, 'game')} (seed {self.seed}): {each}>"
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON (the ``compare --json`` document, less its figures)."""

@@ -221,7 +221,9 @@ def build_package(jobs: int = 2, target: str = "host", out: TextIO | None = None
     compiled, compiling what two of them raced for) and writes the store's manifest. ``target``:
     ``host`` (this machine's CPU) or an x86-64 level (``x86-64-v3``) for a wheel meant for other
     machines. Returns the number of compiled functions stored. A store already compiled from these
-    sources, for this Python, Numba and target, is kept as it is.
+    sources, for this Python, Numba and target, is kept as it is; one compiled from other sources is
+    brought up to date: Numba compiles again the kernels whose own file changed (its limit: not those
+    that only call a changed function in another file; a release is built from a clean checkout).
     """
     import os
     import shutil
@@ -236,14 +238,22 @@ def build_package(jobs: int = 2, target: str = "host", out: TextIO | None = None
     if manifest is not None and manifest.current(target):
         say.write(f"the compiled kernels are up to date ({manifest.functions} functions)\n")
         return manifest.functions
-    shutil.rmtree(jit.PACKAGE_STORE, ignore_errors=True)
-    jit.PACKAGE_STORE.mkdir(parents=True)
+    same = manifest is not None and manifest.built_for() == (
+        jit.python_version(),
+        jit.numba.__version__,
+        target,
+    )
+    if not same:
+        shutil.rmtree(jit.PACKAGE_STORE, ignore_errors=True)
+    jit.PACKAGE_STORE.mkdir(parents=True, exist_ok=True)
+    (jit.PACKAGE_STORE / jit.MANIFEST).unlink(missing_ok=True)  # until it is written again, no claim
     env = {**os.environ, jit.BUILD_VARIABLE: "1", "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("NUMBA_CACHE_DIR", None)
     if target != "host":  # Numba reads the CPU to compile for from these when it is imported
         env.update(NUMBA_CPU_NAME=target, NUMBA_CPU_FEATURES="")
     started = time.perf_counter()
-    say.write(f"compiling the Numba kernels into {jit.PACKAGE_STORE} for {target} ({jobs} processes) ...\n")
+    kept = "compiling those of changed sources" if same else "compiling every one"
+    say.write(f"the package's kernels into {jit.PACKAGE_STORE} for {target}: {kept} ({jobs} processes) ...\n")
     say.flush()
     source = str(Path(__file__).resolve().parents[2])  # the folder holding this very package
     command = [sys.executable, "-c", f"import sys; sys.path.insert(0, {source!r}); {MAIN}"]
@@ -258,7 +268,8 @@ def build_package(jobs: int = 2, target: str = "host", out: TextIO | None = None
     written = jit.Manifest.read()
     if written is None:
         raise RuntimeError("compiling the kernels wrote no manifest")
-    say.write(f"compiled {written.functions} functions in {time.perf_counter() - started:.0f} s\n")
+    took = time.perf_counter() - started
+    say.write(f"the package's kernels: {written.functions} functions, ready in {took:.0f} s\n")
     return written.functions
 
 

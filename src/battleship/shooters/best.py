@@ -14,7 +14,7 @@ import numpy as np
 
 from battleship.game import Observation, Shooter
 from battleship.rules import Rules, Sinks, Spacing
-from battleship.shooters.options import Options, format_spec
+from battleship.shooters.options import Named, Options, format_spec
 
 # exact greedy play, with greedy's exact rest of game once at most 5,000 layouts remain
 REST_OF_GAME = "twoply:endgame=5000,plies=1"
@@ -191,7 +191,7 @@ def exact_is_quick(rules: Rules) -> bool:
     return any(no_larger(rules, preset(name)) for name in MEASURED_GRAPHS)
 
 
-class BestShooter:
+class BestShooter(Named):
     """Plays as the strongest measured shooter for the rules it is reset with (options on top)."""
 
     name = "best"
@@ -200,6 +200,10 @@ class BestShooter:
     def __init__(self, options: Options | None = None):
         self.options = options or Options()
         self._inner: Shooter | None = None
+
+    def __repr__(self) -> str:
+        # reset, it is named by what it plays (as its record is); before, as it was asked for
+        return f"<Shooter {self.name}>" if self._inner is not None else super().__repr__()
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Choose the shooter for ``rules`` and reset it."""

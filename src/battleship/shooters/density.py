@@ -71,6 +71,7 @@ from battleship.shooters.options import (
     TIE,
     TWOSTEP,
     WEIGHT,
+    Named,
     Options,
     format_spec,
 )
@@ -838,7 +839,7 @@ def opening_book(name: str, options: Options, rules: Rules) -> Book:
     return book_for(rules, own)
 
 
-class DensityShooter:
+class DensityShooter(Named):
     """DataGenetics' probability density shooter (see the module docstring). Plays every rules variant;
     under ``[noise]`` its count weighs each placement by the likelihood of the answers
     (:func:`battleship.shooters.noisy.noisy_density`)."""

@@ -27,10 +27,10 @@ from battleship.rng import kernel_state, shuffled
 from battleship.rules import Rules
 from battleship.shooters.aim import certain_shots
 from battleship.shooters.choice import MISS, UNKNOWN, pattern_factor
-from battleship.shooters.options import Options
+from battleship.shooters.options import Named, Options
 
 
-class FloodShooter:
+class FloodShooter(Named):
     """The R study's traditional method: guesses in a shuffled order, and a flood from every hit."""
 
     name = "flood"

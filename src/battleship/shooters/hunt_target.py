@@ -22,10 +22,10 @@ from battleship.jit import njit
 from battleship.rng import kernel_state, shuffled
 from battleship.rules import Rules
 from battleship.shooters.aim import certain_shots
-from battleship.shooters.options import Options
+from battleship.shooters.options import Named, Options
 
 
-class HuntTargetShooter:
+class HuntTargetShooter(Named):
     """Hunt down a shuffled order; after a hit queue the unvisited N, S, E, W cells (first in, first out)."""
 
     plays_noise = True  # it never fires at a cell again, and reads a hit as a hit

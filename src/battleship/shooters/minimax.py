@@ -23,7 +23,7 @@ from battleship.inference.minimax import Minimax, every_layout
 from battleship.rng import kernel_state
 from battleship.rules import Rules
 from battleship.shooters.choice import choose
-from battleship.shooters.options import TIES, Options
+from battleship.shooters.options import TIES, Named, Options
 
 
 @lru_cache(maxsize=4)
@@ -33,7 +33,7 @@ def solved_game(rules: Rules) -> Minimax:
     return Minimax(rules, every_layout(rules))
 
 
-class MinimaxShooter:
+class MinimaxShooter(Named):
     """Fires where the worst answer leaves fewest layouts; exact minimax play on small boards (``exact=N``)."""
 
     name = "minimax"

@@ -38,7 +38,7 @@ from battleship.rules import Rules, Sinks
 from battleship.shooters.aim import evidence_view, fill_up, free, is_salvo, without_pending
 from battleship.shooters.choice import HIT, UNKNOWN, choose, pattern_factor, skew_factor, smallest_afloat
 from battleship.shooters.density import observed_status
-from battleship.shooters.options import TIES, Options
+from battleship.shooters.options import TIES, Named, Options
 from battleship.tables import tables
 
 
@@ -78,7 +78,7 @@ def solved_cell(solver: Solver, rules: Rules, observation: Observation, total: i
     return None if solved is None else solved[1]
 
 
-class OptimalShooter:
+class OptimalShooter(Named):
     """Greedy on exact hit probabilities (see the module docstring). Under ``[noise]`` the posterior weighs
     every layout by the likelihood of the answers; ``confirm=N`` may fire at a cell again
     (:func:`battleship.shooters.noisy.confirming_cell`)."""

@@ -1,17 +1,17 @@
 """Shooter options: declared per shooter, written ``name:key=value,...``, read by the kernels as a vector.
 
-Every registered shooter declares the options it reads (:attr:`ShooterSpec.options
-<battleship.shooters.registry.ShooterSpec.options>`), each an :class:`OptionSpec`: its name, its type,
+Every registered shooter declares the options it reads (the ``options`` of its
+:class:`~battleship.shooters.ShooterSpec`), each an :class:`~battleship.shooters.OptionSpec`: its name, its type,
 its default, the values it may take and one line of help. A key means the same thing for every
-shooter that reads it (:data:`OPTION` holds the one definition of each), so ``exact=N`` is "solve
+shooter that reads it (:data:`~battleship.shooters.options.OPTION` holds the one definition of each), so ``exact=N`` is "solve
 the rest of the game exactly once at most N layouts remain" wherever it is read.
 
 Text (``"density:skew=20"``), keywords (``make("density", skew=20)``) and the command line's
-``--shooter`` all go through one validation (:func:`build_options`): an unknown key or a bad value is
+``--shooter`` all go through one validation (:func:`~battleship.shooters.options.build_options`): an unknown key or a bad value is
 refused in one line that names the shooter and lists what it takes. The result is one
 :class:`Options` value, which also records which keys were *given*: a key given is honoured whatever
 its value, even the default (``best:skew=0`` turns off the skew ``best`` would play), and
-:func:`format_spec` writes every key given, so the spec printed plays what was asked.
+:func:`~battleship.shooters.options.format_spec` writes every key given, so the spec printed plays what was asked.
 
 Old spellings stay readable where stored specs use them (:class:`Alias`): ``optimal:endgame=N`` is
 ``optimal:exact=N`` and ``optimal:boost=P`` is ``optimal:skew=P,lattice=1`` (the same factor).
@@ -70,7 +70,7 @@ class OptionSpec:
 
     def parse(self, value: object) -> Value:
         """``value`` (a text as written in a spec, or a Python value) checked and converted, or a
-        :class:`BattleshipError` saying what it may be."""
+        :class:`~battleship.errors.BattleshipError` saying what it may be."""
         if self.kind is int:
             return self._whole(value)
         if not isinstance(value, str):
@@ -316,6 +316,8 @@ OPTION: dict[str, OptionSpec] = {
         ),
     )
 }
+"""The one definition of every option key, by name: its type, default, values allowed and help
+(a shooter may narrow ``tie``'s choices or change a default, never the meaning)."""
 
 # the whole-number keys and the values they may take (low, high, what they are)
 RANGES = {o.name: (o.low, o.high, o.what) for o in OPTION.values() if o.kind is int}
@@ -323,11 +325,18 @@ RANGES = {o.name: (o.low, o.high, o.what) for o in OPTION.values() if o.kind is 
 
 @dataclass(frozen=True)
 class Options:
-    """The values a shooter plays with (see :data:`OPTION` for what each key means), and which keys
-    were given (:attr:`given`): a given key is honoured whatever its value.
+    """The values a shooter plays with (see :data:`~battleship.shooters.options.OPTION` for what each key means), and which keys
+    were given (``given``): a given key is honoured whatever its value.
 
     ``Options(skew=20)`` gives the values only; ``Options(skew=0, given={"skew"})`` also says skew was
     asked for. :meth:`replace` keeps track of what it sets; ``dataclasses.replace`` does not.
+
+    Examples
+    --------
+    >>> from battleship.shooters.options import format_spec
+    >>> options = Options(skew=20, given={"skew"})
+    >>> options.skew, options.named(), format_spec("density", options)
+    (20, {'skew': 20}, 'density:skew=20')
     """
 
     tie: str = "first"
@@ -387,7 +396,7 @@ class Options:
 
     @property
     def given_keys(self) -> frozenset[str]:
-        """The keys given (typed access to :attr:`given`)."""
+        """The keys given (typed access to ``given``)."""
         keys: frozenset[str] = self.__dict__.get("given", frozenset())
         return keys
 
@@ -506,7 +515,7 @@ def build_options(
 def parse_spec(spec: str, base: Options | None = None) -> tuple[str, Options]:
     """``"density:tie=random,skew=20"`` -> ``("density", Options(tie="random", skew=20))``: every key
     and value checked, the keys written counted as given. Which keys the named shooter reads is
-    checked by :func:`battleship.shooters.registry.resolve`, which reads its old spellings too."""
+    checked by :func:`~battleship.shooters.resolve`, which reads its old spellings too."""
     name, values = split_spec(spec)
     return name, build_options(name, tuple(OPTION.values()), values, base, shown=spec)
 
@@ -515,3 +524,17 @@ def format_spec(name: str, options: Options) -> str:
     """The inverse of :func:`parse_spec`: every key given or changed, in the fixed order of the fields."""
     named = options.named()
     return name + (":" + ",".join(f"{k}={v}" for k, v in named.items()) if named else "")
+
+
+class Named:
+    """What every registered shooter's class shares: a repr naming it as the commands do.
+
+    ``repr(make("density", skew=20))`` is ``<Shooter density:skew=20>``: its :func:`~battleship.shooters.options.format_spec`
+    (the class's ``name`` and the options it was built with).
+    """
+
+    name: str
+    options: Options
+
+    def __repr__(self) -> str:
+        return f"<Shooter {format_spec(self.name, self.options)}>"

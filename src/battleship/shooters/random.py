@@ -8,10 +8,10 @@ from battleship.game import Observation
 from battleship.jit import njit
 from battleship.rng import kernel_state, shuffled
 from battleship.rules import Rules
-from battleship.shooters.options import Options
+from battleship.shooters.options import Named, Options
 
 
-class RandomShooter:
+class RandomShooter(Named):
     """Fires at a uniformly random unknown cell. Plays every rules variant."""
 
     plays_noise = True  # it never fires at a cell again, and reads a hit as a hit

@@ -97,7 +97,22 @@ def _declared(reads: tuple[str, ...]) -> tuple[OptionSpec, ...]:
 
 @dataclass(frozen=True)
 class ShooterSpec:
-    """One registered shooter (see the module docstring)."""
+    """Everything about one registered shooter, in one place (see the module docstring).
+
+    The fields below are its name, where its class lives (``"package.module:Class"``, imported on
+    first use), a one-line summary naming its source, its Numba kernel, the options it takes, the
+    answers it leaves unread and why, its role and its measured strength.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> from battleship.shooters import spec
+    >>> density = spec("density")
+    >>> density.name, density.role, density.kernel is not None
+    ('density', 'recommended', True)
+    >>> [o.name for o in density.options][:3]
+    ['tie', 'skew', 'lattice']
+    """
 
     name: str
     entry_point: str  # "package.module:Class"; the class takes ``options`` as its first argument
@@ -307,8 +322,34 @@ def class_spec(text: str) -> ShooterSpec:
 
 
 def register(spec: ShooterSpec) -> ShooterSpec:
-    """Add a shooter to the registry (its name must be new; a choosing shooter's ``passes_on`` must be
-    registered already)."""
+    """Add a shooter to the registry, as Gymnasium registers environments.
+
+    Parameters
+    ----------
+    spec : ShooterSpec
+        The shooter: its name must be new, and a choosing shooter's ``passes_on`` registered already.
+
+    Returns
+    -------
+    ShooterSpec
+        The spec, registered: :func:`make` builds it by name from then on.
+
+    Raises
+    ------
+    BattleshipError
+        A name registered already.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> _ = bs.register(bs.ShooterSpec("my-random", "battleship.shooters.random:RandomShooter", "my copy"))
+    >>> bs.make("my-random")
+    <Shooter random>
+    >>> bs.register(bs.ShooterSpec("my-random", "battleship.shooters.random:RandomShooter", "again"))
+    Traceback (most recent call last):
+    ...
+    battleship.errors.BattleshipError: a shooter named 'my-random' is registered already
+    """
     if spec.name in _REGISTRY:
         raise BattleshipError(f"a shooter named {spec.name!r} is registered already")
     missing = [n for n in spec.passes_on if n not in _REGISTRY]
@@ -393,9 +434,38 @@ def resolve(
 
 
 def make(text: str, options: Options | None = None, **values: object) -> Shooter:
-    """A new shooter from ``name`` or ``name:key=value,...`` and keyword options:
-    ``make("density", skew=20)`` plays exactly as ``make("density:skew=20")``; an unknown key or a bad
-    value is refused, naming the shooter's options. ``options`` is a base the text amends."""
+    """A new shooter, by name and options, as Gymnasium makes environments.
+
+    Parameters
+    ----------
+    text : str
+        ``name`` or ``name:key=value,...`` (``battleship shooters`` lists the names and options), or
+        a class named outright (``path/to/file.py:Class``).
+    options : Options, optional
+        A base the text and the keywords amend.
+    **values
+        Options as keywords: ``make("density", skew=20)`` plays exactly as ``make("density:skew=20")``.
+
+    Returns
+    -------
+    Shooter
+        The shooter, ready for :func:`battleship.play <battleship.api.play>`.
+
+    Raises
+    ------
+    BattleshipError
+        An unknown shooter, key or value, naming the shooter's options.
+
+    Examples
+    --------
+    >>> import battleship as bs
+    >>> bs.make("density", skew=20)
+    <Shooter density:skew=20>
+    >>> bs.make("density:skeww=20")
+    Traceback (most recent call last):
+    ...
+    battleship.errors.BattleshipError: ...
+    """
     name, resolved = resolve(text, base=options, values=values)
     return spec(name).make(resolved)
 

@@ -35,7 +35,7 @@ from battleship.rules import Rules
 from battleship.shooters.aim import one_shot_only, refuse
 from battleship.shooters.choice import UNKNOWN, mark_ships
 from battleship.shooters.density import DENSITY, density_map, density_pick, observed_status, play_density
-from battleship.shooters.options import Options
+from battleship.shooters.options import Named, Options
 from battleship.tables import geometry, tables
 
 SIGNIFICANCE = 2.0  # standard errors by which a candidate must beat the base policy's own choice
@@ -63,7 +63,7 @@ def rollout_shots(fired, candidates, layouts, seed, rows, cols, params, geometry
             out[c, j] = play_density(state, ship_at, total, rows, cols, params, geometry, DENSITY, forced)
 
 
-class RolloutShooter:
+class RolloutShooter(Named):
     """Rollouts of the density shooter from each candidate cell (see the module docstring)."""
 
     name = "rollout"

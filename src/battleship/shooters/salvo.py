@@ -32,7 +32,7 @@ from battleship.inference.sampling import draw
 from battleship.rng import seed_words
 from battleship.rules import Answers, Rules, Sinks
 from battleship.shooters.aim import evidence_view, fill_up, free, without_pending
-from battleship.shooters.options import Options
+from battleship.shooters.options import Named, Options
 from battleship.tables import tables
 
 CANDIDATES = 16  # cells tried for each place of the salvo: the most likely free cells
@@ -41,7 +41,7 @@ REJECTION_BATCHES = 24  # batches drawn from what is certain, should the exact s
 SAMPLES = 200  # layouts sampled a turn unless ``samples`` says otherwise
 
 
-class SalvoShooter:
+class SalvoShooter(Named):
     """Chooses whole salvos by their worth over two turns on exact samples (see the module docstring)."""
 
     name = "salvo"

@@ -41,7 +41,7 @@ from battleship.rng import kernel_state
 from battleship.rules import Rules, Sinks, Spacing
 from battleship.shooters.aim import blocked_status, certain_shots, free, is_salvo
 from battleship.shooters.choice import HIT, IMPOSSIBLE, MISS, SUNK, UNKNOWN, choose, skew_factor
-from battleship.shooters.options import LATTICE, SINKS, SKEW, SPACING, TIE, Options
+from battleship.shooters.options import LATTICE, SINKS, SKEW, SPACING, TIE, Named, Options
 from battleship.tables import geometry, tables
 
 # a placement its prior weighs under this (drawn under 1% as often as uniform layouts draw it) is
@@ -299,7 +299,7 @@ def play_trial_sink(state, ship_at, total, rows, cols, params, geometry):
     return shots
 
 
-class TrialSinkShooter:
+class TrialSinkShooter(Named):
     """The C# Pirates winner's trial-shot / sink-shot shooter (see the module docstring)."""
 
     name = "trial-sink"

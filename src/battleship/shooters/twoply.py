@@ -63,7 +63,7 @@ from battleship.shooters.aim import one_shot_only, refuse
 from battleship.shooters.choice import UNKNOWN, centre_distance, skew_factor
 from battleship.shooters.density import observed_status
 from battleship.shooters.optimal import endgame_solver, solved_cell
-from battleship.shooters.options import Options
+from battleship.shooters.options import Named, Options
 from battleship.tables import tables
 
 # Greedy's subtree costs, per rules, kept between games (the lab makes a shooter per game; greedy is
@@ -183,7 +183,7 @@ def two_ply_value(
     return value
 
 
-class TwoPlyShooter:
+class TwoPlyShooter(Named):
     """Exact two-ply look-ahead over greedy's best cells (see the module docstring)."""
 
     name = "twoply"

@@ -26,15 +26,17 @@ from __future__ import annotations
 
 import atexit
 import gc
+import json
 import logging
 import os
 import signal
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import Literal
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -46,6 +48,7 @@ from battleship.rules import preset
 from battleship.stop import INTERRUPT
 from battleship.web import friend_routes, guard, readiness, routes, store
 from battleship.web.arena_runs import ArenaRuns
+from battleship.web.bus import Bus
 from battleship.web.computer import Computer
 from battleship.web.friends import Friends
 from battleship.web.gate import Gate
@@ -71,6 +74,7 @@ class Settings:
     move_seconds: float = 2.0  # the computer's move, "play for me": past it the density shooter answers
     analysis_seconds: float = 10.0  # the calculator and replay heat maps: past it an estimate answers
     rate_limit: str = guard.Limits().rate
+    address_rate_limit: str = guard.Limits().address  # all of one address's sessions together
     expire_hours: float = 24.0  # unfinished games with no move for this long are deleted (0: never)
     arena: tuple[Path, ...] = ()  # saved arena runs shown at /arena
     forwarded_allow_ips: str = ""  # proxies whose X-Forwarded-For is believed (uvicorn's notation); none
@@ -82,18 +86,30 @@ def create_app(
     warm: bool = False,
     settings: Settings | None = None,
     on_ready: Callable[[], None] | None = None,
+    schema: Literal["upgrade", "check"] = "upgrade",
 ) -> FastAPI:
     """The app, storing games at the SQLAlchemy ``url``; ``warm`` runs every kernel at start-up, every
-    request answered 503 until it is over."""
+    request answered 503 until it is over. ``schema``: bring the store up to this version's schema
+    (a server alone on it), or only check it (one of several workers: :mod:`battleship.web.schema`).
+
+    On PostgreSQL the process shares with every other process of the store: the game's events and who
+    is connected (:mod:`battleship.web.bus`), the heavy-work slots (:class:`battleship.web.gate.SharedSlots`)
+    and the request counts (:class:`battleship.web.guard.SharedCounts`).
+    """
     settings = settings or Settings()
-    limits = guard.Limits(settings.rate_limit)
-    limits.items()  # a bad --rate-limit is refused now, not at the first request
-    engine = store.connect(url)
-    gate = Gate(settings.heavy_workers, settings.heavy_queue, settings.heavy_wait)
+    limits = guard.Limits(settings.rate_limit, settings.address_rate_limit)
+    limits.items(), limits.address_items()  # a bad --rate-limit is refused now, not at the first request
+    engine = store.connect(url, schema)
+    shared = store.shared(engine)
+    gate = Gate(
+        settings.heavy_workers, settings.heavy_queue, settings.heavy_wait, shared=engine if shared else None
+    )
     workers = Workers(settings.heavy_workers)
     compiled = Graphs(settings.graphs)
     computer = Computer(gate, workers, settings.move_seconds, settings.analysis_seconds, compiled)
     hub = Hub()
+    if shared:
+        hub.bus = Bus(engine, hub.wake, hub.wake_all)
     app = FastAPI(
         title="battleship",
         summary="Play the computer or a friend, replay games, ask the calculator, read the statistics.",
@@ -122,6 +138,8 @@ def create_app(
         _page_html("missing", "page not found"),
         settings.forwarded_allow_ips,
         (state.warming, _page_html("warming", "starting", head=NO_SCRIPT_REFRESH)),
+        session_key=store.server_key(engine, "sessions").encode(),
+        counts=guard.SharedCounts(engine) if shared else guard.LocalCounts(),
     )
     routes.install(app)
     friend_routes.install(app)
@@ -129,6 +147,40 @@ def create_app(
     _docs(app)
     # FastAPI's documented way to replace the schema is to assign app.openapi, which its types call a method
     app.openapi = lambda: _schema(app)  # type: ignore[method-assign]
+    return app
+
+
+SETTINGS_ENV = "BATTLESHIP_SETTINGS"  # the settings of every worker, as JSON (from_environment)
+DB_ENV = "BATTLESHIP_DB"  # the store's URL (from_environment)
+
+
+def settings_json(settings: Settings) -> str:
+    """``settings`` as :func:`from_environment` reads them back."""
+    fields = asdict(settings)
+    fields["arena"] = [str(p) for p in settings.arena]
+    fields["graphs"] = str(settings.graphs) if settings.graphs is not None else None
+    return json.dumps(fields)
+
+
+def from_environment() -> FastAPI:
+    """The app of one of several worker processes (``battleship serve --workers N``, or uvicorn's or
+    gunicorn's own workers with ``--factory battleship.web.app:from_environment``): the store's URL in
+    ``$BATTLESHIP_DB``, the settings in ``$BATTLESHIP_SETTINGS`` (JSON; the defaults where left out).
+
+    It warms up before it returns, so a worker takes no connection before it can play (the others
+    serve meanwhile: a rolling restart refuses nothing), and checks the store's schema without making
+    it (``battleship db upgrade`` makes it, once, before the workers start).
+    """
+    from battleship.web.workers import start_forkserver
+
+    start_forkserver()  # the heavy workers' process loads its kernels while this one opens the store
+    fields = json.loads(os.environ.get(SETTINGS_ENV) or "{}")
+    fields["arena"] = tuple(Path(p) for p in fields.get("arena", ()))
+    fields["graphs"] = Path(fields["graphs"]) if fields.get("graphs") else None
+    url = os.environ.get(DB_ENV, "sqlite:///battleship.db")
+    app = create_app(url, warm=True, settings=Settings(**fields), schema="check")
+    app.state.chain_signals = True  # uvicorn's own server: its SIGTERM stops the streams at once too
+    _warm_up(app)  # the lifespan's warm-up then finds everything loaded, and opens at once
     return app
 
 
@@ -154,19 +206,28 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = threading.Event()
         opened = threading.Event()
+        if getattr(app.state, "chain_signals", False):
+            _stop_at_signals(app)
+
+        bus = app.state.hub.bus
+        if bus is not None:  # the other processes' moves reach this one's streams from the start
+            bus.start()
 
         def open_for_play() -> None:
             engine = app.state.service.engine
             _credit_downtime(engine)
-            threading.Thread(target=_heartbeat, args=(engine, stop), daemon=True, name="heartbeat").start()
+            threading.Thread(
+                target=_heartbeat, args=(engine, stop, bus), daemon=True, name="heartbeat"
+            ).start()
             if expire_hours > 0:
                 threading.Thread(
                     target=_sweep, args=(engine, expire_hours, stop), daemon=True, name="expire-games"
                 ).start()
             opened.set()
             app.state.warming.open()
-            if on_ready is not None:
-                on_ready()
+            ready = on_ready or getattr(app.state, "on_ready", None)  # a worker's is set on its app
+            if ready is not None:
+                ready()
 
         if warm:  # the port opens now; every request hears 503 and why until the warm-up is over
             threading.Thread(
@@ -181,12 +242,31 @@ def _lifespan(warm: bool, expire_hours: float, on_ready: Callable[[], None] | No
             shut_down(app)
             if opened.is_set():  # a clean stop: the friends' clocks stop here, not at the last heartbeat
                 store.beat(app.state.service.engine)
+            if bus is not None:
+                bus.close()
+            if app.state.gate.shared is not None:
+                app.state.gate.shared.close()
             app.state.workers.close()
             app.state.computer.graphs.close()
+            store.close(app.state.service.engine)
             if warm:  # the server's own process (not a test's): it is about to end
                 atexit.register(gc.freeze)
 
     return lifespan
+
+
+def _stop_at_signals(app: FastAPI) -> None:
+    """SIGTERM and SIGINT stop every computation and live stream at once, then do what they did (uvicorn's
+    graceful shutdown, which would otherwise wait for the streams to end by themselves)."""
+    for number in (signal.SIGTERM, signal.SIGINT):
+        before = signal.getsignal(number)
+
+        def handle(sig: int, frame, before=before) -> None:
+            shut_down(app)
+            if callable(before):
+                before(sig, frame)
+
+        signal.signal(number, handle)
 
 
 def _warm_then_open(app: FastAPI, open_for_play: Callable[[], None]) -> None:
@@ -207,8 +287,18 @@ def _warm_then_open(app: FastAPI, open_for_play: Callable[[], None]) -> None:
 
 
 def _credit_downtime(engine) -> None:
-    """Give the friends' running clocks the time the server was away (a failure is logged: the game opens)."""
+    """Give the friends' running clocks the time the server was away (a failure is logged: the game opens).
+
+    On a shared store another process may have served all along (a rolling restart): its heartbeat is
+    then fresh, and nothing is given."""
     try:
+        alive = store.last_alive(engine)
+        if (
+            store.shared(engine)
+            and alive is not None
+            and store.now() - alive < timedelta(seconds=3 * HEARTBEAT_SECONDS)
+        ):
+            return
         away = store.credit_downtime(engine)
     except Exception:
         log.exception("giving the friends' clocks the time the server was away failed")
@@ -221,11 +311,14 @@ def _credit_downtime(engine) -> None:
 HEARTBEAT_SECONDS = 2.0
 
 
-def _heartbeat(engine, stop: threading.Event) -> None:
-    """Record every ``HEARTBEAT_SECONDS`` that the server is alive, until ``stop``."""
+def _heartbeat(engine, stop: threading.Event, bus: Bus | None = None) -> None:
+    """Record every ``HEARTBEAT_SECONDS`` that the server is alive (and that its streams still count), until
+    ``stop``."""
     while not stop.wait(HEARTBEAT_SECONDS):
         try:
             store.beat(engine)
+            if bus is not None:
+                bus.beat()
         except Exception:  # a database gone for a moment: the next beat tries again
             log.warning("recording the server's heartbeat failed", exc_info=True)
 

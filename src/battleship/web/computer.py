@@ -3,7 +3,8 @@ bounded shooter, and saying so), and which rules each level answers in time.
 
 A move runs in a worker process (:mod:`battleship.web.workers`); the request holds a slot of the
 gate's move lane meanwhile (the calculator's and the replay's heat maps hold analysis slots), which
-bounds how much the server works on at once. When a move's deadline passes, the DataGenetics density
+bounds how much the server works on at once. When a move's deadline passes (or no slot comes free within the
+gate's wait: play is never refused for want of one), the DataGenetics density
 shooter answers instead in the request's own thread (a few milliseconds on any rules). A heat map
 whose exact count cannot finish in time is estimated by the exact sampler (layouts drawn uniformly
 among those that fit) in a share of its time kept for that, else the density's way; each says which.
@@ -35,7 +36,7 @@ from battleship.inference.prior import PlacementModel
 from battleship.rules import Rules, preset
 from battleship.stop import OutOfTime, Stop, Stopped
 from battleship.web import graphs, jobs
-from battleship.web.gate import ANALYSIS, MOVE, START, Gate
+from battleship.web.gate import ANALYSIS, MOVE, START, Gate, Saturated
 from battleship.web.workers import Workers
 
 PROBABILITY_BUDGET_MS = (
@@ -173,6 +174,12 @@ class Computer:
         """A job in a worker (the caller holds a gate slot), with the compiled graphs of ``shapes`` mapped in."""
         return self.workers.run(graphs.with_graphs, self.graphs.directory, shapes, job, *args, stop=stop)
 
+    def _thinking(self, job, *args: Any, stop: Stop, shapes: tuple[graphs.Shape | None, ...] = ()) -> Any:
+        """A move's job in a worker, a slot of the gate's move lane held while it runs (and only then: the
+        request reads and writes its game without one); :class:`Saturated` when none comes free in time."""
+        work = partial(self._heavy, job, *args, stop=stop, shapes=shapes)
+        return self.gate.run(work, lane=MOVE, stop=stop)
+
     def move(
         self,
         rules: Rules,
@@ -197,10 +204,12 @@ class Computer:
                 if stop.requested:  # the deadline passed while the request waited for a slot
                     stop.check()
                 args = (rules, observation, chosen.spec, seed, model, bool(exact))
-                cell = self._heavy(jobs.shot, *args, stop=stop, shapes=shapes)
+                cell = self._thinking(jobs.shot, *args, stop=stop, shapes=shapes)
                 return Move(cell, shooter, None, exact, None if exact is not False else SAMPLED)
             except OutOfTime:
                 why = f"{chosen.level} ({shooter}) did not answer within {self.move_seconds:g} s"
+            except Saturated as busy:
+                why = f"{chosen.level} ({shooter}) found no worker free: {busy}"
         stand_in = jobs.quick_shot(rules, observation, seed)
         return Move(stand_in, jobs.FALLBACK, why, None if exact is None else False)
 
@@ -225,9 +234,13 @@ class Computer:
             if why is None:
                 try:
                     stop.check()  # the deadline may have passed while the request waited for a slot
-                    cells, why = self._heavy(jobs.salvo, *args, model, bool(exact), stop=stop, shapes=shapes)
+                    cells, why = self._thinking(
+                        jobs.salvo, *args, model, bool(exact), stop=stop, shapes=shapes
+                    )
                 except OutOfTime:
                     why = f"{chosen.level} ({shooter}) did not answer within {self.move_seconds:g} s"
+                except Saturated as busy:
+                    why = f"{chosen.level} ({shooter}) found no worker free: {busy}"
         if why is None:
             return Move(cells[0], shooter, None, exact, None if exact is not False else SAMPLED, cells)
         stand_in, by = jobs.quick_salvo(rules, observation, seed, size)

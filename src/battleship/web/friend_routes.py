@@ -21,6 +21,7 @@ from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
 from battleship.web.friends import MAX_CLOCK, MIN_CLOCK
+from battleship.web.guard import address_of, client_key
 from battleship.web.hub import Subscription
 from battleship.web.records import NotFound
 from battleship.web.routes import (
@@ -161,8 +162,15 @@ def install(app: FastAPI) -> None:
     async def events(seat: SeatToken, request: Request) -> StreamingResponse:
         """Server-sent events: ``state`` with the seat's whole view whenever the game changes."""
         first = await run_in_threadpool(friends.view, seat)  # 404 before the stream starts
-        client = request.client.host if request.client else "-"
-        subscription = friends.hub.subscribe(first["id"], seat, client)  # 429 past the seat's share
+        # 429 past the seat's share (every process's streams), the client's or the address's
+        subscription = await run_in_threadpool(
+            friends.hub.subscribe,
+            first["id"],
+            seat,
+            client_key(request.scope),
+            asyncio.get_running_loop(),
+            address_of(request.scope),
+        )
         stream = _stream(app, request, seat, first, subscription)
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
         return StreamingResponse(

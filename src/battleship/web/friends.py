@@ -31,13 +31,20 @@ from battleship.web.records import (
     fired_json,
     layout_json,
     pick_rules,
-    replay,
     rules_json,
     rules_of,
     ships_afloat,
     write_record,
 )
-from battleship.web.service import Games, new_row, random_layout, read_targets, salvo_view, turn_answer
+from battleship.web.service import (
+    MOVED_ON,
+    Games,
+    new_row,
+    random_layout,
+    read_targets,
+    salvo_view,
+    turn_answer,
+)
 
 PLACING = "placing"  # the status while a fleet is still to be placed
 MIN_CLOCK, MAX_CLOCK = 30, 3600  # seconds a side, when the game has a clock
@@ -86,17 +93,22 @@ class Friends(Games):
 
     def _seat(self, token: str) -> tuple[dict[str, Any], int]:
         """The game row behind a seat token and the seat's side (the clock checked first)."""
+        row, side, _seats = self._seated(token)
+        return row, side
+
+    def _seated(self, token: str) -> tuple[dict[str, Any], int, list[dict[str, Any]]]:
+        """The game row behind a seat token, the seat's side and both seats (the clock checked first)."""
         if not (isinstance(token, str) and len(token) == 32):
             raise NotFound("no such seat")
-        seat = store.seat(self.engine, token)
-        if seat is None:
+        row, both = store.seated(self.engine, token)
+        if row is None:
             raise NotFound(
                 "no such seat: the link is wrong, or the game was deleted after a day without a move"
             )
-        row = self._row(seat["game_id"])
+        side = next(s["side"] for s in both if s["token"] == token)
         if self._flag_fell(row):
-            row = self._row(seat["game_id"])
-        return row, seat["side"]
+            row = self._row(row["id"])
+        return row, side, both
 
     # ---- the clock -----------------------------------------------------------------------------
 
@@ -110,29 +122,32 @@ class Friends(Games):
             used[TURNS.index(row["status"])] += (store.now() - started).total_seconds()
         return used
 
+    def _out_of_time(self, row: dict[str, Any]) -> dict[str, Any] | None:
+        """The changes that end the game if the side to move has run out of time, else None."""
+        if not row["clock"] or row["status"] not in TURNS:
+            return None
+        side = TURNS.index(row["status"])
+        used = self._used(row)
+        if used[side] < row["clock"]:
+            return None
+        used[side] = float(row["clock"])  # all of it: the loser's clock reads 0:00 from now on
+        return {
+            "status": "over",
+            "winner": f"player{2 - side}",
+            "finished": store.now(),
+            "ended_by": "time",
+            "clock_used": json.dumps([round(u, 3) for u in used]),
+            "notation": row["record"],
+        }
+
     def _flag_fell(self, row: dict[str, Any]) -> bool:
         """End the game if the side to move has run out of time; True if it ended now."""
-        if not row["clock"] or row["status"] not in TURNS:
+        if self._out_of_time(row) is None:
             return False
-        side = TURNS.index(row["status"])
-        if self._used(row)[side] < row["clock"]:
-            return False
-        with self._lock(row["id"]):
-            used = self._used(row)
-            used[side] = float(row["clock"])  # all of it: the loser's clock reads 0:00 from now on
-            changes = {
-                "status": "over",
-                "winner": f"player{2 - side}",
-                "finished": store.now(),
-                "ended_by": "time",
-                "clock_used": json.dumps([round(u, 3) for u in used]),
-            }
-            done = store.save(
-                self.engine,
-                row["id"],
-                {**changes, "notation": row["record"]},
-                {"moves": row["moves"], "status": row["status"]},
-            )
+        with self._moving(row["id"]) as held:
+            assert held.row is not None
+            changes = self._out_of_time(held.row)
+            done = changes is not None and held.save(changes)
         if done:
             self.hub.publish(row["id"])
         return done
@@ -141,9 +156,8 @@ class Friends(Games):
 
     def view(self, token: str) -> dict[str, Any]:
         """What the player at this seat sees: never the other fleet before the game is over."""
-        row, side = self._seat(token)
+        row, side, seats = self._seated(token)
         rules = rules_of(row)
-        seats = store.seats_of(self.engine, row["id"])
         layouts = (row["player_layout"], row["computer_layout"])
         status = row["status"]
         view: dict[str, Any] = {
@@ -158,7 +172,7 @@ class Friends(Games):
             "them": {
                 "name": seats[1 - side]["name"] or FRIEND_SIDES[1 - side],
                 "placed": bool(layouts[1 - side]),
-                "connected": self.hub.connected(seats[1 - side]["token"]),
+                "connected": self.hub.connected(seats[1 - side]["token"], row["id"]),
             },
             "your_shots": [],
             "their_shots": [],
@@ -172,7 +186,7 @@ class Friends(Games):
         if layouts[side]:
             view["your_layout"] = layout_json(notation.parse_layout(layouts[side], rules))
         if row["record"]:  # both fleets placed
-            game = replay(row)
+            game = self.replays.get(row)
             view["your_shots"] = fired_json(game.target(side).observation, rules)
             view["their_shots"] = fired_json(game.at[side].observation, rules)
             over = status == "over"
@@ -214,8 +228,8 @@ class Friends(Games):
     def place(self, token: str, layout: str | None = None, name: str | None = None) -> dict[str, Any]:
         """Place this seat's fleet (a layout in notation, or a random one); the game starts once both are placed."""
         row, side = self._seat(token)
-        with self._lock(row["id"]):
-            row, side = self._seat(token)
+        with self._moving(row["id"]) as held:
+            row = held.current
             if row["status"] != PLACING:
                 raise Conflict(
                     "the fleets are placed: the game is under way"
@@ -235,9 +249,10 @@ class Friends(Games):
                     turn_started=store.now(),
                     record=write_record(rules, FRIEND_SIDES, layouts, []),
                 )
-            self._save(row, changes)
-            if name is not None:
-                store.name_seat(self.engine, token, name.strip() or None)
+            if not held.save(changes):
+                raise Conflict(MOVED_ON)
+        if name is not None:
+            store.name_seat(self.engine, token, name.strip() or None)
         self.hub.publish(row["id"])
         return self.view(token)
 
@@ -246,28 +261,34 @@ class Friends(Games):
     ) -> dict[str, Any]:
         """This seat's turn at the other fleet (a shot, or a salvo's ``cells``), within its clock."""
         row, side = self._seat(token)
-        with self._lock(row["id"]):
-            row, side = self._seat(token)
-            if row["status"] != TURNS[side]:
+        with self._moving(row["id"]) as held:
+            row = held.current
+            flag = self._out_of_time(row)
+            if flag is not None:  # the clock ran out since the seat was read: the game ends now, on time
+                held.save(flag)
+            elif row["status"] != TURNS[side]:
                 raise Conflict(
                     {PLACING: "the fleets are not both placed yet", "over": "the game is over"}.get(
                         row["status"], "it is the other player's turn"
                     )
                 )
-            game = replay(row)
-            seen = game.target(side).observation
-            game.play(side, read_targets(cell, cells, game.rules, seen, game.turn_size(side)))
-            used = self._used(row)
-            extra = {"clock_used": json.dumps([round(u, 3) for u in used]), "turn_started": store.now()}
-            self._commit(row, game, side, extra)
+            else:
+                game = self.replays.get(row).copy()
+                seen = game.target(side).observation
+                game.play(side, read_targets(cell, cells, game.rules, seen, game.turn_size(side)))
+                used = self._used(row)
+                extra = {"clock_used": json.dumps([round(u, 3) for u in used]), "turn_started": store.now()}
+                self._commit(held, game, self._changes(row, game, side, extra))
         self.hub.publish(row["id"])
+        if flag is not None:
+            raise Conflict("the game is over")
         return turn_answer(self.view(token), "your")
 
     def resign(self, token: str) -> dict[str, Any]:
         """This player gives up: the other wins, both fleets are shown."""
         row, side = self._seat(token)
-        with self._lock(row["id"]):
-            row, side = self._seat(token)
+        with self._moving(row["id"]) as held:
+            row = held.current
             if row["status"] == "over":
                 raise Conflict("the game is over")
             changes = {
@@ -276,7 +297,8 @@ class Friends(Games):
                 "resigned": True,
                 "finished": store.now(),
             }
-            self._save(row, {**changes, "ended_by": "resigned", "notation": row["record"] or None})
+            if not held.save({**changes, "ended_by": "resigned", "notation": row["record"] or None}):
+                raise Conflict(MOVED_ON)
         self.hub.publish(row["id"])
         return self.view(token)
 

@@ -1,6 +1,11 @@
 """What stands between the network and the game: forwarded addresses (from configured proxies only), body
-bounds, per-client rate limits, the access log, and every error answered as JSON with a ``detail``
-string (or, for a page that does not exist, a page that says so).
+bounds, players' sessions, per-client rate limits, the access log, and every error answered as JSON
+with a ``detail`` string (or, for a page that does not exist, a page that says so).
+
+A client is a player's session where the request carries a valid one
+(:mod:`battleship.web.sessions`), else its address; every address also has a wider limit for all
+its sessions together. Where several processes serve one PostgreSQL store the requests are counted
+in it (fixed windows), so the processes keep one limit between them; a process alone counts in memory.
 
 The middlewares are plain ASGI: they pass the connection's own ``receive`` through, so an endpoint
 can tell when its client went away (and stop its heavy work), and a live event stream flows
@@ -25,6 +30,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from limits import RateLimitItem, parse_many, storage, strategies
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
@@ -35,6 +41,7 @@ from battleship.web.gate import Saturated
 from battleship.web.hub import TooManyStreams
 from battleship.web.readiness import WARMING_DETAIL, Warming
 from battleship.web.records import Conflict, NotFound
+from battleship.web.sessions import Sessions, given_now, session_of
 from battleship.web.workers import Closed, WorkerDied
 
 MAX_BODY = 65_536  # bytes: the largest request is a custom rules file with a board or layout
@@ -51,18 +58,28 @@ class Problem(BaseModel):
 
 @dataclass(frozen=True)
 class Limits:
-    """How much one client may ask (``limits`` notation, e.g. ``"20/second;600/minute"``; empty = no limit)."""
+    """How much one client may ask (``limits`` notation, e.g. ``"20/second;600/minute"``; empty = no limit),
+    and all the clients of one address together (``address``; used only while ``rate`` limits)."""
 
     rate: str = "20/second;600/minute"
+    address: str = "200/second;6000/minute"
 
     def items(self) -> list[RateLimitItem]:
-        """The parsed limits; a clear error for bad notation."""
-        if not self.rate.strip():
-            return []
-        try:
-            return parse_many(self.rate)
-        except ValueError as exc:
-            raise BattleshipError(f"--rate-limit {self.rate!r}: {exc}") from None
+        """The parsed limits of a client; a clear error for bad notation."""
+        return _parse(self.rate, "--rate-limit")
+
+    def address_items(self) -> list[RateLimitItem]:
+        """The parsed limits of an address (none where clients are not limited)."""
+        return _parse(self.address, "--address-rate-limit") if self.items() else []
+
+
+def _parse(rate: str, option: str) -> list[RateLimitItem]:
+    if not rate.strip():
+        return []
+    try:
+        return parse_many(rate)
+    except ValueError as exc:
+        raise BattleshipError(f"{option} {rate!r}: {exc}") from None
 
 
 def problem(status: int, detail: str, retry_after: int | None = None) -> JSONResponse:
@@ -77,13 +94,20 @@ def install(
     missing_page: str,
     forwarded_allow_ips: str = "",
     warming: tuple[Warming, str] | None = None,
+    session_key: bytes = b"",
+    counts: Counter | None = None,
 ) -> None:
     """Add the middlewares and the error handlers to ``app`` (``missing_page``: the HTML of a page not found;
-    ``warming``: what the server waits for while it warms up, and the HTML page that says so)."""
+    ``warming``: what the server waits for while it warms up, and the HTML page that says so;
+    ``session_key``: what signs the sessions; ``counts``: where requests are counted, this process's
+    memory by default)."""
     # the last added runs first: the log sees every answer, refusals included; the client's address
-    # is settled before the rate limit reads it
+    # and session are settled before the rate limit reads them
     app.add_middleware(BoundBodies)
-    app.add_middleware(RateLimit, items=limits.items())
+    app.add_middleware(
+        RateLimit, items=limits.items(), address_items=limits.address_items(), counts=counts or LocalCounts()
+    )
+    app.add_middleware(Sessions, key=session_key or b"battleship")
     if warming is not None:
         app.add_middleware(WarmingUp, warming=warming[0], page=warming[1])
     app.add_middleware(AccessLog)
@@ -95,6 +119,25 @@ def install(
 def _client(scope: Scope) -> str:
     client = scope.get("client")
     return client[0] if client else "-"
+
+
+def client_key(scope: Scope) -> str:
+    """Who a request counts against: its session (``s:...``) where it carries a valid one, else its
+    address (``a:...``)."""
+    session = session_of(scope)
+    return f"s:{session}" if session is not None else f"a:{_client(scope)}"
+
+
+def counted_as(scope: Scope) -> list[str]:
+    """Every client a request counts against: its session, or its address and the session it is being
+    given (so a browser's first request, made before it had a session, counts in its session too)."""
+    fresh = given_now(scope)
+    return [client_key(scope)] + ([f"s:{fresh}"] if fresh is not None else [])
+
+
+def address_of(scope: Scope) -> str:
+    """The request's address (the proxy's client where the proxy is believed)."""
+    return _client(scope)
 
 
 class AccessLog:
@@ -159,26 +202,88 @@ class WarmingUp:
         await answer(scope, receive, send)
 
 
-class RateLimit:
-    """429 with ``Retry-After`` once a client (by address) passes any of ``items`` on the API."""
+class Counter:
+    """Where requests are counted: :meth:`hit` counts one against each (key, limit) and says which of them
+    it passed (its index), and the seconds until that limit's window lets it in again (None: within
+    every limit)."""
 
-    def __init__(self, app: ASGIApp, items: list[RateLimitItem]):
-        self.app, self.items = app, items
+    async def hit(self, keyed: list[tuple[str, RateLimitItem]]) -> tuple[int, int] | None:
+        raise NotImplementedError
+
+
+class LocalCounts(Counter):
+    """This process's memory (moving windows): a server alone on its store."""
+
+    def __init__(self) -> None:
         self.limiter = strategies.MovingWindowRateLimiter(storage.MemoryStorage())
+
+    async def hit(self, keyed: list[tuple[str, RateLimitItem]]) -> tuple[int, int] | None:
+        for i, (key, item) in enumerate(keyed):
+            if not self.limiter.test(item, key):
+                reset = self.limiter.get_window_stats(item, key).reset_time
+                return i, max(1, math.ceil(reset - time.time()))
+        for key, item in keyed:
+            self.limiter.hit(item, key)
+        return None
+
+
+class SharedCounts(Counter):
+    """The store's ``rate_counts`` table, counted by every process of a PostgreSQL store in one statement a
+    request: fixed windows read as a sliding one (this window's requests and the share of the last
+    window's that a window ending now still covers), so no burst passes twice the limit across a
+    window's edge. A store that cannot be reached counts nothing (the request goes on, and fails on
+    its own if the store is truly gone)."""
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+        self._swept = 0.0
+
+    async def hit(self, keyed: list[tuple[str, RateLimitItem]]) -> tuple[int, int] | None:
+        from battleship.web import store
+
+        moment = time.time()
+        windows = [(f"{item}|{key}", float(item.get_expiry())) for key, item in keyed]
+        try:
+            counted = await run_in_threadpool(store.count_requests, self.engine, windows, moment)
+            if moment - self._swept > SWEEP_SECONDS:  # windows long over go, a few times a minute
+                self._swept = moment
+                await run_in_threadpool(store.forget_requests, self.engine, moment)
+        except Exception:
+            access.warning("counting a request in the store failed", exc_info=True)
+            return None
+        for i, ((_key, item), (hits, earlier, into)) in enumerate(zip(keyed, counted, strict=True)):
+            wait = store.over(item.amount, hits, earlier, into)
+            if wait is not None:
+                return i, max(1, math.ceil(wait * item.get_expiry()))
+        return None
+
+
+SWEEP_SECONDS = 10.0  # how often a process drops the counts of windows long over
+
+
+class RateLimit:
+    """429 with ``Retry-After`` once a client (a session, or an address without one) passes any of
+    ``items``, or its address all of ``address_items``, on the API."""
+
+    def __init__(
+        self, app: ASGIApp, items: list[RateLimitItem], address_items: list[RateLimitItem], counts: Counter
+    ):
+        self.app, self.items, self.address_items, self.counts = app, items, address_items, counts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and self.items and scope["path"].startswith("/api/"):
-            client = _client(scope)
-            for item in self.items:
-                if not self.limiter.test(item, client):
-                    reset = self.limiter.get_window_stats(item, client).reset_time
-                    wait = max(1, math.ceil(reset - time.time()))
-                    await problem(429, f"too many requests: at most {item} from one client", wait)(
-                        scope, receive, send
-                    )
-                    return
-            for item in self.items:
-                self.limiter.hit(item, client)
+            address = _client(scope)
+            keyed = [(client, item) for client in counted_as(scope) for item in self.items]
+            keyed += [(f"A:{address}", item) for item in self.address_items]
+            refused = await self.counts.hit(keyed)
+            if refused is not None:
+                key, item = keyed[refused[0]]
+                who = "one address (all its sessions)" if key.startswith("A:") else "one client"
+                wait = refused[1]
+                await problem(429, f"too many requests: at most {item} from {who}", wait)(
+                    scope, receive, send
+                )
+                return
         await self.app(scope, receive, send)
 
 

@@ -9,6 +9,7 @@ computer is played by "Player" and "Computer", a game between friends by "Player
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import re
 from dataclasses import dataclass, field, replace
@@ -106,6 +107,7 @@ class Replay:
     moves: list[tuple[str, int]]
     at: tuple[Game, Game]  # at[k]: the shots fired at side k's fleet (by the other side)
     turns: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)  # (side, cells) of every turn
+    record: str = ""  # the game so far in the paper's notation (what :func:`write_record` writes)
 
     def side(self, name: str) -> int:
         return self.names.index(name)
@@ -131,7 +133,27 @@ class Replay:
             answer = target.fire_salvo(cells, self.turn_size(shooter))
         self.turns.append((shooter, tuple(cells)))
         self.moves += [(self.names[shooter], c) for c in cells]
+        # the record grows by the turn's line (one line a shot, or a salvo's): what write_record would
+        # write of the whole game, without writing the whole game again
+        if self.rules.salvo is None:
+            line = notation.write_move(self.names[shooter], cells[0], self.rules)
+        else:
+            line = write_turn(self.names[shooter], tuple(cells), self.rules)
+        self.record += ("" if self.record.endswith("\n") else "\n") + line + "\n"
         return answer
+
+    def copy(self) -> Replay:
+        """A replay to play on, leaving this one as it is (the games' answers so far are shared: they
+        never change)."""
+        return Replay(
+            self.rules,
+            self.names,
+            self.layouts,
+            list(self.moves),
+            (copy.copy(self.at[0]), copy.copy(self.at[1])),
+            list(self.turns),
+            self.record,
+        )
 
 
 def turn_size(own: Layout, fired_at_own: Game, target: Game) -> int:
@@ -154,7 +176,8 @@ def replay(row: dict[str, Any]) -> Replay:
     for who, cell in paper.moves:
         at[1 - names.index(who)].fire(cell)
     moves = list(paper.moves)
-    return Replay(rules, names, fleets, moves, at, [(names.index(who), (cell,)) for who, cell in moves])
+    turns: list[tuple[int, tuple[int, ...]]] = [(names.index(who), (cell,)) for who, cell in moves]
+    return Replay(rules, names, fleets, moves, at, turns, row["record"])
 
 
 def _replay_salvos(row: dict[str, Any], rules: Rules) -> Replay:
@@ -164,7 +187,7 @@ def _replay_salvos(row: dict[str, Any], rules: Rules) -> Replay:
     names = sides(row)
     fleets = (_fleet(paper, names[0]), _fleet(paper, names[1]))
     moves = [(who, c) for who, cells in turns for c in cells]
-    game = Replay(rules, names, fleets, moves, (Game(fleets[0]), Game(fleets[1])))
+    game = Replay(rules, names, fleets, moves, (Game(fleets[0]), Game(fleets[1])), record=row["record"])
     for who, cells in turns:
         if who not in names:
             raise BattleshipError(f"the stored game has a turn by {who!r}, who is not one of its players")

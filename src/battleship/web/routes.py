@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Path, Query, Request
@@ -32,7 +33,7 @@ from battleship.rules import preset
 from battleship.stop import CANCELLED, INTERRUPT, Stop
 from battleship.web import stats
 from battleship.web.computer import MODES
-from battleship.web.gate import ANALYSIS, MOVE, Saturated
+from battleship.web.gate import ANALYSIS, Saturated
 from battleship.web.guard import MAX_BODY, Problem
 from battleship.web.readiness import STOPPING, NotReady, Ready, not_ready
 from battleship.web.records import MAX_RULES_TOML, MAX_SIDE, RULES, custom_rules, rules_json
@@ -147,7 +148,7 @@ class Fire(BaseModel):
 
     One of them: ``{"cell": "B2", "auto": true}`` says two things at once and is refused, as are
     ``cell`` and ``cells`` together. Strict types: ``true`` is not the cell 1, and ``"7"`` is not
-    the cell 7.
+    the cell 7. With ``reply: true`` the computer's turn follows in the same request.
     """
 
     model_config = ConfigDict(
@@ -161,12 +162,25 @@ class Fire(BaseModel):
                     "properties": {"auto": {"const": True}},
                 },
             ],
-            "examples": [{"cell": "E5"}, {"cells": ["E5", "F6", "G7"]}, {"auto": True}],
+            "examples": [
+                {"cell": "E5", "reply": True},
+                {"cell": "E5"},
+                {"cells": ["E5", "F6", "G7"]},
+                {"auto": True},
+            ],
         },
     )
     cell: Cell = None  # absent is allowed with auto: true or cells; anything else is read as a cell
     cells: Cells = None  # a salvo: read cell by cell, as the turn fires
     auto: StrictBool = False
+    reply: Annotated[
+        StrictBool,
+        Field(
+            description="Also play the computer's turn in this request (unless the shot ends the game): "
+            "the answer's `reply` holds its shot (or salvo) and `computer`, and `state` is the state after "
+            "both turns. One request a move instead of two"
+        ),
+    ] = False
 
     @field_validator("cell", mode="before")
     @classmethod
@@ -283,11 +297,6 @@ GAME_LINKS = {
 }
 
 
-def gated(app: FastAPI, lane: str, work: Callable[..., Any]) -> Callable[..., Any]:
-    """``work(*args, stop)`` once a slot of ``lane`` is free, the slot held for all its work."""
-    return lambda *args: app.state.gate.run(work, *args, lane=lane, stop=args[-1])
-
-
 ONE_AT_A_TIME = "your other calculation is still running (one at a time for each client)"
 SLOTS_TAKEN = "every slot for calculations is taken by other players' calculations"
 
@@ -383,15 +392,17 @@ def _game_routes(app: FastAPI) -> None:
     )
     async def fire(game_id: GameId, request: Request, body: Fire = Body()) -> dict[str, Any]:
         """The player's shot, or under salvo rules their salvo (``cells``, as many as the turn fires), or with
-        ``"cell": "auto"`` (or ``"auto": true``) the Expert level's ("play for me").
+        ``"cell": "auto"`` (or ``"auto": true``) the Expert level's ("play for me"); with ``"reply": true``
+        the computer's turn too (``reply``: its shot and ``computer``, as ``computerMove`` answers them).
 
-        "Play for me" thinks within the move's deadline; past it the density shooter answers, and
-        ``auto.fallback`` says why.
+        "Play for me" and the computer think within the move's deadline; past it the density shooter
+        answers, and ``auto.fallback`` (``reply.computer.fallback``) says why.
         """
-        if body.auto or body.cell == "auto":
-            return await stoppable(
-                request, settings.move_seconds, gated(app, MOVE, service.fire), game_id, None, True
-            )
+        auto = body.auto or body.cell == "auto"
+        if auto or body.reply:
+            cell = None if auto else body.cell
+            work = partial(service.fire, game_id, cell, auto, cells=turn_cells(body), reply=body.reply)
+            return await stoppable(request, settings.move_seconds, lambda stop: work(stop=stop))
         return await run_in_threadpool(service.fire, game_id, body.cell, False, None, turn_cells(body))
 
     @app.post(
@@ -405,9 +416,7 @@ def _game_routes(app: FastAPI) -> None:
         ``computer.shooter`` names the shooter that chose it; when the level could not answer in time
         (or every worker was busy) the density shooter did, and ``computer.fallback`` says why.
         """
-        return await stoppable(
-            request, settings.move_seconds, gated(app, MOVE, service.computer_turn), game_id
-        )
+        return await stoppable(request, settings.move_seconds, service.computer_turn, game_id)
 
     @app.post("/api/games/{game_id}/resign", operation_id="resign", responses=responses(404, 409))
     async def resign(game_id: GameId) -> dict[str, Any]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -27,6 +29,7 @@ from battleship.web import store
 from battleship.web.computer import MODES, Computer, Move, mode
 from battleship.web.models import Models
 from battleship.web.records import (
+    COMPUTER_SIDES,
     FRIEND,
     TURNS,
     Conflict,
@@ -43,11 +46,16 @@ from battleship.web.records import (
     ships_afloat,
     write_record,
 )
+from battleship.web.replays import Replays
 
 PLAYER, COMPUTER = 0, 1  # the sides of a game against the computer: the player moves first
 HEAT_CACHE = 2048  # replay heat maps kept (a finished game's never change)
 MAX_LOOKUP = 200  # games one history request may ask about
 MAX_CELL_TEXT = 12  # characters of a cell name an error quotes back
+STRIPES = 4096  # locks games are striped over (a few hundred kilobytes)
+GONE = "no such game (unfinished games are deleted after a day without a move)"
+MOVED_ON = "the game moved on meanwhile; fetch its state again"
+BETWEEN_FRIENDS = "that game is between friends: open it with your seat's link"
 
 __all__ = ["Conflict", "Games", "NotFound", "Service", "calculate", "random_layout"]
 
@@ -127,6 +135,8 @@ def new_row(rules: Rules, mode_name: str, **fields: Any) -> dict[str, Any]:
         "mode": mode_name,
         "play_for_me": False,
         "moves": 0,
+        "winner": None,
+        "resigned": False,
         **fields,
     }
 
@@ -136,40 +146,68 @@ class Games:
 
     def __init__(self, engine: Engine):
         self.engine = engine
-        # moves on one game go one at a time; a fixed set of locks, striped by id, stays bounded
-        self._locks = [threading.RLock() for _ in range(64)]
+        # moves on one game go one at a time; a fixed set of locks, striped by id, stays bounded (across
+        # processes, the store holds the game's row for the move: store.moving). Many stripes: two games
+        # on one stripe wait for each other's moves, store writes included
+        self._locks = [threading.RLock() for _ in range(STRIPES)]
+        self.replays = Replays()
 
     def _lock(self, game_id: str) -> threading.RLock:
         return self._locks[hash(game_id) % len(self._locks)]
 
-    def _row(self, game_id: str) -> dict[str, Any]:
+    @staticmethod
+    def _check_id(game_id: str) -> None:
         if not (
             isinstance(game_id, str) and len(game_id) == 32 and all(c in "0123456789abcdef" for c in game_id)
         ):
             raise NotFound("no such game")
+
+    def _row(self, game_id: str) -> dict[str, Any]:
+        self._check_id(game_id)
         row = store.load(self.engine, game_id)
         if row is None:
-            raise NotFound("no such game (unfinished games are deleted after a day without a move)")
+            raise NotFound(GONE)
         return row
+
+    @contextmanager
+    def _moving(self, game_id: str) -> Iterator[store.Held]:
+        """The game's row held for a move (this process's lock, and the store's: :func:`store.moving`)."""
+        self._check_id(game_id)
+        with self._lock(game_id), store.moving(self.engine, game_id) as held:
+            if held.row is None:
+                raise NotFound(GONE)
+            yield held
 
     def _save(self, row: dict[str, Any], changes: dict[str, Any]) -> None:
         if not store.save(self.engine, row["id"], changes, {"moves": row["moves"], "status": row["status"]}):
-            raise Conflict("the game moved on meanwhile; fetch its state again")
+            raise Conflict(MOVED_ON)
 
-    def _commit(self, row: dict[str, Any], game: Replay, side: int, extra: dict[str, Any]) -> None:
-        """Store the game after ``side``'s turn, played on ``game`` (:meth:`Replay.play`); the end of the
+    def _changes(self, row: dict[str, Any], game: Replay, side: int, extra: dict[str, Any]) -> dict[str, Any]:
+        """The row's changes after ``side``'s turn, played on ``game`` (:meth:`Replay.play`); the end of the
         game is decided here."""
         changes: dict[str, Any] = {"moves": len(game.moves), **extra}
         if game.rules.salvo is not None:
             changes["turns"] = len(game.turns)
-        changes["record"] = write_record(game.rules, game.names, game.layouts, game.moves)
+        changes["record"] = game.record
         if game.target(side).over:
             winner = ("player", "computer")[side] if row["mode"] != FRIEND else f"player{side + 1}"
             changes.update(status="over", winner=winner, finished=store.now(), ended_by="sunk")
             changes["notation"] = changes["record"]
         else:
             changes["status"] = TURNS[1 - side]
-        self._save(row, changes)
+        return changes
+
+    def _commit(self, held: store.Held, game: Replay, changes: dict[str, Any]) -> dict[str, Any]:
+        """Write ``changes`` (the game now ``game``) on the held row; the row as written. The game is kept
+        replayed for the next request once the write is committed (a finished one is not)."""
+        if not held.save(changes):
+            raise Conflict(MOVED_ON)
+        row = {**held.row, **changes}  # type: ignore[dict-item]
+        if row["status"] == "over":
+            held.committed.append(lambda: self.replays.forget(row["id"]))
+        else:
+            held.committed.append(lambda: self.replays.keep(row["id"], game))
+        return row
 
     def _finished(self, game_id: str) -> dict[str, Any]:
         """A finished game's row (its replay shows both layouts, so only once it is over)."""
@@ -296,7 +334,11 @@ class Service(Games):
             record=write_record(rules, ("Player", "Computer"), (player, computer), []),
         )
         store.create(self.engine, row)
-        state = self.state(row["id"])
+        game = Replay(
+            rules, COMPUTER_SIDES, (player, computer), [], (Game(player), Game(computer)), [], row["record"]
+        )
+        self.replays.keep(row["id"], game)
+        state = self._view(row, game)
         if notice := self.computer.readiness(rules, chosen.name, model):
             state["notice"] = notice
         return state
@@ -305,8 +347,11 @@ class Service(Games):
         """The player's view: never the computer's layout before the game is over."""
         row = self._row(game_id)
         if row["mode"] == FRIEND:
-            raise NotFound("that game is between friends: open it with your seat's link")
-        game = replay(row)
+            raise NotFound(BETWEEN_FRIENDS)
+        return self._view(row, self.replays.get(row))
+
+    def _view(self, row: dict[str, Any], game: Replay) -> dict[str, Any]:
+        """The player's view of the game ``game`` stored as ``row``."""
         rules = game.rules
         over = row["status"] == "over"
         view: dict[str, Any] = {
@@ -334,15 +379,14 @@ class Service(Games):
             view["notation"] = row["notation"]
         return view
 
-    def _on_turn(self, game_id: str, side: int) -> tuple[dict[str, Any], Replay]:
-        """The game's row and replay, if it is ``side``'s turn now."""
-        row = self._row(game_id)
+    @staticmethod
+    def _on_turn(row: dict[str, Any], side: int) -> None:
+        """Refuse the move unless it is ``side``'s turn in the game stored as ``row``."""
         if row["mode"] == FRIEND:
-            raise NotFound("that game is between friends: open it with your seat's link")
+            raise NotFound(BETWEEN_FRIENDS)
         if row["status"] != TURNS[side]:
             other = "the computer's" if side == PLAYER else "the player's"
             raise Conflict("the game is over" if row["status"] == "over" else f"it is {other} turn")
-        return row, replay(row)
 
     def fire(
         self,
@@ -351,67 +395,78 @@ class Service(Games):
         auto: bool = False,
         stop: Stop | None = None,
         cells: list[Any] | None = None,
+        reply: bool = False,
     ) -> dict[str, Any]:
         """The player's turn: a shot (a cell index or name such as B7), a salvo (``cells``, as many as the
-        turn fires), or with ``auto`` the Expert level's ("play for me")."""
-        with self._lock(game_id):
-            row, game = self._on_turn(game_id, PLAYER)
+        turn fires), or with ``auto`` the Expert level's ("play for me"); with ``reply``, the computer's
+        turn too, unless the shot ended the game (one request, one write: ``reply`` in the answer)."""
+        stop = stop or Stop(self.computer.move_seconds)
+        with self._moving(game_id) as held:
+            row = held.current
+            self._on_turn(row, PLAYER)
+            game = self.replays.get(row).copy()
             rules, seen = game.rules, game.at[COMPUTER].observation
             size = game.turn_size(PLAYER)
             move = None
             if auto:
                 seed = (int(row["seed"]), 1)  # play for me: the game's second stream
-                move = self.computer.move(
-                    rules, seen, "best", seed, stop or Stop(self.computer.move_seconds), size=size
-                )
+                move = self.computer.move(rules, seen, "best", seed, stop, size=size)
                 targets = move.cells
             else:
                 targets = read_targets(cell, cells, rules, seen, size)
             game.play(PLAYER, targets)
-            self._commit(row, game, PLAYER, {"play_for_me": True} if auto else {})
-        return self._answer(game_id, PLAYER, move)
+            changes = self._changes(row, game, PLAYER, {"play_for_me": True} if auto else {})
+            answered = None
+            if reply and changes["status"] == TURNS[COMPUTER]:
+                answered = self._computer_plays({**row, **changes}, game, stop)
+                changes.update(self._changes({**row, **changes}, game, COMPUTER, {}))
+            row = self._commit(held, game, changes)
+        state = self._view(row, game)
+        answer = turn_answer(state, "player")
+        if move is not None:
+            answer["auto"] = move.json()
+        if reply:
+            answer["reply"] = None
+            if answered is not None:
+                mine = turn_answer(state, "computer")
+                del mine["state"]
+                answer["reply"] = {**mine, "computer": answered.json()}
+        return answer
+
+    def _computer_plays(self, row: dict[str, Any], game: Replay, stop: Stop) -> Move:
+        """The computer's turn played on ``game`` (stored as ``row``): its level's move within the deadline."""
+        rules, seen = game.rules, game.at[PLAYER].observation
+        model = self.models.model(rules) if row["mode"] == "learning" else None
+        seed = (int(row["seed"]), 0)  # the computer plays `battleship play` with the game's seed
+        move = self.computer.move(rules, seen, row["mode"], seed, stop, model, size=game.turn_size(COMPUTER))
+        game.play(COMPUTER, move.cells)
+        return move
 
     def computer_turn(self, game_id: str, stop: Stop | None = None) -> dict[str, Any]:
         """The computer's turn at the player's fleet (a shot or a salvo), by its level's shooter, within
         the move's deadline."""
-        with self._lock(game_id):
-            row, game = self._on_turn(game_id, COMPUTER)
-            rules, seen = game.rules, game.at[PLAYER].observation
-            model = self.models.model(rules) if row["mode"] == "learning" else None
-            seed = (int(row["seed"]), 0)  # the computer plays `battleship play` with the game's seed
-            move = self.computer.move(
-                rules,
-                seen,
-                row["mode"],
-                seed,
-                stop or Stop(self.computer.move_seconds),
-                model,
-                size=game.turn_size(COMPUTER),
-            )
-            game.play(COMPUTER, move.cells)
-            self._commit(row, game, COMPUTER, {})
-        return self._answer(game_id, COMPUTER, move)
-
-    def _answer(self, game_id: str, side: int, move: Move | None) -> dict[str, Any]:
-        """A move's answer: the shot (sunk ship's cells where known), or the salvo and its shots, the new
-        state, who chose it."""
-        state = self.state(game_id)
-        answer = turn_answer(state, "player" if side == PLAYER else "computer")
-        if move is not None:
-            answer["computer" if side == COMPUTER else "auto"] = move.json()
+        with self._moving(game_id) as held:
+            row = held.current
+            self._on_turn(row, COMPUTER)
+            game = self.replays.get(row).copy()
+            move = self._computer_plays(row, game, stop or Stop(self.computer.move_seconds))
+            row = self._commit(held, game, self._changes(row, game, COMPUTER, {}))
+        answer = turn_answer(self._view(row, game), "computer")
+        answer["computer"] = move.json()
         return answer
 
     def resign(self, game_id: str) -> dict[str, Any]:
         """The player gives up: the game ends, the computer wins, both layouts are shown."""
-        with self._lock(game_id):
-            row = self._row(game_id)
+        with self._moving(game_id) as held:
+            row = held.current
             if row["mode"] == FRIEND:
-                raise NotFound("that game is between friends: open it with your seat's link")
+                raise NotFound(BETWEEN_FRIENDS)
             if row["status"] == "over":
                 raise Conflict("the game is over")
             changes = {"status": "over", "winner": "computer", "resigned": True, "finished": store.now()}
-            self._save(row, {**changes, "ended_by": "resigned", "notation": row["record"]})
-        return self.state(game_id)
+            game = self.replays.get(row)
+            row = self._commit(held, game, {**changes, "ended_by": "resigned", "notation": row["record"]})
+        return self._view(row, game)
 
     # ---- the replay ------------------------------------------------------------------------------
 

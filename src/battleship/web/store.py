@@ -1,17 +1,31 @@
-"""Where games live: two SQL tables (games, and the seats of games between friends), any SQLAlchemy URL
-(an embedded SQLite file by default).
+"""Where games live: SQL tables (games, and the seats of games between friends), any SQLAlchemy URL (an
+embedded SQLite file by default, PostgreSQL for several processes); and what several server processes
+share through them: who watches which seat, how many requests each client made, the key that signs
+sessions. The schema is kept by migrations (:mod:`battleship.web.schema`).
 
 A game's row is written, and committed, before the move that changed it is acknowledged, so a
-killed server loses nothing it answered. SQLite runs in WAL mode with full sync.
+killed server loses nothing it answered. SQLite runs in WAL mode with full sync. A move holds its
+game's row from the read to the write (:func:`moving`): on PostgreSQL locked in the database, so two
+processes' moves on one game go one after the other; on SQLite (one process) the process's own lock
+does it. Either way the write goes through only if the row still holds what was read.
 """
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from typing import Any
+import math
+import queue
+import secrets
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     DateTime,
@@ -26,15 +40,16 @@ from sqlalchemy import (
     event,
     func,
     insert,
-    inspect,
     not_,
     select,
     text,
     update,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
 
 metadata = MetaData()
+T = TypeVar("T")
 
 games = Table(
     "games",
@@ -88,19 +103,65 @@ life = Table(
 )
 
 
+# the live streams each server process holds open on a seat, refreshed by the process's heartbeat: a
+# process that stopped beating (killed) no longer counts after PRESENCE_SECONDS
+presence = Table(
+    "presence",
+    metadata,
+    Column("seat", String(32), primary_key=True),
+    Column("process", String(32), primary_key=True),
+    Column("streams", Integer, nullable=False),
+    Column("seen", DateTime(timezone=True), nullable=False),
+)
+PRESENCE_SECONDS = 10.0
+
+# requests per client, limit and window, counted by every process (``client``: the limit and who,
+# ``bucket``: the window's number, ``ends``: when it ends, seconds since the epoch, ``span``: its length)
+rate_counts = Table(
+    "rate_counts",
+    metadata,
+    Column("client", String(120), primary_key=True),
+    Column("bucket", BigInteger, primary_key=True),
+    Column("hits", Integer, nullable=False),
+    Column("ends", Float, nullable=False),
+    Column("span", Float, nullable=False),
+)
+
+# keys the processes share: the one that signs players' sessions
+server_keys = Table(
+    "server_keys",
+    metadata,
+    Column("name", String(32), primary_key=True),
+    Column("value", String(128), nullable=False),
+)
+
+# connections a server process keeps to PostgreSQL, and more it may open at a peak: as many as the
+# threads that serve requests (40, anyio's default), so no request waits for a connection
+POOL_SIZE, POOL_OVERFLOW = 10, 30
+
+
 def now() -> datetime:
     """The current time, in UTC."""
     return datetime.now(UTC)
 
 
-def connect(url: str) -> Engine:
-    """An engine for ``url``, its table created if missing; SQLite gets WAL and full sync."""
+def connect(url: str, schema: Literal["upgrade", "check", "none"] = "upgrade") -> Engine:
+    """An engine for ``url``; SQLite gets WAL and full sync. ``schema``: bring the store up to this
+    version's schema (a server alone on it), only check that it is (several workers: one line saying
+    to run ``battleship db upgrade`` if not), or neither."""
+    from battleship.web import schema as schemas
+
     sqlite = url.startswith("sqlite")
+    if url.startswith("postgresql"):
+        from battleship.extras import require
+
+        require("postgres")
     engine = create_engine(
         url,
         future=True,
         connect_args={"check_same_thread": False} if sqlite else {},
         pool_pre_ping=not sqlite,
+        **({} if sqlite else {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW}),
     )
     if sqlite:
 
@@ -112,34 +173,124 @@ def connect(url: str) -> Engine:
             cursor.execute("PRAGMA busy_timeout=10000")
             cursor.close()
 
-    metadata.create_all(engine)
-    _add_missing_columns(engine)
+    if schema == "upgrade":
+        schemas.upgrade(engine)
+    elif schema == "check":
+        schemas.check(engine, url)
     return engine
 
 
-def _add_missing_columns(engine: Engine) -> None:
-    """Stores made by an older version lack newer (nullable) columns: add them, keeping every game."""
-    present = {c["name"] for c in inspect(engine).get_columns("games")}
-    with engine.begin() as c:
-        for column in games.columns:
-            if column.name not in present:
-                kind = column.type.compile(dialect=engine.dialect)
-                c.execute(text(f"ALTER TABLE games ADD COLUMN {column.name} {kind}"))
+def shared(engine: Engine) -> bool:
+    """True where several processes may serve one store (PostgreSQL): what they share goes through it."""
+    return engine.dialect.name == "postgresql"
+
+
+# ---- writing: on SQLite one thread writes for every request ---------------------------------------
+
+
+class Writer:
+    """The one thread that writes an SQLite store, for every request of its process.
+
+    SQLite takes one writer at a time, and a connection that finds the file locked sleeps (from one
+    to a hundred milliseconds, SQLite's busy handler) before it looks again: threads writing side by
+    side spent most of their time asleep. Queued here instead, the writes of every request waiting
+    go in one transaction, committed with one sync to disk for all of them (group commit); each
+    request is answered once its write is committed, as before. A write that fails is retried alone,
+    so it fails only its own request.
+    """
+
+    BATCH = 64  # writes at most in one transaction
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._queue: queue.SimpleQueue[tuple[Callable[[Connection], Any], Future] | None] = (
+            queue.SimpleQueue()
+        )
+        threading.Thread(target=self._loop, daemon=True, name="store-writer").start()
+
+    def write(self, work: Callable[[Connection], T]) -> T:
+        """``work(connection)`` in a transaction of the writer's, once committed; its result or error."""
+        done: Future = Future()
+        self._queue.put((work, done))
+        return done.result()
+
+    def stop(self) -> None:
+        """End the thread once the writes queued are done."""
+        self._queue.put(None)
+
+    def _loop(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            while len(batch) < self.BATCH:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    self._queue.put(None)  # seen again once this batch is written
+                    break
+                batch.append(item)
+            try:
+                with self.engine.begin() as c:
+                    results = [work(c) for work, _done in batch]
+            except Exception:  # one write failed (or the commit): each is tried again on its own
+                for work, done in batch:
+                    self._alone(work, done)
+                continue
+            for (_work, done), result in zip(batch, results, strict=True):
+                done.set_result(result)
+
+    def _alone(self, work: Callable[[Connection], Any], done: Future) -> None:
+        try:
+            with self.engine.begin() as c:
+                done.set_result(work(c))
+        except Exception as error:
+            done.set_exception(error)
+
+
+_writers: weakref.WeakKeyDictionary[Engine, Writer] = weakref.WeakKeyDictionary()
+_writers_lock = threading.Lock()
+
+
+def _write(engine: Engine, work: Callable[[Connection], T]) -> T:
+    """``work(connection)`` in a committed transaction: SQLite's through its :class:`Writer`, any other
+    database's on a connection of the calling thread's."""
+    if engine.dialect.name != "sqlite":
+        with engine.begin() as c:
+            return work(c)
+    with _writers_lock:
+        writer = _writers.get(engine)
+        if writer is None:
+            writer = _writers[engine] = Writer(engine)
+    return writer.write(work)
+
+
+def close(engine: Engine) -> None:
+    """The store is no longer used (the server stops): its writer thread ends, its connections close."""
+    with _writers_lock:
+        writer = _writers.pop(engine, None)
+    if writer is not None:
+        writer.stop()
+    engine.dispose()
 
 
 def expire(engine: Engine, idle_before: datetime) -> int:
     """Delete unfinished games with no move since ``idle_before`` (and their seats); how many went."""
     idle = (games.c.status != "over") & (games.c.updated < idle_before)
-    with engine.begin() as c:
+
+    def work(c: Connection) -> int:
         c.execute(delete(seats).where(seats.c.game_id.in_(select(games.c.id).where(idle))))
-        done = c.execute(delete(games).where(idle))
-    return done.rowcount
+        return c.execute(delete(games).where(idle)).rowcount
+
+    return _write(engine, work)
 
 
 def create(engine: Engine, row: dict[str, Any]) -> None:
     """Insert a new game."""
-    with engine.begin() as c:
-        c.execute(insert(games).values(**row))
+    _write(engine, lambda c: c.execute(insert(games).values(**row)))
 
 
 def load(engine: Engine, game_id: str) -> dict[str, Any] | None:
@@ -152,19 +303,68 @@ def load(engine: Engine, game_id: str) -> dict[str, Any] | None:
 def save(engine: Engine, game_id: str, changes: dict[str, Any], expected: dict[str, Any]) -> bool:
     """Write ``changes`` if nothing changed in between (``expected``: columns and the values read, such as
     ``moves`` and ``status``); False if something did."""
+    return _write(engine, lambda c: _save(c, game_id, changes, expected))
+
+
+def _save(c: Connection, game_id: str, changes: dict[str, Any], expected: dict[str, Any]) -> bool:
     same = [games.c[name] == value for name, value in expected.items()]
-    with engine.begin() as c:
-        done = c.execute(update(games).where(games.c.id == game_id, *same).values(updated=now(), **changes))
+    done = c.execute(update(games).where(games.c.id == game_id, *same).values(updated=now(), **changes))
     return done.rowcount == 1
+
+
+class Held:
+    """A game's row held for a move (:func:`moving`): ``row`` as read (None: no such game), and
+    :meth:`save`, which writes only if the row still holds the moves and the status read."""
+
+    def __init__(self, engine: Engine, connection: Connection | None, row: dict[str, Any] | None):
+        self.engine, self.connection, self.row = engine, connection, row
+        self.committed: list[Callable[[], None]] = []  # what to do once the write is committed
+
+    @property
+    def current(self) -> dict[str, Any]:
+        """The row as read (the caller has made sure there is one)."""
+        assert self.row is not None
+        return self.row
+
+    def save(self, changes: dict[str, Any]) -> bool:
+        assert self.row is not None
+        expected = {"moves": self.row["moves"], "status": self.row["status"]}
+        if self.connection is None:
+            return save(self.engine, self.row["id"], changes, expected)
+        return _save(self.connection, self.row["id"], changes, expected)
+
+
+@contextmanager
+def moving(engine: Engine, game_id: str) -> Iterator[Held]:
+    """A game's row held from its read to the write of a move.
+
+    PostgreSQL: read ``FOR UPDATE`` in a transaction that the write commits, so a move on this game
+    from another process waits for this one and then reads what it wrote. SQLite: a plain read
+    and a write of its own (a read transaction that then writes fails on SQLite once another game
+    was written meanwhile); one process serves it, and the caller holds the game's lock.
+    """
+    if not shared(engine):
+        held = Held(engine, None, load(engine, game_id))
+        yield held
+    else:
+        with engine.begin() as c:
+            row = c.execute(select(games).where(games.c.id == game_id).with_for_update()).mappings().first()
+            held = Held(engine, c, dict(row) if row else None)
+            yield held
+    for then in held.committed:
+        then()
 
 
 def create_seats(
     engine: Engine, game_id: str, tokens: tuple[str, str], names: tuple[str | None, str | None]
 ) -> None:
     """The two seats of a game between friends."""
-    with engine.begin() as c:
+
+    def work(c: Connection) -> None:
         for side, (token, name) in enumerate(zip(tokens, names, strict=True)):
             c.execute(insert(seats).values(token=token, game_id=game_id, side=side, name=name))
+
+    _write(engine, work)
 
 
 def seat(engine: Engine, token: str) -> dict[str, Any] | None:
@@ -172,6 +372,23 @@ def seat(engine: Engine, token: str) -> dict[str, Any] | None:
     with engine.connect() as c:
         row = c.execute(select(seats).where(seats.c.token == token)).mappings().first()
     return dict(row) if row else None
+
+
+def seated(engine: Engine, token: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The game a seat's token belongs to (None: none, or gone) and both its seats, side 0 first: what
+    every view of a seat reads, on one connection."""
+    game_of = select(seats.c.game_id).where(seats.c.token == token).scalar_subquery()
+    with engine.connect() as c:
+        both = [
+            dict(r)
+            for r in c.execute(
+                select(seats).where(seats.c.game_id == game_of).order_by(seats.c.side)
+            ).mappings()
+        ]
+        if not both:
+            return None, []
+        row = c.execute(select(games).where(games.c.id == both[0]["game_id"])).mappings().first()
+    return (dict(row) if row else None), both
 
 
 def seats_of(engine: Engine, game_id: str) -> list[dict[str, Any]]:
@@ -183,24 +400,23 @@ def seats_of(engine: Engine, game_id: str) -> list[dict[str, Any]]:
 
 def name_seat(engine: Engine, token: str, name: str | None) -> None:
     """Set the name a player gave their seat."""
-    with engine.begin() as c:
-        c.execute(update(seats).where(seats.c.token == token).values(name=name))
+    _write(engine, lambda c: c.execute(update(seats).where(seats.c.token == token).values(name=name)))
 
 
 def set_rematch(engine: Engine, game_id: str, rematch: str) -> bool:
     """Link a finished game to its rematch, unless it has one already; False if it had."""
-    with engine.begin() as c:
-        done = c.execute(
-            update(games).where(games.c.id == game_id, games.c.rematch.is_(None)).values(rematch=rematch)
-        )
-    return done.rowcount == 1
+    linking = update(games).where(games.c.id == game_id, games.c.rematch.is_(None)).values(rematch=rematch)
+    return _write(engine, lambda c: c.execute(linking).rowcount == 1)
 
 
 def delete_game(engine: Engine, game_id: str) -> None:
     """Delete a game and its seats."""
-    with engine.begin() as c:
+
+    def work(c: Connection) -> None:
         c.execute(delete(seats).where(seats.c.game_id == game_id))
         c.execute(delete(games).where(games.c.id == game_id))
+
+    _write(engine, work)
 
 
 def _utc(moment: datetime) -> datetime:
@@ -211,9 +427,12 @@ def _utc(moment: datetime) -> datetime:
 def beat(engine: Engine, moment: datetime | None = None) -> None:
     """Record that the server is alive at ``moment`` (now by default)."""
     moment = moment or now()
-    with engine.begin() as c:
+
+    def work(c: Connection) -> None:
         if c.execute(update(life).where(life.c.name == "server").values(alive=moment)).rowcount == 0:
             c.execute(insert(life).values(name="server", alive=moment))
+
+    _write(engine, work)
 
 
 def last_alive(engine: Engine) -> datetime | None:
@@ -306,3 +525,106 @@ def count_played(engine: Engine, rules: str, toml: str | None = None) -> int:
 def dumps(record: list[dict[str, Any]]) -> str:
     """A move record as compact JSON."""
     return json.dumps(record, separators=(",", ":"))
+
+
+# ---- what several processes share -----------------------------------------------------------------
+
+
+def set_presence(engine: Engine, seat: str, process: str, streams: int) -> None:
+    """Record that ``process`` holds ``streams`` live streams on ``seat`` (0: none, its row goes)."""
+    with engine.begin() as c:
+        c.execute(delete(presence).where(presence.c.seat == seat, presence.c.process == process))
+        if streams > 0:
+            c.execute(insert(presence).values(seat=seat, process=process, streams=streams, seen=now()))
+
+
+def streams_on(engine: Engine, seat: str, besides: str | None = None) -> int:
+    """Live streams open on ``seat`` in every process still beating (``besides``: leave that one out)."""
+    fresh = presence.c.seen > now() - timedelta(seconds=PRESENCE_SECONDS)
+    where = [presence.c.seat == seat, fresh]
+    if besides is not None:
+        where.append(presence.c.process != besides)
+    with engine.connect() as c:
+        return int(
+            c.execute(select(func.coalesce(func.sum(presence.c.streams), 0)).where(*where)).scalar_one()
+        )
+
+
+def refresh_presence(engine: Engine, process: str) -> None:
+    """``process`` is alive: its streams still count (its heartbeat calls this); stale rows go."""
+    moment = now()
+    with engine.begin() as c:
+        c.execute(update(presence).where(presence.c.process == process).values(seen=moment))
+        c.execute(delete(presence).where(presence.c.seen < moment - timedelta(seconds=10 * PRESENCE_SECONDS)))
+
+
+def forget_presence(engine: Engine, process: str) -> None:
+    """``process`` stops: none of its streams count any more."""
+    with engine.begin() as c:
+        c.execute(delete(presence).where(presence.c.process == process))
+
+
+def count_requests(
+    engine: Engine, limits: list[tuple[str, float]], moment: float
+) -> list[tuple[int, int, float]]:
+    """Count one request against each ``(key, seconds)`` window; for each, the requests counted in its
+    window so far (this one included), those of the window before, and how far into its window
+    ``moment`` is (0 to 1): a sliding window's estimate (:func:`over`) needs all three.
+
+    PostgreSQL only (the counts of several processes): one statement, each window's row made or
+    added to at once, so no two processes lose a count between them.
+    """
+    values, params = [], {}
+    for n, (key, seconds) in enumerate(limits):
+        bucket = math.floor(moment / seconds)
+        values.append(f"(:c{n}, :b{n}, 1, :e{n}, :s{n})")
+        params.update({f"c{n}": key, f"b{n}": bucket, f"e{n}": (bucket + 1) * seconds, f"s{n}": seconds})
+    statement = text(
+        "WITH counted AS (INSERT INTO rate_counts (client, bucket, hits, ends, span) VALUES "
+        + ", ".join(values)
+        + " ON CONFLICT (client, bucket) DO UPDATE SET hits = rate_counts.hits + 1"
+        " RETURNING client, bucket, hits, ends, span)"
+        " SELECT counted.client, counted.hits, coalesce(before.hits, 0), counted.ends, counted.span"
+        " FROM counted LEFT JOIN rate_counts AS before"
+        " ON before.client = counted.client AND before.bucket = counted.bucket - 1"
+    )
+    with engine.begin() as c:
+        rows = {r[0]: r[1:] for r in c.execute(statement, params)}
+    out = []
+    for key, _seconds in limits:
+        hits, earlier, ends, span = rows[key]
+        out.append((int(hits), int(earlier), 1.0 - (ends - moment) / span))
+    return out
+
+
+def over(limit: int, hits: int, earlier: int, into: float) -> float | None:
+    """Whether a window's requests pass ``limit``, as a sliding window sees them: those of this window and
+    the share of the window before that the sliding window still covers. None if they do not; else
+    the share of a window to wait until they would not (at least until the window's end, past the limit
+    in this window alone)."""
+    if hits + earlier * (1.0 - into) <= limit:
+        return None
+    if hits > limit or earlier == 0:
+        return 1.0 - into
+    return max(0.0, 1.0 - (limit - hits) / earlier - into)
+
+
+def forget_requests(engine: Engine, moment: float) -> None:
+    """Drop the counts of windows neither current nor just before it."""
+    with engine.begin() as c:
+        c.execute(delete(rate_counts).where(rate_counts.c.ends + rate_counts.c.span < moment))
+
+
+def server_key(engine: Engine, name: str) -> str:
+    """A random key every process of this store shares (made by the first that asks)."""
+    with engine.begin() as c:
+        found = c.execute(select(server_keys.c.value).where(server_keys.c.name == name)).scalar()
+    if found is not None:
+        return found
+    try:
+        with engine.begin() as c:
+            c.execute(insert(server_keys).values(name=name, value=secrets.token_hex(32)))
+    except IntegrityError:  # another process made it at the same moment: theirs stands
+        pass
+    with engine.begin() as c:
+        return c.execute(select(server_keys.c.value).where(server_keys.c.name == name)).scalar_one()

@@ -203,7 +203,8 @@ async function fire(cell, auto, cells) {
   busy = true;
   $("notice").textContent = "";
   try {
-    const mine = await api(`/api/games/${game.id}/fire`, auto ? {auto: true} : cells ? {cells} : {cell});
+    // the computer's reply comes back with the shot: one request a move (reply: null when the shot ended it)
+    const mine = await api(`/api/games/${game.id}/fire`, {...(auto ? {auto: true} : cells ? {cells} : {cell}), reply: true});
     game = mine.state;
     let text = mine.salvo ? describeSalvo(mine.salvo, "You") : describeShot(mine.shot, "You", rules.cols);
     fallbackNotice(mine.auto, "Play for me");
@@ -211,7 +212,8 @@ async function fire(cell, auto, cells) {
     render();
     if (mine.salvo) announceSalvo(enemy, mine.salvo, mine.shots); else announce(enemy, mine.shot);
     $("message").textContent = text;
-    if (game.status === "computer-turn") text += " " + await computerMove();
+    if (mine.reply) text += " " + computerReply(mine.reply);
+    else if (game.status === "computer-turn") text += " " + await computerMove();  // a reply that did not come
     $("message").textContent = text;
     if (game.status === "over") sound.play(game.winner === "player" ? "win" : "lose");
   } catch (err) {
@@ -227,6 +229,11 @@ async function fire(cell, auto, cells) {
 async function computerMove() {
   const theirs = await api(`/api/games/${game.id}/computer`, {});
   game = theirs.state;
+  return computerReply(theirs);
+}
+
+// The computer's move as an answer holds it (its shot or salvo, and who chose it), the state already drawn.
+function computerReply(theirs) {
   fallbackNotice(theirs.computer, "The computer");
   render();
   if (theirs.salvo) {
