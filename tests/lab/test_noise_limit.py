@@ -99,3 +99,27 @@ def test_the_noisy_optimum_refuses_honest_rules_and_large_boards_in_one_line():
         with pytest.raises(BattleshipError, match=said) as caught:
             noisy_optimum(rules)
         assert "\n" not in str(caught.value)
+
+
+def test_the_limit_command_solves_noise_and_the_cheating_hider_and_refuses_shooters_there(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from battleship.cli import app
+    from battleship.rules import Hider
+
+    runner = CliRunner()
+    boat = (Ship.line("Boat", "B", 2),)
+    for name, rules, key, want in (
+        ("cheat", Rules(3, 3, boat, sinks=Sinks.NONE, hider=Hider()), "worst_case", 7),
+        ("noisy", tiny(2, 3, Sinks.NONE, 0.1), "optimum", noisy_optimum(tiny(2, 3, Sinks.NONE, 0.1)).shots),
+    ):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(rules.to_toml())
+        ran = runner.invoke(app, ["limit", "--rules", str(path), "--json"])
+        assert ran.exit_code == 0, ran.output
+        assert json.loads(ran.stdout)[key] == pytest.approx(want)
+        refused = runner.invoke(app, ["limit", "optimal", "--rules", str(path)])
+        assert refused.exit_code != 0 and "leave the shooters out" in refused.output
+        assert "Traceback" not in refused.output
