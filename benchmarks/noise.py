@@ -1,7 +1,7 @@
 """Answers that lie and hiders that cheat: every figure of docs/research/noise.md.
 
 Run: .venv/bin/python benchmarks/noise.py [--games N] [--slow-games M] [--cheat-games K] [--seed S]
-     [--jobs J] [--only flips cheat mayflower values optimum]
+     [--jobs J] [--only flips cheat mayflower values optimum study]
 
 - ``flips``: on 10x10 with the standard fleet (``standard`` rules, ships named when sunk) and answers
   flipped with probability 0.01, 0.05 and 0.1 (sinkings told truly), each shooter's mean shots over
@@ -16,7 +16,9 @@ Run: .venv/bin/python benchmarks/noise.py [--games N] [--slow-games M] [--cheat-
   fired at, no announcements): exact greedy play and density over every layout once (400 uniform ones past 400), and the honest
   game's exact optimum, a lower bound under any noise.
 - ``values``: the exact worst case against a cheating hider on the study's seven boards.
-- ``optimum``: the exact noisy optimum on tiny boards, with and without firing at a cell again.
+- ``optimum``: the exact noisy optimum on the study's smallest boards beside the honest optimum and the
+  capacity bound, and on tiny boards with and without firing at a cell again.
+- ``study``: the study's own measure alone on 4x4 with ships 3 and 2 (the first table of ``mayflower``).
 """
 
 from __future__ import annotations
@@ -174,21 +176,58 @@ def values() -> None:
 
 
 def optima() -> None:
-    """The exact noisy optimum on tiny boards, firing at a cell at most once or twice."""
-    print("\nThe exact optimum under noise (no announcements), a cell fired at once or up to twice")
-    print("| board | flip | once | up to twice | states (once) | s |")
-    print("|---|---|---|---|---|---|")
-    for rows, cols, ships in ((3, 3, (2,)), (3, 4, (2,))):
-        for flip in (0.05, 0.2):
-            rules = replace(board(rows, cols, ships), noise=Noise(flip))
-            start = time.perf_counter()
-            once = noisy_optimum(rules, 0)
-            twice = noisy_optimum(rules, 1, budget=20_000_000) if rows * cols <= 9 else None
-            said = f"{twice.shots:.4f}" if twice is not None else "not solved"
+    """The exact noisy optimum on the study's smallest boards (a cell fired at once), beside the honest
+    game's optimum (a lower bound under any noise) and the channel-capacity bound; then what firing at
+    a cell a second time is worth on tiny boards."""
+    print("\nThe exact optimum under noise (no announcements, a cell fired at once)")
+    print("| board | layouts | flip | optimum | honest optimum | capacity bound | states | s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for rows, cols, ships in ((3, 3, (2,)), (4, 3, (2,))):
+        honest = board(rows, cols, ships)
+        lower = optimum(honest).shots
+        for flip in MAYFLOWER_FLIPS:
+            once = noisy_optimum(replace(honest, noise=Noise(flip)), 0)
             print(
-                f"| {rules.name} | {flip:g} | {once.shots:.4f} | {said} | {once.states:,} | {time.perf_counter() - start:.0f} |",
+                f"| {honest.name} | {once.layouts} | {flip:g} | {once.shots:.4f} | {lower:.4f} | "
+                f"{capacity_bound(once.layouts, flip):.3f} | {once.states:,} | {once.seconds:.1f} |",
                 flush=True,
             )
+    print("\nFiring at a cell again: the optimum with a cell fired at once and up to twice")
+    print("| board | flip | once | up to twice | states (twice) | s |")
+    print("|---|---|---|---|---|---|")
+    for rows, cols in ((2, 3), (3, 3)):
+        for flip in (0.05, 0.2):
+            rules = replace(board(rows, cols, (2,)), noise=Noise(flip))
+            once = noisy_optimum(rules, 0)
+            twice = noisy_optimum(rules, 1, budget=20_000_000)
+            print(
+                f"| {rules.name} | {flip:g} | {once.shots:.5f} | {twice.shots:.5f} | {twice.states:,} | "
+                f"{once.seconds + twice.seconds:.0f} |",
+                flush=True,
+            )
+
+
+def study(seed: int) -> None:
+    """The noisy study's own measure only (random shots with replacement until the fleet is known at
+    0.99), beside the channel-capacity bound and the study's figures."""
+    study_figures = (20.0, 27.0, 40.3, 57.2, 111.3, 255.7)
+    rules = board(4, 4, (3, 2))
+    n = len(every_layout(rules))
+    games = 400
+    print(
+        f"\n{rules.name}: {n} layouts; random shots with replacement until the fleet is known at 0.99, {games} games"
+    )
+    print("| flip | shots (95% CI) | the study's figure | capacity bound | ratio to the bound |")
+    print("|---|---|---|---|---|")
+    for i, flip in enumerate(MAYFLOWER_FLIPS):
+        shots = identify(rules, flip, games, seed + i)
+        mean, half = shots.mean(), 1.96 * shots.std(ddof=1) / math.sqrt(games)
+        bound = capacity_bound(n, flip)
+        print(
+            f"| {flip:g} | {mean:.1f} ({mean - half:.1f} .. {mean + half:.1f}) | {study_figures[i]:g} | "
+            f"{bound:.2f} | {mean / bound:.2f} |",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -213,6 +252,8 @@ def main() -> None:
         table(preset("cheat"), CHEAT, args.cheat_games, args.seed, args.jobs)
     if "optimum" in args.only:
         optima()
+    if "study" in args.only:
+        study(args.seed)
 
 
 if __name__ == "__main__":

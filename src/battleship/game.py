@@ -756,7 +756,7 @@ NOISY_SHOTS_PER_CELL = 20  # shots a game under noise may take, per cell of the 
 
 class Referee(Protocol):
     """What answers the shots: a :class:`Game` holding a layout, or a hider who holds none
-    (:class:`battleship.inference.hider.Hider`)."""
+    (``battleship.inference.hider.Hider``)."""
 
     @property
     def rules(self) -> Rules: ...
@@ -788,7 +788,7 @@ def play(
     a salvo of the rules' size for a whole fleet (nobody fires back), and ``on_shot`` hears salvos.
 
     ``referee`` answers the shots (default: a :class:`Game` hiding ``layout``; under ``[noise]`` its coins
-    are seeded from ``rng``'s game stream, :func:`battleship.noise.referee_seed`). A cheating hider
+    are seeded from ``rng``'s game stream, ``battleship.noise.referee_seed``). A cheating hider
     (``[hider]`` rules) hides no layout: give it as ``referee``; the record then holds the layout it ends
     the game with.
     """

@@ -49,7 +49,7 @@ def unit(rules: Rules) -> str:
 
 def most_shots(rules: Rules) -> int:
     """The most a game can take, in :func:`unit`: every cell once, or under ``[noise]`` (where a cell may be
-    fired at again) as many shots as a game is allowed (:data:`battleship.game.NOISY_SHOTS_PER_CELL`)."""
+    fired at again) as many shots as a game is allowed (``battleship.game.NOISY_SHOTS_PER_CELL``)."""
     if rules.noise is None:
         return rules.cells
     from battleship.game import NOISY_SHOTS_PER_CELL
