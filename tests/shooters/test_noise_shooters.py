@@ -29,7 +29,7 @@ from tests.inference.test_noisy import chance, likelihood, noisy_games, true_ans
 FLEET = (Ship.line("A", "A", 3), Ship.line("B", "B", 2))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(noisy_games(max_side=4, max_ships=2), st.integers(0, 15))
 def test_the_chances_of_the_next_answer_are_the_brute_force_mixture(game, at):
     rules, observation = game
@@ -130,7 +130,7 @@ def test_confirm_plays_to_the_end_and_without_it_no_cell_is_fired_twice():
     rules = replace(small(noise=Noise(0.3)), sinks=Sinks.NONE)
     again = {0: 0, 4: 0}
     for confirm in again:
-        for seed in range(4):
+        for seed in range(2):
             honest = generators.generate(rules.honest(), "uniform", seed, 1)[0]
             record = play(make(f"optimal:confirm={confirm}"), Layout(rules, honest.masks), game_rng(seed, 0))
             cells = [s.cell for s in record.shots]
