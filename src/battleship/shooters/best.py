@@ -137,10 +137,12 @@ def best_for(rules: Rules, options: Options | None = None) -> str:
 def _twisted(rules: Rules, fast: bool) -> str:
     """What ``best`` plays against a cheating hider or answers that lie (docs/research/noise.md):
 
-    - a cheating hider (``[hider]`` rules): ``minimax``, the cell whose worst answer leaves fewest
-      layouts, playing the game solved exactly on boards of at most ``CHEAT_EXACT_CELLS`` cells and
-      ``CHEAT_EXACT`` placement combinations (where the search is quick: the noisy study's seven
-      boards in seconds);
+    - a cheating hider (``[hider]`` rules): on boards of at most ``CHEAT_EXACT_CELLS`` cells and
+      ``CHEAT_EXACT`` placement combinations ``minimax`` playing the game solved exactly (the best
+      worst case against any hider; the noisy study's seven boards solve in seconds); elsewhere
+      density's skewed count, ahead of ``minimax`` (the cell whose worst answer leaves fewest
+      layouts) by 1.09 shots and of exact greedy play by 0.55 against the greedy cheating hider of
+      the ``cheat`` preset (100 paired games, benchmarks/noise.py --only cheat);
     - answers that lie (``[noise]`` rules): exact greedy play (``optimal``), the posterior weighing every
       layout by the likelihood of the answers, wherever exact inference is quick (ships that may touch,
       counted by the row engine; small problems; margins no larger than a measured preset's); density's
@@ -152,7 +154,7 @@ def _twisted(rules: Rules, fast: bool) -> str:
         small = (
             rules.cells <= CHEAT_EXACT_CELLS and math.prod(len(p) for p in rules.placements) <= CHEAT_EXACT
         )
-        return f"minimax:exact={CHEAT_EXACT}" if small else "minimax"
+        return f"minimax:exact={CHEAT_EXACT}" if small else DENSITY_SKEWED
     if fast:
         return DENSITY_SKEWED
     from battleship.inference.rows import fast_path
