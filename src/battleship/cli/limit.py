@@ -55,7 +55,6 @@ def _ticking(progress: Progress, task: TaskID, what: str, states: Callable[[], s
 @examples(
     "battleship limit --rules examples/rules/four-by-four.toml",
     "battleship limit optimal density trial-sink --rules examples/rules/four-by-four.toml --json",
-    "battleship limit --rules my-noisy-3x3.toml --json",
 )
 @friendly
 def limit_cmd(
@@ -79,13 +78,11 @@ def limit_cmd(
 ) -> None:
     """Solve a small board exactly from the first shot, then play each shooter once on every layout.
 
-    Prints the fewest expected shots any strategy can average over uniform layouts, and each
-    shooter's mean and gap to it. Under [noise] rules it solves the expected shots of perfect play
-    (a cell fired at once) beside the channel-capacity bound; against a cheating hider ([hider] rules)
-    the fewest shots that sink the fleet whatever it answers. Under salvo rules all of these are turns (salvos to sink the
-    fleet), the optimal strategy choosing a set of cells each turn. Small boards only (a few thousand layouts): the 4x4 board with
-    ships of 3 and 2 takes seconds; see docs/research/limit.md for larger boards. Ctrl-C stops within
-    two seconds.
+    Prints the fewest expected shots any strategy can average over uniform layouts, and each shooter's
+    mean and gap to it (under [noise] rules the optimum and capacity bound, against a cheating hider the
+    worst case). Under salvo rules all of these are turns (salvos to sink the fleet), the optimal strategy
+    choosing a set of cells each turn. Small boards only (a few thousand layouts): the 4x4 board with ships
+    of 3 and 2 takes seconds; see docs/research/limit.md for larger boards. Ctrl-C stops within two seconds.
     """
     from rich.table import Table
 
@@ -101,13 +98,7 @@ def limit_cmd(
     s = session()
     s.deadline(seconds)
     if r.noise is not None or r.hider is not None:
-        if shooters:
-            raise BattleshipError(
-                "limit measures shooters on honest games; under [noise] or [hider] rules it solves the game "
-                "alone: leave the shooters out"
-            )
-        _twisted_limit(r, budget, s, as_json)
-        return
+        return _twisted_limit(r, shooters, budget, s, as_json)
     solvers: list[Solver] = []  # the solver under way, for the progress line and the interrupt message
     states = lambda: f"{solvers[0].solving:,} states solved" if solvers else "not started"  # noqa: E731
     s.keeping(lambda: f"nothing to keep: the exact solve was not finished ({states()})")
@@ -168,10 +159,16 @@ def limit_cmd(
     console.print(table)
 
 
-def _twisted_limit(r: Rules, budget: int, s: Session, as_json: bool) -> None:
+def _twisted_limit(r: Rules, shooters: list[str] | None, budget: int, s: Session, as_json: bool) -> None:
     """``limit`` under ``[noise]`` rules (the exact expected shots, beside the channel-capacity bound) or
     against a cheating hider (the game's value: the fewest shots whatever the hider answers)."""
     import time
+
+    if shooters:
+        raise BattleshipError(
+            "limit measures shooters on honest games; under [noise] or [hider] rules it solves the game "
+            "alone: leave the shooters out"
+        )
 
     if r.salvo is not None:
         raise BattleshipError(
