@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Protocol, overload, runtime_checkable
 from battleship.cells import CellLike, cell_name, iter_cells, to_cell
 from battleship.errors import BattleshipError, IllegalShot, NotationError
 from battleship.layout import Layout, split_rows
-from battleship.rules import Answers, Rules, Sinks
+from battleship.noise import Coins, referee_seed
+from battleship.rules import Answers, Rules, Sinks, Telling
 from battleship.words import counted
 
 if TYPE_CHECKING:
@@ -348,7 +349,7 @@ class Game:
     <Game under way: <Observation standard 10x10: 3 shots (2 hit, 1 sunk), the last A2 sunk>>
     """
 
-    def __init__(self, layout: Layout):
+    def __init__(self, layout: Layout, seed: int | None = None):
         if not isinstance(layout, Layout):
             hint = (
                 "Game(bs.generate(rules, seed=7)) hides a random layout of these rules"
@@ -358,9 +359,33 @@ class Game:
             raise BattleshipError(
                 f"Game takes the layout it hides (a Layout), not {type(layout).__name__}: {hint}"
             )
+        rules = layout.rules
+        if rules.hider is not None:
+            raise BattleshipError(
+                f"{rules.name}'s hider cheats and hides no layout: battleship.inference.hider.Hider(rules, seed=7) "
+                "is its referee"
+            )
+        if rules.noise is not None and seed is None:
+            raise BattleshipError(
+                f"{rules.name} flips answers at random: give the referee a seed, Game(layout, seed=7)"
+            )
         self._layout = layout
         self._hit = 0
-        self._observation = Observation(layout.rules)
+        self._observation = Observation(rules)
+        # under noise: the referee's coins, and how many times each cell has been fired at
+        self._coins = Coins(seed) if rules.noise is not None and seed is not None else None
+        self._visits: dict[int, int] = {}
+
+    @property
+    def coins(self) -> int | None:
+        """The seed of the referee's coins under ``[noise]`` (None without noise): a record keeps it, so
+        that its game can be replayed answer for answer."""
+        return None if self._coins is None else self._coins.seed
+
+    @property
+    def layout(self) -> Layout:
+        """The layout hidden (the referee's knowledge, not the shooter's)."""
+        return self._layout
 
     @property
     def rules(self) -> Rules:
@@ -385,7 +410,7 @@ class Game:
     def turn_size(self, ships_afloat: int | None = None, cells_afloat: int | None = None) -> int:
         """Shots the next turn fires: the rules' salvo for a shooter with that much of its own fleet
         afloat (all of it when not given), never more than the cells left to fire at."""
-        free = self._observation.unknown_mask.bit_count()
+        free = self._observation.unknown_mask.bit_count() if self.rules.noise is None else self.rules.cells
         return min(self.rules.turn_size(ships_afloat, cells_afloat), free)
 
     def __repr__(self) -> str:
@@ -514,7 +539,9 @@ class Game:
         if not cells:
             raise IllegalShot("a salvo needs at least one cell")
         for i, cell in enumerate(cells):
-            if self._observation.is_shot(cell):
+            if (
+                self._observation.is_shot(cell) and rules.noise is None
+            ):  # under noise a cell may be fired again
                 raise IllegalShot(f"{cell_name(cell, rules.cols)} has been fired at already")
             if cell in cells[:i]:
                 raise IllegalShot(f"{cell_name(cell, rules.cols)} is in the salvo twice")
@@ -545,6 +572,8 @@ class Game:
     def _answer(self, cell: int) -> Shot:
         """The answer to one shot, as the sink rule says; the referee marks the hit."""
         rules = self.rules
+        if self._coins is not None:
+            return self._noisy_answer(cell)
         ship = self._layout.ship_at(cell)
         if ship is None:
             shot = Shot(cell, Outcome.MISS, cols=rules.cols)
@@ -554,6 +583,29 @@ class Game:
             sunk = self._hit & mask == mask
             shot = _announce(rules, cell, ship, mask) if sunk else Shot(cell, Outcome.HIT, cols=rules.cols)
         return shot
+
+    def _noisy_answer(self, cell: int) -> Shot:
+        """The answer under ``[noise]``: the true one, flipped by the coin of this visit to the cell.
+
+        A ship is sunk by the shot that first completes it (every cell fired at once); that shot says so
+        truly, or under ``sinkings = "noisy"`` flips like any hit, to a miss that leaves the sinking unsaid.
+        """
+        assert self._coins is not None and self.rules.noise is not None
+        rules, noise = self.rules, self.rules.noise
+        visit = self._visits.get(cell, 0)
+        self._visits[cell] = visit + 1
+        flipped = self._coins.flips(cell, visit, noise.flip)
+        ship = self._layout.ship_at(cell)
+        if ship is None:
+            return Shot(cell, Outcome.HIT if flipped else Outcome.MISS, cols=rules.cols)
+        first = not self._hit >> cell & 1
+        self._hit |= 1 << cell
+        mask = self._layout.masks[ship]
+        if first and self._hit & mask == mask and rules.sinks is not Sinks.NONE:
+            if flipped and noise.sinkings is Telling.NOISY:
+                return Shot(cell, Outcome.MISS, cols=rules.cols)
+            return _announce(rules, cell, ship, mask)
+        return Shot(cell, Outcome.MISS if flipped else Outcome.HIT, cols=rules.cols)
 
 
 def _announce(rules: Rules, cell: int, ship: int, mask: int) -> Shot:
@@ -647,6 +699,9 @@ class Record:
     shooter: str
     shots: tuple[Shot, ...] = field(default=())
     volleys: tuple[Volley, ...] = field(default=())
+    coins: int | None = (
+        None  # under [noise]: the referee's seed (Game(layout, seed=coins) replays the answers)
+    )
 
     @property
     def turns(self) -> int:
@@ -696,18 +751,61 @@ def _sank_all(record: Record) -> bool:
     return fired & record.layout.occupied == record.layout.occupied
 
 
+NOISY_SHOTS_PER_CELL = 20  # shots a game under noise may take, per cell of the board, before it is stopped
+
+
+class Referee(Protocol):
+    """What answers the shots: a :class:`Game` holding a layout, or a hider who holds none
+    (``battleship.inference.hider.Hider``)."""
+
+    @property
+    def rules(self) -> Rules: ...
+
+    @property
+    def observation(self) -> Observation: ...
+
+    @property
+    def over(self) -> bool: ...
+
+    @property
+    def layout(self) -> Layout: ...
+
+    def fire(self, target: CellLike) -> Shot: ...
+
+    def fire_salvo(self, targets: Iterable[CellLike], size: int | None = None) -> Volley: ...
+
+    def turn_size(self, ships_afloat: int | None = None, cells_afloat: int | None = None) -> int: ...
+
+
 def play(
     shooter: Shooter,
     layout: Layout,
     rng: np.random.Generator,
     on_shot: Callable[[Observation, Shot | Volley], None] | None = None,
+    referee: Referee | None = None,
 ) -> Record:
     """Play one game to the end; the shooter sees only observations. Under salvo rules each turn is
-    a salvo of the rules' size for a whole fleet (nobody fires back), and ``on_shot`` hears salvos."""
-    game = Game(layout)
-    shooter.reset(layout.rules, rng)
+    a salvo of the rules' size for a whole fleet (nobody fires back), and ``on_shot`` hears salvos.
+
+    ``referee`` answers the shots (default: a :class:`Game` hiding ``layout``; under ``[noise]`` its coins
+    are seeded from ``rng``'s game stream, ``battleship.noise.referee_seed``). A cheating hider
+    (``[hider]`` rules) hides no layout: give it as ``referee``; the record then holds the layout it ends
+    the game with.
+    """
+    if referee is None:
+        seed = referee_seed(rng) if layout.rules.noise is not None else None
+        referee = Game(layout, seed=seed)
+    game = referee
+    shooter.reset(game.rules, rng)
     salvo = layout.rules.salvo is not None
+    # under noise a cell may be fired again and again: a shooter that never fires at every cell is stopped
+    most = NOISY_SHOTS_PER_CELL * layout.rules.cells if game.rules.noise is not None else None
     while not game.over:
+        if most is not None and game.observation.fired >= most:
+            raise BattleshipError(
+                f"{shooter.name} fired {game.observation.fired} shots under noise without firing at every "
+                "ship cell: a shooter must fire at cells it has not tried"
+            )
         answer: Shot | Volley
         if salvo:
             size = game.turn_size()
@@ -716,7 +814,8 @@ def play(
             answer = game.fire(shooter.next_shot(game.observation))
         if on_shot is not None:
             on_shot(game.observation, answer)
-    return Record(layout, shooter.name, game.observation.shots, game.observation.volleys)
+    coins = getattr(game, "coins", None)
+    return Record(game.layout, shooter.name, game.observation.shots, game.observation.volleys, coins)
 
 
 # --- the board-state text (what a shooter has seen), like a chess position's FEN ----------------

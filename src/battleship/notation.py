@@ -186,6 +186,7 @@ class PaperGame:
     players: tuple[tuple[str, Layout | None], ...]
     moves: tuple[tuple[str, int], ...] = ()
     salvos: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    coins: int | None = None  # under [noise]: the referees' seed (a "# coins: N" line before the players)
 
     def __post_init__(self) -> None:
         moves = tuple((p, int(c)) for p, c in self.moves)
@@ -195,6 +196,11 @@ class PaperGame:
             raise NotationError("the moves are not the cells of the salvos, in order")
         if self.rules.salvo is None and any(len(cells) != 1 for _, cells in salvos):
             raise NotationError("these rules fire one shot a turn: a turn of several cells is a salvo")
+        if self.rules.noise is not None and self.coins is None:
+            raise NotationError(
+                f"{self.rules.name} flips answers at random: a game under them needs its referee's seed "
+                f"('{COINS_LINE} N' before its players)"
+            )
         object.__setattr__(self, "moves", moves or flat)
         object.__setattr__(self, "salvos", salvos or tuple((p, (c,)) for p, c in moves))
 
@@ -210,7 +216,7 @@ class PaperGame:
         targets: dict[str, Layout] = {}  # the grid each player shoots at
         for me, _ in self.players:
             other = self.players[1 - names.index(me)][1]
-            games[me] = Game(other) if other is not None else None
+            games[me] = _referee(other, self.coins) if other is not None else None
             if other is not None:
                 targets[me] = other
         own = dict(self.players)
@@ -232,10 +238,20 @@ class PaperGame:
                     f"{'turn' if self.rules.salvo else 'move'} {number} ({move}): {exc}"
                 ) from None
         return {
-            name: Record(targets[name], name, game.observation.shots, game.observation.volleys)
+            name: Record(targets[name], name, game.observation.shots, game.observation.volleys, game.coins)
             for name, game in games.items()
             if game is not None and (game.observation.shots or game.observation.volleys)
         }
+
+
+def _referee(layout: Layout, coins: int | None) -> Game:
+    """The referee that replays a game's moves on ``layout``: its coins under noise; and against a cheating
+    hider an honest referee on the layout the hider showed at the end, which answers every move as the hider
+    did (that layout is consistent with every answer it gave)."""
+    rules = layout.rules
+    if rules.hider is not None:
+        return Game(Layout(rules.honest(), layout.masks))
+    return Game(layout, seed=coins)
 
 
 def from_record(record: Record, target: str = "target") -> PaperGame:
@@ -243,12 +259,16 @@ def from_record(record: Record, target: str = "target") -> PaperGame:
     rules = record.layout.rules
     players = ((record.shooter, None), (target, record.layout))
     if rules.salvo is not None:
-        return PaperGame(rules, players, salvos=tuple((record.shooter, v.cells) for v in record.volleys))
-    return PaperGame(rules, players, tuple((record.shooter, s.cell) for s in record.shots))
+        salvos = tuple((record.shooter, v.cells) for v in record.volleys)
+        return PaperGame(rules, players, salvos=salvos, coins=record.coins)
+    return PaperGame(
+        rules, players, tuple((record.shooter, s.cell) for s in record.shots), coins=record.coins
+    )
 
 
 RULES_LINE = "# rules:"
 TOML_LINE = "# |"
+COINS_LINE = "# coins:"  # a game under [noise]: its referee's seed, before its players
 
 
 def write_rules(rules: Rules) -> str:
@@ -307,6 +327,8 @@ def write_game(game: PaperGame, rules_header: bool = True) -> str:
     them once, at its top.
     """
     parts = [write_rules(game.rules).rstrip("\n")] if rules_header else []
+    if game.coins is not None:
+        parts.append(f"{COINS_LINE} {game.coins}")
     for name, layout in game.players:
         parts.append(f"[{name}]")
         if layout is not None:
@@ -326,8 +348,11 @@ def _read_one(lines: list[str], i: int, rules: Rules) -> tuple[PaperGame, int]:
     """The game starting at line ``i`` (from 0): its two players and grids, then its moves up to the
     next game's first player line or the end. Returns the game and where the next one starts."""
     players: list[tuple[str, Layout | None]] = []
+    coins: int | None = None
     while len(players) < 2:
         while i < len(lines) and (not lines[i].strip() or _is_comment(lines[i])):
+            if not players and lines[i].strip().startswith(COINS_LINE):
+                coins = _coins(lines[i], i + 1)
             i += 1
         if i == len(lines):
             raise NotationError(f"a game needs two players, found {len(players)}", len(lines))
@@ -352,9 +377,19 @@ def _read_one(lines: list[str], i: int, rules: Rules) -> tuple[PaperGame, int]:
     for player in [p for p, _ in moves] + [p for p, _ in salvos]:
         if player not in names:
             raise NotationError(f"move by {player!r}, who is not a player ({' or '.join(sorted(names))})")
-    game = PaperGame(rules, tuple(players), tuple(moves), tuple(salvos))
+    game = PaperGame(rules, tuple(players), tuple(moves), tuple(salvos), coins)
     game.records()  # replays every move: refuses repeats and shots after the end
     return game, end
+
+
+def _coins(line: str, number: int) -> int:
+    """The referee's seed on a ``# coins: N`` line."""
+    word = line.strip()[len(COINS_LINE) :].strip()
+    if not word.isdigit() or int(word) >= 2**64:
+        raise NotationError(
+            f"'{COINS_LINE}' takes the referee's seed, a whole number below 2^64, not {word!r}", number, 1
+        )
+    return int(word)
 
 
 def game_rules(text: str, rules: Rules | None = None) -> Rules:

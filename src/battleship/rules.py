@@ -7,7 +7,7 @@ import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from functools import cached_property, partial
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -75,6 +75,86 @@ class Answers(str, Enum):
 
 
 SALVO_SIZES = ("afloat", "afloat-cells")
+
+
+class Telling(str, Enum):
+    """What a noisy referee does to a sinking announcement (``[noise] sinkings``)."""
+
+    TRUTHFUL = "truthful"  # a sinking is always announced, truly: only plain hit and miss answers flip
+    NOISY = "noisy"  # the sinking shot's answer flips like any hit: "miss", and the sinking goes unsaid
+
+
+@dataclass(frozen=True)
+class Noise:
+    """Answers that lie: every hit or miss answer is flipped with probability ``flip``, independently.
+
+    ``sinkings`` says what happens to a shot that completes a ship where the rules announce sinkings:
+    ``truthful`` (the announcement is always made, and true: a sinking never flips) or ``noisy`` (it
+    flips like any hit: with probability ``flip`` the shot is answered "miss" and the sinking goes
+    unsaid for good). A "miss" never turns into a sinking. Under noise a cell may be fired at again (each
+    answer flips on its own), and the game ends when every ship cell has been fired at at least once,
+    which the referee knows and says by ending the game. Salvos are answered shot by shot
+    (``answers = "each"``), each shot flipped on its own; salvos answered whole are refused.
+    """
+
+    flip: float
+    sinkings: Telling = Telling.TRUTHFUL
+
+    def __post_init__(self) -> None:
+        flip = self.flip
+        if isinstance(flip, bool) or not isinstance(flip, int | float) or not 0 <= flip < 0.5:
+            raise RulesError(f"[noise] flip must be a number from 0 up to (not including) 0.5, not {flip!r}")
+        object.__setattr__(self, "flip", float(flip))
+        try:
+            object.__setattr__(self, "sinkings", Telling(self.sinkings))
+        except ValueError:
+            choices = " | ".join(t.value for t in Telling)
+            raise RulesError(f"[noise] sinkings {self.sinkings!r} is not one of {choices}") from None
+
+    def text(self) -> str:
+        """``0.05 truthful``: the rule in two words (the arena protocol's noise line)."""
+        return f"{self.flip:g} {self.sinkings.value}"
+
+    @classmethod
+    def from_text(cls, text: str) -> Noise:
+        """Read :meth:`text` back."""
+        words = text.split()
+        if len(words) != 2:
+            raise RulesError(f'a noise rule is two words, flip and sinkings ("0.05 truthful"), not {text!r}')
+        try:
+            flip = float(words[0])
+        except ValueError:
+            raise RulesError(f"[noise] flip must be a number, not {words[0]!r}") from None
+        return cls(flip, words[1])  # type: ignore[arg-type]  # Noise checks it
+
+
+HIDER_PLAYS = ("greedy", "minimax")
+
+
+@dataclass(frozen=True)
+class Hider:
+    """A hider who cheats (Cheat Battleship): it commits to no layout and answers each shot so as to keep
+    the game longest while staying consistent with every answer it has given.
+
+    ``play = "greedy"`` answers with what keeps the most layouts alive (never ending the game while another
+    answer goes on); ``"minimax"`` with what keeps the game longest against the best shooter, solved
+    exactly (small boards only: refused, in one line, where the layouts are too many).
+    """
+
+    kind: str = "adversarial"
+    play: str = "greedy"
+
+    def __post_init__(self) -> None:
+        if self.kind != "adversarial":
+            raise RulesError(
+                f'[hider] kind is "honest" (no [hider] table) or "adversarial", not {self.kind!r}'
+            )
+        if self.play not in HIDER_PLAYS:
+            raise RulesError(f"[hider] play is one of {' | '.join(HIDER_PLAYS)}, not {self.play!r}")
+
+    def text(self) -> str:
+        """``adversarial greedy``: the hider in two words."""
+        return f"{self.kind} {self.play}"
 
 
 @dataclass(frozen=True)
@@ -248,6 +328,8 @@ class Rules:
     reflections: bool = False
     name: str = field(default="custom", compare=False)
     salvo: Salvo | None = None  # None: one shot a turn, answered on its own (the classic game)
+    noise: Noise | None = None  # None: every answer is true
+    hider: Hider | None = None  # None: an honest hider, who places a layout and answers from it
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fleet", tuple(self.fleet))
@@ -255,6 +337,11 @@ class Rules:
         object.__setattr__(self, "sinks", Sinks(self.sinks))
         if self.salvo is not None and not isinstance(self.salvo, Salvo):
             raise RulesError(f"salvo must be a Salvo or None, not {type(self.salvo).__name__}")
+        if self.noise is not None and not isinstance(self.noise, Noise):
+            raise RulesError(f"noise must be a Noise or None, not {type(self.noise).__name__}")
+        if self.hider is not None and not isinstance(self.hider, Hider):
+            raise RulesError(f"hider must be a Hider or None, not {type(self.hider).__name__}")
+        _check_twists(self)
         _check(self)
         if self.salvo is not None and isinstance(self.salvo.shots, int) and self.salvo.shots > self.cells:
             raise RulesError(f"salvo shots = {self.salvo.shots}, but the board has only {self.cells} cells")
@@ -264,8 +351,31 @@ class Rules:
         salvo = f", salvo {self.salvo.text()}" if self.salvo is not None else ""
         return (
             f"<Rules {self.name}: {self.rows}x{self.cols}, fleet {fleet}, spacing {self.spacing.value}, "
-            f"sinks {self.sinks.value}{', reflections' if self.reflections else ''}{salvo}>"
+            f"sinks {self.sinks.value}{', reflections' if self.reflections else ''}{salvo}{self._twists()}>"
         )
+
+    def _twists(self) -> str:
+        """``, noise 0.05 truthful``, ``, hider adversarial greedy``: the twists for one-line descriptions."""
+        noise = f", noise {self.noise.text()}" if self.noise is not None else ""
+        return noise + (f", hider {self.hider.text()}" if self.hider is not None else "")
+
+    # --- noise and the hider ---------------------------------------------------------------
+    @property
+    def flip(self) -> float:
+        """The chance that an answer is flipped (0 without noise)."""
+        return 0.0 if self.noise is None else self.noise.flip
+
+    @property
+    def adversarial(self) -> bool:
+        """True when the hider cheats (commits to no layout)."""
+        return self.hider is not None
+
+    def honest(self) -> Rules:
+        """These rules with every answer true and an honest hider: the board, fleet, spacing, sinks and
+        salvo the same (what the exact engines count layouts of)."""
+        if self.noise is None and self.hider is None:
+            return self
+        return _honest(self)
 
     # --- salvo ---------------------------------------------------------------------------
     @property
@@ -347,7 +457,7 @@ class Rules:
         salvo = f", salvo {self.salvo.text()}" if self.salvo is not None else ""
         return (
             f"{self.name}: {self.rows}x{self.cols}, fleet [{fleet}], spacing {self.spacing.value}, "
-            f"sinks {self.sinks.value}{salvo}"
+            f"sinks {self.sinks.value}{salvo}{self._twists()}"
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -366,6 +476,10 @@ class Rules:
         }
         if self.salvo is not None:
             out["salvo"] = {"shots": self.salvo.shots, "answers": self.salvo.answers.value}
+        if self.noise is not None:
+            out["noise"] = {"flip": self.noise.flip, "sinkings": self.noise.sinkings.value}
+        if self.hider is not None:
+            out["hider"] = {"kind": self.hider.kind, "play": self.hider.play}
         return out
 
     # --- TOML ----------------------------------------------------------------------------
@@ -393,7 +507,27 @@ class Rules:
                 f'shots = {shots if isinstance(shots, int) else _quote(shots)}  # K | "afloat" | "afloat-cells"',
                 f'answers = "{self.salvo.answers.value}"  # each | ships | count',
             ]
+        if self.noise is not None:
+            lines += [
+                "",
+                "[noise]",
+                f"flip = {self.noise.flip!r}  # each hit or miss answer flipped with this chance",
+                f'sinkings = "{self.noise.sinkings.value}"  # truthful | noisy',
+            ]
+        if self.hider is not None:
+            lines += [
+                "",
+                "[hider]",
+                f'kind = "{self.hider.kind}"',
+                f'play = "{self.hider.play}"  # greedy | minimax',
+            ]
         return "\n".join(lines) + "\n"
+
+
+@lru_cache(maxsize=64)
+def _honest(rules: Rules) -> Rules:
+    """:meth:`Rules.honest`, built once per rules (checking that a fleet fits takes a moment)."""
+    return replace(rules, noise=None, hider=None)
 
 
 def _quote(text: str) -> str:
@@ -407,7 +541,7 @@ def from_toml(text: str, source: str = "rules") -> Rules:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{source}: not valid TOML: {exc}") from None
-    known = {"name", "rows", "cols", "spacing", "sinks", "reflections", "ship", "salvo"}
+    known = {"name", "rows", "cols", "spacing", "sinks", "reflections", "ship", "salvo", "noise", "hider"}
     unknown = set(data) - known
     if unknown:
         raise RulesError(f"{source}: unknown key {sorted(unknown)[0]!r}; expected {', '.join(sorted(known))}")
@@ -452,6 +586,8 @@ def from_toml(text: str, source: str = "rules") -> Rules:
         if key in data and (not isinstance(data[key], kind) or (kind is int and isinstance(data[key], bool))):
             raise RulesError(f"{source}: {key} must be {what}, not {data[key]!r}")
     salvo = _salvo(data.get("salvo"), source) if "salvo" in data else None
+    noise = _noise(data.get("noise"), source) if "noise" in data else None
+    hider = _hider(data.get("hider"), source) if "hider" in data else None
     try:
         return Rules(
             rows=data.get("rows", 10),
@@ -462,9 +598,71 @@ def from_toml(text: str, source: str = "rules") -> Rules:
             reflections=data.get("reflections", False),
             name=data.get("name", Path(source).stem),
             salvo=salvo,
+            noise=noise,
+            hider=hider,
         )
     except RulesError as exc:
         raise RulesError(_from(source, exc)) from None
+
+
+def _noise(table: object, source: str) -> Noise:
+    """The ``[noise]`` table: ``flip`` (0 <= flip < 0.5) and ``sinkings`` (truthful | noisy)."""
+    if not isinstance(table, dict):
+        raise RulesError(f"{source}: noise must be a table ([noise] with flip and sinkings)")
+    extra = set(table) - {"flip", "sinkings"}
+    if extra:
+        raise RulesError(f"{source}: [noise]: unknown key {sorted(extra)[0]!r}; expected flip, sinkings")
+    if "flip" not in table:
+        raise RulesError(f"{source}: [noise] needs flip, the chance that an answer is flipped (flip = 0.05)")
+    sinkings = table.get("sinkings", "truthful")
+    if not isinstance(sinkings, str):
+        raise RulesError(f"{source}: [noise] sinkings must be a string (truthful | noisy), not {sinkings!r}")
+    try:
+        return Noise(table["flip"], sinkings)  # type: ignore[arg-type]  # Noise checks it
+    except RulesError as exc:
+        raise RulesError(f"{source}: {exc}") from None
+
+
+def _hider(table: object, source: str) -> Hider | None:
+    """The ``[hider]`` table: ``kind`` (honest | adversarial) and ``play`` (greedy | minimax)."""
+    if not isinstance(table, dict):
+        raise RulesError(f"{source}: hider must be a table ([hider] with kind and play)")
+    extra = set(table) - {"kind", "play"}
+    if extra:
+        raise RulesError(f"{source}: [hider]: unknown key {sorted(extra)[0]!r}; expected kind, play")
+    kind, play = table.get("kind", "adversarial"), table.get("play", "greedy")
+    if kind == "honest":
+        if "play" in table:
+            raise RulesError(
+                f"{source}: [hider] play is for an adversarial hider; an honest one just answers"
+            )
+        return None
+    if not isinstance(kind, str) or not isinstance(play, str):
+        raise RulesError(f"{source}: [hider] kind and play must be strings")
+    try:
+        return Hider(kind, play)
+    except RulesError as exc:
+        raise RulesError(f"{source}: {exc}") from None
+
+
+def _check_twists(rules: Rules) -> None:
+    """Refuse, in one line, the combinations of noise, a cheating hider and salvos that make no game."""
+    whole = rules.salvo is not None and rules.salvo.answers is not Answers.EACH
+    if rules.noise is not None and rules.hider is not None:
+        raise RulesError(
+            "[noise] and an adversarial [hider] cannot go together: a cheating hider answers consistently by design, "
+            "and with every answer possibly false no answer is ever inconsistent"
+        )
+    if rules.noise is not None and whole:
+        raise RulesError(
+            f'[noise] flips each shot\'s own answer, and salvos answered whole (answers = "{rules.answers.value}") '
+            'have none: use answers = "each" with noise'
+        )
+    if rules.hider is not None and whole:
+        raise RulesError(
+            f'an adversarial [hider] answers shot by shot: salvos answered whole (answers = "{rules.answers.value}") '
+            'are refused with it; use answers = "each"'
+        )
 
 
 def _salvo(table: object, source: str) -> Salvo:
@@ -584,6 +782,16 @@ def _presets() -> dict[str, tuple[str, Callable[[], Rules]]]:
     }
     for key, (text, salvo) in salvo_rules.items():
         out[key] = (text, partial(Rules, 10, 10, standard, Spacing.TOUCH, Sinks.NAMED, name=key, salvo=salvo))
+    out["noisy"] = (
+        "Standard rules with answers that lie: every hit or miss flipped with probability 0.05, sinkings "
+        "told truly; a cell may be fired at again",
+        partial(Rules, 10, 10, standard, Spacing.TOUCH, Sinks.NAMED, name="noisy", noise=Noise(0.05)),
+    )
+    out["cheat"] = (
+        "Cheat Battleship: the standard fleet against a hider who commits to no layout and answers each "
+        "shot to keep the most layouts alive, consistent with every answer given",
+        partial(Rules, 10, 10, standard, Spacing.TOUCH, Sinks.NAMED, name="cheat", hider=Hider()),
+    )
     for n in range(6, 16):
         out[f"square-{n}"] = (
             f"The Dunman High paper's board of side {n} with the standard fleet",

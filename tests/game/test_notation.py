@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from battleship import cells, generators, notation
 from battleship.errors import BattleshipError, LayoutError, NotationError
 from battleship.game import Game, Observation, play
+from battleship.inference.hider import Hider
 from battleship.layout import Layout
 from battleship.rules import PRESETS, Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import make
@@ -16,7 +17,8 @@ from tests.helpers import small_rules
 
 def _game(rules, seed):
     layout = generators.generate(rules, "uniform", seed, 1)[0]
-    return play(make("random"), layout, np.random.default_rng(seed))
+    hider = Hider(rules, seed) if rules.hider is not None else None  # a cheating hider holds no layout
+    return play(make("random"), layout, np.random.default_rng(seed), referee=hider)
 
 
 @settings(max_examples=15, deadline=None)

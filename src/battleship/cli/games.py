@@ -257,7 +257,7 @@ def simulate_cmd(
             f"--notation writes at most {NOTATION_GAMES:,} games; it replays each one in Python"
         )
     _new_file(games_file, "--notation")  # refused now, not after the run
-    tally = lab.PairedTally(1, r.cells)
+    tally = lab.PairedTally(1, lab.most_shots(r))
     shots_file = _shots_file(out, resume, r, [(name, options)], generator, seed, games, rows)
     if shots_file is not None:
         shots_file.start(resume, tally.add_rows)
@@ -435,7 +435,7 @@ def compare_cmd(
 
         require("plot", "--figures")
         output_folder(figures_dir, "--figures")
-    tally = lab.PairedTally(len(specs), r.cells)
+    tally = lab.PairedTally(len(specs), lab.most_shots(r))
     shots_file = _shots_file(out, resume, r, list(specs.values()), generator, seed, games, rows)
     if shots_file is not None:
         shots_file.start(resume, tally.add_rows)

@@ -28,7 +28,9 @@ from battleship.errors import BattleshipError
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
+    from battleship.cli.interrupts import Session
     from battleship.inference.endgame import Solver
+    from battleship.rules import Rules
 MAX_SECONDS = 7 * 24 * 3600  # --time at most a week
 
 
@@ -76,11 +78,11 @@ def limit_cmd(
 ) -> None:
     """Solve a small board exactly from the first shot, then play each shooter once on every layout.
 
-    Prints the fewest expected shots any strategy can average over uniform layouts, and each
-    shooter's mean and gap to it. Under salvo rules all of these are turns (salvos to sink the
-    fleet), the optimal strategy choosing a set of cells each turn. Small boards only (a few thousand layouts): the 4x4 board with
-    ships of 3 and 2 takes seconds; see docs/research/limit.md for larger boards. Ctrl-C stops within
-    two seconds.
+    Prints the fewest expected shots any strategy can average over uniform layouts, and each shooter's
+    mean and gap to it (under [noise] rules the optimum and capacity bound, against a cheating hider the
+    worst case). Under salvo rules all of these are turns (salvos to sink the fleet), the optimal strategy
+    choosing a set of cells each turn. Small boards only (a few thousand layouts): the 4x4 board with ships
+    of 3 and 2 takes seconds; see docs/research/limit.md for larger boards. Ctrl-C stops within two seconds.
     """
     from rich.table import Table
 
@@ -95,6 +97,8 @@ def limit_cmd(
         )
     s = session()
     s.deadline(seconds)
+    if r.noise is not None or r.hider is not None:
+        return _twisted_limit(r, shooters, budget, s, as_json)
     solvers: list[Solver] = []  # the solver under way, for the progress line and the interrupt message
     states = lambda: f"{solvers[0].solving:,} states solved" if solvers else "not started"  # noqa: E731
     s.keeping(lambda: f"nothing to keep: the exact solve was not finished ({states()})")
@@ -153,3 +157,72 @@ def limit_cmd(
         else:
             table.add_row(shooter, f"{m:.4f}", f"{m - best.shots:+.4f}")
     console.print(table)
+
+
+def _twisted_limit(r: Rules, shooters: list[str] | None, budget: int, s: Session, as_json: bool) -> None:
+    """``limit`` under ``[noise]`` rules (the exact expected shots, beside the channel-capacity bound) or
+    against a cheating hider (the game's value: the fewest shots whatever the hider answers)."""
+    import time
+
+    if shooters:
+        raise BattleshipError(
+            "limit measures shooters on honest games; under [noise] or [hider] rules it solves the game "
+            "alone: leave the shooters out"
+        )
+
+    if r.salvo is not None:
+        raise BattleshipError(
+            "limit solves noisy answers and cheating hiders for one shot a turn, not for [salvo] rules"
+        )
+    if r.hider is not None:
+        from battleship.inference.minimax import Minimax, every_layout
+
+        start = time.perf_counter()
+        solver = Minimax(r.honest(), every_layout(r), budget, s.stop)
+        with progress_bar(disable=as_json) as progress:
+            progress.add_task("solving the game against a cheating hider", total=None)
+            shots = s.run(solver.value)
+        seconds = time.perf_counter() - start
+        if as_json:
+            emit_json(
+                {
+                    "rules": r.describe(),
+                    "layouts": len(solver.layouts),
+                    "worst_case": shots,
+                    "unit": "shots",
+                    "states": solver.proven,
+                    "seconds": round(seconds, 3),
+                }
+            )
+            return
+        console.print(
+            f"{r.describe()}: against a cheating hider the best shooter sinks the fleet within {shots} shots "
+            f"whatever it answers ({len(solver.layouts):,} layouts; {solver.proven:,} states, {seconds:.1f} s)"
+        )
+        return
+    from battleship.cells import cell_name
+    from battleship.lab.noise_limit import capacity_bound, noisy_optimum
+
+    with progress_bar(disable=as_json) as progress:
+        progress.add_task("solving the game under noise exactly", total=None)
+        best = s.run(lambda: noisy_optimum(r, 0, budget, s.stop))
+    bound = capacity_bound(best.layouts, r.flip)
+    if as_json:
+        emit_json(
+            {
+                "rules": r.describe(),
+                "layouts": best.layouts,
+                "optimum": best.shots,
+                "unit": "shots",
+                "first_cell": cell_name(best.first_cell, r.cols),
+                "capacity_bound": bound,
+                "states": best.states,
+                "seconds": round(best.seconds, 3),
+            }
+        )
+        return
+    console.print(
+        f"{r.describe()}: optimum {best.shots:.4f} shots over {best.layouts:,} layouts, each cell fired at "
+        f"once (first shot {cell_name(best.first_cell, r.cols)}; {best.states:,} states, {best.seconds:.1f} s); "
+        f"the channel-capacity bound, shots that identify a layout: {bound:.3f}"
+    )

@@ -36,6 +36,11 @@ def evidence(rules: Rules, observation: Observation) -> Evidence:
     """Per-placement admissibility and the hits to cover; obvious contradictions raise :class:`Contradiction`."""
     if observation.rules != rules:
         raise BattleshipError("the observation was made under other rules")
+    if rules.noise is not None:
+        raise BattleshipError(
+            f"{rules.name} flips answers: they weigh layouts rather than rule them out "
+            "(inference.noisy.noisy_evidence; posterior() and count() read them)"
+        )
     if any(not v.shots for v in observation.volleys) or not rules.answered_each:
         return _whole(rules, observation)
     t = tables(rules)

@@ -209,6 +209,10 @@ def _engine_counts(
 def count(rules: Rules, observation: Observation | None = None, stop: Stop | None = None) -> tuple[int, str]:
     """The number of layouts consistent with ``observation`` (ships told apart), and the engine used."""
     board = observation or Observation(rules)
+    if rules.noise is not None:  # answers that lie weigh layouts (inference.noisy)
+        from battleship.inference import noisy
+
+        return noisy.count(rules, board, stop, _placement_counts)
     sev = global_evidence(rules, board)
     if sev is not None:
         total, _, used = salvo_counts(rules, sev, False, None, stop)
@@ -218,6 +222,23 @@ def count(rules: Rules, observation: Observation | None = None, stop: Stop | Non
     engine = choose_engine(rules, ev)
     total, _, used = _engine_counts(engine, rules, ev, False, None, stop)
     return total, used
+
+
+def _placement_counts(
+    rules: Rules, ev: Evidence, weight: np.ndarray | None, stop: Stop | None
+) -> tuple[Any, Any, str]:
+    """(total, per-placement counts, engine) of ``ev`` in the honest game of ``rules``, weighted by ``weight``
+    (exact integers when None); nothing when a ship has no admissible placement. The noisy posterior's
+    counts (:mod:`battleship.inference.noisy`)."""
+    base = rules.honest()
+    t = tables(base)
+    for s in range(len(base.fleet)):
+        if not ev.admissible[t.start[s] : t.start[s] + t.count[s]].any():
+            zeros = np.zeros(len(t.masks), dtype=np.int64 if weight is None else np.float64)
+            return 0, zeros, "none"
+    engine = choose_engine(base, ev, weight)
+    check_size(base, ev, weight, engine)
+    return _engine_counts(engine, base, ev, True, weight, stop)
 
 
 def global_evidence(rules: Rules, observation: Observation) -> SalvoEvidence | None:
@@ -280,6 +301,12 @@ def posterior(
         observation = rules
         rules = observation.rules
     board = observation or Observation(rules)
+    if rules.noise is not None:  # answers that lie: every layout weighed by their likelihood
+        from battleship.inference import noisy
+
+        weight = None if prior is None else check_prior(rules.honest(), prior)
+        total, counts, engine = noisy.weighted_counts(rules, board, weight, stop, _placement_counts)
+        return Posterior(rules, total, counts, f"{engine}, weighted by the noise", board)
     if cached and not board.hit_mask and board.rules == rules and rules.answered_each:
         return _misses_only(rules, board, prior, stop)  # every game of a shooter starts the same way
     return _posterior(rules, board, prior, stop)
@@ -467,6 +494,14 @@ def work(rules: Rules, observation: Observation | None = None, prior: np.ndarray
     """
     weight = None if prior is None else check_prior(rules, prior)
     board = observation or Observation(rules)
+    if rules.noise is not None:  # two weighted counts, sometimes four (inference.noisy)
+        from battleship.inference import noisy
+
+        nev = noisy.noisy_evidence(rules, board, weight)
+        each = _work(rules.honest(), nev.evidence, nev.weight)
+        return Work(
+            each.engine, each.once + 2 * each.again, f"two weighted counts, each {each.detail}", each.once
+        )
     sev = global_evidence(rules, board)
     if sev is not None:
         return _salvo_work(rules, sev, weight)

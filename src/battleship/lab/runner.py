@@ -27,7 +27,7 @@ import numpy as np
 from battleship import generators
 from battleship.errors import BattleshipError
 from battleship.lab.pool import Pool, Threads
-from battleship.lab.summary import Comparison, PairedTally, fewest
+from battleship.lab.summary import Comparison, PairedTally, fewest, most_shots
 from battleship.rules import Rules
 from battleship.shooters import kernels, registry
 from battleship.shooters.kernels import play_rows
@@ -58,8 +58,9 @@ class _GameStopped(Exception):
 
 def is_kernel(shooter: str, rules: Rules | None = None) -> bool:
     """True for shooters the lab runs as Numba kernels (on ``rules``, when given: the kernels play the
-    one-shot game only); the others are played in Python."""
-    return registry.spec(shooter).kernel is not None and (rules is None or rules.salvo is None)
+    one-shot game of an honest hider's true answers only); the others are played in Python."""
+    plain = rules is None or (rules.salvo is None and rules.noise is None and rules.hider is None)
+    return registry.spec(shooter).kernel is not None and plain
 
 
 def chunk_size(shooter: str, rules: Rules | None = None) -> int:
@@ -90,6 +91,7 @@ def play_python(
     abandoned: the shots of the games finished before it come back (fewer than ``rows``).
     """
     from battleship.game import play
+    from battleship.inference.hider import Hider
     from battleship.rng import game_rng
 
     def between_shots(_observation: object, _shot: object) -> None:
@@ -102,8 +104,10 @@ def play_python(
     out = np.empty(len(rows), dtype=np.int64)
     for i, row in enumerate(rows):
         rng = game_rng(seed, first + i)
+        # a cheating hider holds no layout: game i's hider, its ties seeded as the run (every shooter meets it)
+        referee = Hider(rules, seed, first + i) if rules.hider is not None else None
         try:
-            record = play(spec.make(options), generators.to_layout(rules, row), rng, on_shot)
+            record = play(spec.make(options), generators.to_layout(rules, row), rng, on_shot, referee)
         except _GameStopped:
             return out[:i]
         out[i] = record.turns
@@ -166,7 +170,7 @@ def play_chunk(
         seconds = time.perf_counter() - start
     else:
         shots, seconds = _play_in_slices(rules, shooter, seed, first, count, generator, rows, options, stop)
-    histogram = np.bincount(shots, minlength=rules.cells + 1)
+    histogram = np.bincount(shots, minlength=most_shots(rules) + 1)
     return ChunkResult(
         first, histogram, shots if keep_shots else None, seconds, len(shots), len(shots) == count
     )
@@ -323,7 +327,7 @@ def play_paired_chunk(
     diffs = shots - shots[0]
     return PairedChunk(
         first,
-        np.array([np.bincount(s, minlength=rules.cells + 1) for s in shots]),
+        np.array([np.bincount(s, minlength=most_shots(rules) + 1) for s in shots]),
         np.array([[int(d.sum()), int((d * d).sum())] for d in diffs], dtype=np.int64),
         np.array([r.seconds for r in played]),
         shots.T.copy() if keep_shots else None,
@@ -376,7 +380,7 @@ def compare(
     """Every shooter on the same ``games`` games: summaries and paired differences from the first."""
     from battleship.shooters.options import format_spec
 
-    tally = PairedTally(len(shooters), rules.cells)
+    tally = PairedTally(len(shooters), most_shots(rules))
     start = time.perf_counter()
     for chunk in stream_paired(rules, shooters, games, seed, generator, layouts, pool, jobs):
         tally.add(chunk.histograms, chunk.minus_first, chunk.seconds, chunk.games)

@@ -47,6 +47,16 @@ def unit(rules: Rules) -> str:
     return "shots" if rules.salvo is None else "turns"
 
 
+def most_shots(rules: Rules) -> int:
+    """The most a game can take, in :func:`unit`: every cell once, or under ``[noise]`` (where a cell may be
+    fired at again) as many shots as a game is allowed (``battleship.game.NOISY_SHOTS_PER_CELL``)."""
+    if rules.noise is None:
+        return rules.cells
+    from battleship.game import NOISY_SHOTS_PER_CELL
+
+    return NOISY_SHOTS_PER_CELL * rules.cells
+
+
 def fewest(rules: Rules) -> int:
     """A perfect game in :func:`unit`: every shot a hit (the fleet's cells, in salvos of the full size)."""
     return -(-rules.ship_cells // rules.turn_size())

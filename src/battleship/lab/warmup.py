@@ -69,6 +69,7 @@ def steps() -> list[Step]:
         Step("weighed counts (rows, search)", partial(_weighed_counts, standard)),
         Step("weighed counts (sweep, search)", partial(_weighed_counts, apart)),
         Step("exact counts (frontier)", partial(_frontier_counts)),
+        Step("noisy counts (rows, sweep, search)", partial(_noisy_counts, standard, apart)),
         Step("exact samples", partial(_samples, standard)),
         Step("exact endgame", partial(_endgame)),
     ]
@@ -135,6 +136,21 @@ def _counts(rules: Rules) -> None:
 
     posterior(Observation(rules))
     posterior(_half_fired(rules))
+
+
+def _noisy_counts(*rules: Rules) -> None:
+    """The engines under noisy answers (float weights from the answers), a bent fleet's search among them."""
+    from dataclasses import replace
+
+    from battleship.game import Observation, Outcome, Shot
+    from battleship.inference.posterior import posterior
+    from battleship.rules import Noise, Rules, Ship
+
+    bent = Rules(4, 4, (Ship("Ell", "L", ((0, 0), (1, 0), (1, 1))), Ship.line("Boat", "B", 2)))
+    for each in (*rules, bent):
+        noisy = replace(each, noise=Noise(0.1))
+        shots = (Shot(5, Outcome.HIT), Shot(6, Outcome.MISS), Shot(5, Outcome.MISS))
+        posterior(Observation(noisy, shots))
 
 
 def _weighed_counts(rules: Rules) -> None:

@@ -162,7 +162,7 @@ register(
         f"{_HERE}.density:DensityShooter",
         "DataGenetics: the most counted cell over every placement of every afloat ship",
         "density",
-        options=_options(*SCORING, "weight", "lastship", "twostep", "book"),
+        options=_options(*SCORING, "weight", "lastship", "twostep", "book", "confirm"),
         advice="microseconds a game; best plays density:skew=20,lattice=1,lastship=8,book=1 on standard rules",
         strength=(
             _one(
@@ -319,7 +319,7 @@ register(
         "optimal",
         f"{_HERE}.optimal:OptimalShooter",
         "The Dunman High paper done exactly: the cell most consistent layouts put a ship on",
-        options=_options(*SCORING, "exact", "prior", "samples", informative=True),
+        options=_options(*SCORING, "exact", "prior", "samples", "confirm", informative=True),
         aliases=_EXACT_ALIASES,
         advice="exact greedy play, any rules and shapes; milliseconds to seconds a shot",
         strength=(
@@ -454,12 +454,22 @@ register(
 )
 register(
     ShooterSpec(
+        "minimax",
+        f"{_HERE}.minimax:MinimaxShooter",
+        "Against a cheating hider: the cell whose worst answer leaves fewest layouts; exact minimax play on small boards",
+        options=_options("tie", "exact"),
+        advice="for Cheat Battleship ([hider] rules): it fires for the worst case; exact=N plays the solved game "
+        "on boards of at most N layouts",
+    )
+)
+register(
+    ShooterSpec(
         "best",
         f"{_HERE}.best:BestShooter",
         "the strongest measured shooter for the rules (docs/research/rules.md); options apply to it",
         options=_options("fast"),
         chooses=f"{_HERE}.best:best_for",
-        passes_on=("density", "trial-sink", "optimal", "twoply", "salvo"),
+        passes_on=("density", "trial-sink", "optimal", "twoply", "salvo", "minimax"),
         advice="start here: it plays the strongest measured shooter for the rules (shooters --rules R says which)",
         strength=(
             _one(

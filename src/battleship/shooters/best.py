@@ -41,6 +41,11 @@ SALVO_FAST = "density"
 # presets whose exact play is measured at scale: a graph no larger than one of theirs is affordable
 MEASURED_GRAPHS = ("seabattle", "pirates")
 SMALL = 10**6  # placement combinations up to which exact inference costs next to nothing a shot
+# boards on which minimax plays the game against a cheating hider solved exactly: the noisy study's seven
+# boards (at most 20 cells, 448 layouts) solve in seconds (benchmarks/noise.py --only values); 5x5 with
+# ships 3 and 2 (956 layouts) passes the search's budget of states
+CHEAT_EXACT = 500
+CHEAT_EXACT_CELLS = 20
 
 
 def best_for(rules: Rules, options: Options | None = None) -> str:
@@ -98,6 +103,8 @@ def best_for(rules: Rules, options: Options | None = None) -> str:
     strongest does not (trial-sink under a margin); exact greedy play where no kernel reads the rules.
     """
     fast = options is not None and bool(options.fast)
+    if rules.hider is not None or rules.noise is not None:
+        return _twisted(rules, fast)
     if rules.salvo is not None:
         if fast:
             return SALVO_FAST
@@ -125,6 +132,38 @@ def best_for(rules: Rules, options: Options | None = None) -> str:
             return DENSITY_LATTICE
         return with_book(rules, BEST["standard"], options)
     return "optimal"
+
+
+def _twisted(rules: Rules, fast: bool) -> str:
+    """What ``best`` plays against a cheating hider or answers that lie (docs/research/noise.md):
+
+    - a cheating hider (``[hider]`` rules): on boards of at most ``CHEAT_EXACT_CELLS`` cells and
+      ``CHEAT_EXACT`` placement combinations ``minimax`` playing the game solved exactly (the best
+      worst case against any hider; the noisy study's seven boards solve in seconds); elsewhere
+      density's skewed count, ahead of ``minimax`` (the cell whose worst answer leaves fewest
+      layouts) by 1.09 shots and of exact greedy play by 0.55 against the greedy cheating hider of
+      the ``cheat`` preset (100 paired games, benchmarks/noise.py --only cheat);
+    - answers that lie (``[noise]`` rules): exact greedy play (``optimal``), the posterior weighing every
+      layout by the likelihood of the answers, wherever exact inference is quick (ships that may touch,
+      counted by the row engine; small problems; margins no larger than a measured preset's); density's
+      likelihood count (``density:skew=20``) elsewhere and with ``fast=1``.
+    """
+    if rules.hider is not None:
+        if rules.salvo is not None:
+            return "optimal"
+        small = (
+            rules.cells <= CHEAT_EXACT_CELLS and math.prod(len(p) for p in rules.placements) <= CHEAT_EXACT
+        )
+        return f"minimax:exact={CHEAT_EXACT}" if small else DENSITY_SKEWED
+    if fast:
+        return DENSITY_SKEWED
+    from battleship.inference.rows import fast_path
+
+    small = math.prod(len(p) for p in rules.placements) <= SMALL
+    straight = all(s.is_straight for s in rules.fleet)
+    if fast_path(rules.honest()) or small or (straight and exact_is_quick(rules.honest())):
+        return "optimal"
+    return DENSITY_SKEWED
 
 
 def with_book(rules: Rules, spec: str, options: Options | None) -> str:
@@ -158,6 +197,7 @@ class BestShooter(Named):
     """Plays as the strongest measured shooter for the rules it is reset with (options on top)."""
 
     name = "best"
+    plays_noise = True  # what it plays under noise does
 
     def __init__(self, options: Options | None = None):
         self.options = options or Options()

@@ -840,10 +840,13 @@ def opening_book(name: str, options: Options, rules: Rules) -> Book:
 
 
 class DensityShooter(Named):
-    """DataGenetics' probability density shooter (see the module docstring). Plays every rules variant."""
+    """DataGenetics' probability density shooter (see the module docstring). Plays every rules variant;
+    under ``[noise]`` its count weighs each placement by the likelihood of the answers
+    (:func:`battleship.shooters.noisy.noisy_density`)."""
 
     name = "density"
     mode = DENSITY
+    plays_noise = True  # the noisy count (shooters.noisy)
 
     def __init__(self, options: Options | None = None, **keys):
         self.options = options if options is not None else Options(**keys)
@@ -856,6 +859,8 @@ class DensityShooter(Named):
                 f"density: {key}={getattr(self.options, key)} looks ahead one shot a turn; under the [salvo] "
                 f"rules of {rules.name} leave it out"
             )
+        if rules.noise is not None:
+            _refuse_under_noise(self.name, self.options, rules)
         self._rules = rules
         self._params = self.options.vector(rules)
         self._state = kernel_state(rng)
@@ -872,6 +877,8 @@ class DensityShooter(Named):
             cell = self._book.cell(observation.text())
             if cell is not None:
                 return cell
+        if self._rules.noise is not None:
+            return self._noisy_cell(observation)
         status, afloat, density, g = self._scores(observation)
         if self.mode == DENSITY:
             cell = self._density_cell(density, status, afloat, g, status == UNKNOWN)
@@ -913,6 +920,35 @@ class DensityShooter(Named):
             cells.append(int(cell))
             open_cells[cell] = False
         return cells + fill_up(observation, cells, size)
+
+    def _noisy_cell(self, observation: Observation) -> int:
+        """Under noise: the new cell of highest noisy count (skewed and tied as asked), or with ``confirm`` a
+        cell again when the look-ahead says so (:mod:`battleship.shooters.noisy`)."""
+        from battleship.shooters.noisy import confirming_cell, noisy_density
+
+        rules = self._rules
+        score = noisy_density(rules, observation)
+        status, afloat = observed_status(rules, observation)
+        factor = skew_factor(
+            status,
+            afloat,
+            tables(rules).size,
+            rules.rows,
+            rules.cols,
+            self.options.skew,
+            self.options.lattice,
+        )
+        eligible = np.ones(rules.cells, dtype=np.bool_)
+        eligible[[s.cell for s in observation.shots]] = False
+        cell = int(choose(score, factor, eligible, rules.rows, rules.cols, self._params[TIE], self._state))
+        if cell < 0:
+            raise BattleshipError("no cell is left to fire at: every cell has been fired at")
+        if self.options.confirm:
+            from battleship.inference import posterior
+
+            chance = posterior(observation).probability.ravel()
+            cell = confirming_cell(rules, observation, chance, cell, self.options.confirm)
+        return cell
 
     def _scores(
         self, observation: Observation
@@ -956,3 +992,14 @@ class SuperpositionShooter(DensityShooter):
 
     name = "superposition"
     mode = SUPERPOSITION
+    plays_noise = False  # its forced cells read every answer as true
+
+
+def _refuse_under_noise(name: str, options: Options, rules: Rules) -> None:
+    """Refuse, in one line, density's options that read every answer as true."""
+    for key in ("lastship", "twostep", "book"):
+        if getattr(options, key):
+            raise BattleshipError(
+                f"{name}: {key}={getattr(options, key)} reads every answer as true; under the [noise] rules of "
+                f"{rules.name} leave it out"
+            )

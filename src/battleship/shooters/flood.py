@@ -34,6 +34,7 @@ class FloodShooter(Named):
     """The R study's traditional method: guesses in a shuffled order, and a flood from every hit."""
 
     name = "flood"
+    plays_noise = True  # it never fires at a cell again, and reads a hit as a hit
 
     def __init__(self, options: Options | None = None, order: list[int] | None = None):
         self.options = options or Options()

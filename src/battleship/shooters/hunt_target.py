@@ -28,6 +28,8 @@ from battleship.shooters.options import Named, Options
 class HuntTargetShooter(Named):
     """Hunt down a shuffled order; after a hit queue the unvisited N, S, E, W cells (first in, first out)."""
 
+    plays_noise = True  # it never fires at a cell again, and reads a hit as a hit
+
     name = "hunt-target"
     parity = False
 

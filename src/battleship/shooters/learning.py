@@ -41,6 +41,7 @@ class LearningShooter(OptimalShooter):
 
     name = "learning"
     refusal = staticmethod(refusal)
+    plays_noise = False  # its prior is fitted to honest games, its samples read every answer as true
 
     def __init__(
         self, options: Options | None = None, model: PlacementModel | None = None, exact: bool = True

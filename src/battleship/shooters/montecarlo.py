@@ -24,6 +24,7 @@ class MonteCarloShooter(OptimalShooter):
     """Greedy on sampled hit frequencies (see the module docstring)."""
 
     name = "montecarlo"
+    plays_noise = False  # its exact uniform samples read every answer as true
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Remember the rules; seed the tie-break and the sampler."""

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from battleship.errors import BattleshipError
 from battleship.game import Observation
 from battleship.inference import evidence, posterior, select_by_search
 from battleship.inference.endgame import Solver
@@ -78,10 +79,13 @@ def solved_cell(solver: Solver, rules: Rules, observation: Observation, total: i
 
 
 class OptimalShooter(Named):
-    """Greedy on exact hit probabilities (see the module docstring)."""
+    """Greedy on exact hit probabilities (see the module docstring). Under ``[noise]`` the posterior weighs
+    every layout by the likelihood of the answers; ``confirm=N`` may fire at a cell again
+    (:func:`battleship.shooters.noisy.confirming_cell`)."""
 
     name = "optimal"
     reads_salvos = True  # salvos answered whole are read exactly (by the inference engines)
+    plays_noise = True  # the posterior under noise (inference.noisy)
 
     def __init__(self, options: Options | None = None):
         self.options = options or Options()
@@ -93,6 +97,13 @@ class OptimalShooter(Named):
         self._solver: Solver | None = None
         generator = split_prior(self.options.prior)[0]
         exact = plays_law(rules, self.options.prior)
+        if exact and rules.noise is not None:  # the law is sampled from layouts that answer truly
+            if split_prior(self.options.prior)[1] == "exact":
+                raise BattleshipError(
+                    f"optimal: prior={self.options.prior} is estimated by sampling layouts that answer truly; "
+                    f"under the [noise] rules of {rules.name} give prior={generator}-weights"
+                )
+            exact = False  # the generator's placement weights, which the noisy posterior weighs exactly
         self._law = generator if exact else ""
         self._prior = generator_weights(rules, generator) if not exact else None
         if exact:  # drawn after the tie-break stream: the other priors' play is unchanged
@@ -111,7 +122,7 @@ class OptimalShooter(Named):
     def endgame_shot(self, observation: Observation, total: float) -> int | None:
         """The best cell by solving the rest of the game, when few enough layouts remain."""
         rules = self._rules
-        if self._prior is not None or self._law:  # the endgame solver weighs layouts uniformly
+        if self._prior is not None or self._law or rules.noise is not None:  # it weighs layouts uniformly
             return None
         if not self.options.exact or total > self.options.exact or len(rules.fleet) < 2:
             return None
@@ -128,7 +139,13 @@ class OptimalShooter(Named):
         cell = self.endgame_shot(observation, total)
         if cell is not None:
             return cell
-        return self._pick(observation, score, placements, total, observation)[0]
+        cell = self._pick(observation, score, placements, total, observation)[0]
+        if self._rules.noise is not None and self.options.confirm:
+            from battleship.shooters.noisy import confirming_cell
+
+            chance = np.asarray(score, dtype=np.float64) / float(total)
+            cell = confirming_cell(self._rules, observation, chance, cell, self.options.confirm)
+        return cell
 
     def next_salvo(self, observation: Observation, size: int) -> list[int]:
         """Salvo rules: the ``size`` free cells of most consistent layouts, from one posterior, ties
@@ -160,6 +177,9 @@ class OptimalShooter(Named):
         else:
             factor = np.empty(0, dtype=np.int64)
         eligible = status == UNKNOWN
+        if rules.noise is not None:  # no answer is certain: every cell not fired at is worth a shot
+            eligible = np.ones(rules.cells, dtype=bool)
+            eligible[[s.cell for s in read.shots]] = False
         if is_salvo(rules):
             eligible &= free(observation)
         cells: list[int] = []

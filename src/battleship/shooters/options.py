@@ -303,6 +303,17 @@ OPTION: dict[str, OptionSpec] = {
             1,
             "0 or 1",
         ),
+        OptionSpec(
+            "confirm",
+            0,
+            "under noise: of the N likeliest new cells and the N cells fired at most in doubt, fire at the one "
+            "with most expected hits this shot and the next (a cell again, to confirm it, when that is worth "
+            "more); 0: never fire at a cell again",
+            int,
+            0,
+            100,
+            "a number of candidate cells",
+        ),
     )
 }
 """The one definition of every option key, by name: its type, default, values allowed and help
@@ -349,6 +360,7 @@ class Options:
     early: str = ""
     book: int = 0
     fast: int = 0
+    confirm: int = 0
     # not a field: kept out of equality, of ``dataclasses.asdict`` (the run files) and of the repr
     given: InitVar[Iterable[str]] = frozenset()
 

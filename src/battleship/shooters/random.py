@@ -14,6 +14,8 @@ from battleship.shooters.options import Named, Options
 class RandomShooter(Named):
     """Fires at a uniformly random unknown cell. Plays every rules variant."""
 
+    plays_noise = True  # it never fires at a cell again, and reads a hit as a hit
+
     name = "random"
 
     def __init__(self, options: Options | None = None):

@@ -217,8 +217,12 @@ class ShooterSpec:
         return cls(options, **kwargs) if self.takes_options else cls(**kwargs)  # type: ignore[no-any-return]
 
     def refusal(self, rules: Rules) -> str | None:
-        """Why this shooter cannot play ``rules``, or None when it can."""
+        """Why this shooter cannot play ``rules``, or None when it can. Under ``[noise]`` only a class that
+        says it reads answers that lie (``plays_noise = True``) plays."""
         cls = self.load()
+        if rules.noise is not None and not getattr(cls, "plays_noise", False):
+            players = ", ".join(n for n, s in _REGISTRY.items() if getattr(s.load(), "plays_noise", False))
+            return f"{self.name} reads every answer as true: under the [noise] rules of {rules.name} play one of {players}"
         why = getattr(cls, "refusal", None)
         return why(rules) if why is not None else None
 

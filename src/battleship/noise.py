@@ -1,0 +1,55 @@
+"""Answers that lie: the referee's coins under ``[noise]`` rules.
+
+Each answer to a shot is flipped with probability ``flip`` (``Rules.noise``), independently. The coin
+for the ``k``-th shot at a cell of a game whose referee is seeded ``seed`` is a pure function of
+``(seed, cell, k)``: two shooters playing the same game (the lab seeds game ``i``'s referee from the
+run's stream ``i``) meet the same coins wherever they fire the same cell for the same time (common
+random numbers, which narrow paired comparisons), and a game is the same wherever it is replayed
+(its record keeps the seed: :attr:`battleship.game.Record.coins`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MASK = 0xFFFFFFFFFFFFFFFF
+GOLDEN = 0x9E3779B97F4A7C15
+REFEREE_SALT = 0x0C01_5F11_9A5D_E7E5  # the referee's coins apart from the layouts' and the shooters' streams
+
+
+def _mix(z: int) -> int:
+    """SplitMix64's finaliser on a Python int (64 bits)."""
+    z &= MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+class Coins:
+    """The referee's coins for one game: :meth:`uniform` of a cell's ``k``-th shot, in ``[0, 1)``."""
+
+    def __init__(self, seed: int):
+        self.seed = int(seed) & MASK
+        self._base = _mix(self.seed ^ REFEREE_SALT)
+
+    def uniform(self, cell: int, visit: int) -> float:
+        """The uniform number deciding the answer to shot number ``visit`` (from 0) at ``cell``."""
+        word = _mix(self._base + ((cell + 1) * 0x10000 + visit) * GOLDEN)
+        return (word >> 11) * (1.0 / 9007199254740992.0)
+
+    def flips(self, cell: int, visit: int, chance: float) -> bool:
+        """True when the answer to shot number ``visit`` at ``cell`` is flipped (with ``chance``)."""
+        return self.uniform(cell, visit) < chance
+
+    def __repr__(self) -> str:
+        return f"<Coins seed {self.seed}>"
+
+
+def referee_seed(rng: np.random.Generator) -> int:
+    """A referee's seed for a game whose shooter is reset with ``rng``: from the game's own stream word
+    when ``rng`` is :func:`battleship.rng.game_rng`'s (the shooter's numbers untouched, every shooter of a
+    run meeting the same coins), else drawn from ``rng``."""
+    word = getattr(rng, "word", None)
+    if word is None:
+        word = int(rng.integers(0, 2**63))
+    return _mix(int(word) ^ REFEREE_SALT)
