@@ -150,6 +150,7 @@ def test_a_friends_game_across_two_processes_events_presence_and_clock(servers):
                 mover, base, seat, watcher = (
                     (ann, a, first, bob_sees) if move % 2 == 0 else (bob, b, second, ann_sees)
                 )
+                threading.Event().wait(0.3)  # a turn that takes time: its charge shows on the clock
                 mover.post(
                     f"{base}/api/seats/{seat}/fire", json={"cell": 10 * move + move // 2}
                 ).raise_for_status()
