@@ -69,6 +69,7 @@ def steps() -> list[Step]:
         Step("weighed counts (rows, search)", partial(_weighed_counts, standard)),
         Step("weighed counts (sweep, search)", partial(_weighed_counts, apart)),
         Step("exact counts (frontier)", partial(_frontier_counts)),
+        Step("the README's compare", partial(_readme_compare, standard)),
         Step("noisy counts (rows, sweep, search)", partial(_noisy_counts, standard, apart)),
         Step("exact samples", partial(_samples, standard)),
         Step("exact endgame", partial(_endgame)),
@@ -164,6 +165,20 @@ def _weighed_counts(rules: Rules) -> None:
     prior = np.linspace(0.5, 2.0, len(tables(rules).masks))
     posterior(Observation(rules), prior=prior)
     posterior(_half_fired(rules), prior=prior)
+
+
+def _readme_compare(rules: Rules) -> None:
+    """The README's comparison, on a few games: the shooters as `compare` resolves them (``best`` to the
+    shooter it names for the rules), through the lab's paired runner."""
+    from battleship.lab.runner import compare, warm_up
+    from battleship.shooters import registry
+
+    shooters = [
+        registry.check(n, rules) for n in ("random", "hunt-target", "hunt-target-parity", "density", "best")
+    ]
+    for name, _options in shooters:
+        warm_up(rules, name, "uniform")
+    compare(rules, shooters, 4, seed=1)
 
 
 def _frontier_counts() -> None:
