@@ -157,11 +157,11 @@ def _twisted(rules: Rules, fast: bool) -> str:
         return f"minimax:exact={CHEAT_EXACT}" if small else DENSITY_SKEWED
     if fast:
         return DENSITY_SKEWED
-    from battleship.inference.rows import fast_path
+    from battleship.inference import counted_by_rows
 
     small = math.prod(len(p) for p in rules.placements) <= SMALL
     straight = all(s.is_straight for s in rules.fleet)
-    if fast_path(rules.honest()) or small or (straight and exact_is_quick(rules.honest())):
+    if counted_by_rows(rules.honest()) or small or (straight and exact_is_quick(rules.honest())):
         return "optimal"
     return DENSITY_SKEWED
 

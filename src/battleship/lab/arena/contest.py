@@ -157,6 +157,7 @@ def check(
     """Refuse, before anything is played, a run that cannot be fair (a clear error saying why)."""
     if not bots:
         raise BattleshipError("name at least one bot")
+    protocol.carried(rules)
     if matches and rules.salvo is not None and not isinstance(rules.salvo.shots, int):
         raise BattleshipError(
             f'--matches under salvo shots = "{rules.salvo.shots}": a side\'s salvo shrinks as the other sinks '

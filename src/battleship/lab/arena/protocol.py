@@ -81,8 +81,19 @@ def greeting(rules: Rules) -> str:
     return GREETING if rules.salvo is None else f"battleship {SALVO_VERSION}"
 
 
+def carried(rules: Rules) -> None:
+    """Refuse rules this protocol cannot tell a bot: answers that may lie, a hider that cheats."""
+    if rules.noise is not None or rules.hider is not None:
+        what = "answers that may lie ([noise])" if rules.noise is not None else "a cheating hider ([hider])"
+        raise BattleshipError(
+            f"{rules.name}: the arena's protocol does not tell a bot of {what}, so its bots would play "
+            "other rules than the referee's; compare or simulate play these rules"
+        )
+
+
 def rules_lines(rules: Rules) -> list[str]:
     """The rules block the referee sends once, after the greeting (``salvo ...`` under salvo rules)."""
+    carried(rules)
     lines = [
         f"rules {rules.name}",
         f"board {rules.rows} {rules.cols}",
