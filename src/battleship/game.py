@@ -527,25 +527,7 @@ class Game:
 
     def _checked(self, targets: list[CellLike]) -> tuple[int, ...]:
         """The target cells, refusing cells off the board, repeats, and shots after the game is over."""
-        rules = self.rules
-        cells = []
-        for target in targets:
-            try:
-                cells.append(to_cell(target, rules))
-            except BattleshipError as exc:
-                raise IllegalShot(str(exc)) from None
-        if self.over:
-            raise IllegalShot("the game is over: every ship is sunk")
-        if not cells:
-            raise IllegalShot("a salvo needs at least one cell")
-        for i, cell in enumerate(cells):
-            if (
-                self._observation.is_shot(cell) and rules.noise is None
-            ):  # under noise a cell may be fired again
-                raise IllegalShot(f"{cell_name(cell, rules.cols)} has been fired at already")
-            if cell in cells[:i]:
-                raise IllegalShot(f"{cell_name(cell, rules.cols)} is in the salvo twice")
-        return tuple(cells)
+        return checked_targets(self.rules, self._observation, self.over, targets)
 
     def _answer_whole(self, cells: tuple[int, ...]) -> Volley:
         """A salvo answered whole: hits per ship (``ships``) or their number (``count``), and sinkings."""
@@ -1167,3 +1149,25 @@ def _read_sinkings(words: list[str], said: str, rules: Rules, at: tuple[int, int
             out.append(idx)
         col += len(word) + 1
     return sorted(out)
+
+
+def checked_targets(rules: Rules, seen: Observation, over: bool, targets: list[CellLike]) -> tuple[int, ...]:
+    """A turn's target cells, refusing cells off the board, a cell twice in the salvo, a cell fired at
+    already (under noise a cell may be fired again) and shots after the game is over: what every
+    referee checks."""
+    cells = []
+    for target in targets:
+        try:
+            cells.append(to_cell(target, rules))
+        except BattleshipError as exc:
+            raise IllegalShot(str(exc)) from None
+    if over:
+        raise IllegalShot("the game is over: every ship is sunk")
+    if not cells:
+        raise IllegalShot("a salvo needs at least one cell")
+    for i, cell in enumerate(cells):
+        if seen.is_shot(cell) and rules.noise is None:  # under noise a cell may be fired again
+            raise IllegalShot(f"{cell_name(cell, rules.cols)} has been fired at already")
+        if cell in cells[:i]:
+            raise IllegalShot(f"{cell_name(cell, rules.cols)} is in the salvo twice")
+    return tuple(cells)

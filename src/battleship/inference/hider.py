@@ -22,9 +22,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from battleship.cells import CellLike, cell_name, to_cell
+from battleship.cells import CellLike
 from battleship.errors import BattleshipError, IllegalShot
-from battleship.game import Observation, Outcome, Shot, Volley
+from battleship.game import Observation, Outcome, Shot, Volley, checked_targets
 from battleship.inference.evidence import evidence
 from battleship.inference.posterior import Posterior, posterior
 from battleship.inference.search import select_by_search
@@ -132,23 +132,7 @@ class Hider:
 
     def _checked(self, targets: list[CellLike]) -> tuple[int, ...]:
         """The target cells, refusing cells off the board, repeats, and shots after the game is over."""
-        rules = self._rules
-        cells = []
-        for target in targets:
-            try:
-                cells.append(to_cell(target, rules))
-            except BattleshipError as exc:
-                raise IllegalShot(str(exc)) from None
-        if self.over:
-            raise IllegalShot("the game is over: every ship is sunk")
-        if not cells:
-            raise IllegalShot("a salvo needs at least one cell")
-        for i, cell in enumerate(cells):
-            if self._observation.is_shot(cell):
-                raise IllegalShot(f"{cell_name(cell, rules.cols)} has been fired at already")
-            if cell in cells[:i]:
-                raise IllegalShot(f"{cell_name(cell, rules.cols)} is in the salvo twice")
-        return tuple(cells)
+        return checked_targets(self._rules, self._observation, self.over, targets)
 
     def _answer(self, cell: int, pending: tuple[Shot, ...] = ()) -> Shot:
         """The answer to a shot at ``cell`` after the shots so far (and ``pending``, the salvo's earlier ones)."""
