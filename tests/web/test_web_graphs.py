@@ -51,11 +51,12 @@ TOO_BIG = 'rows = 15\ncols = 15\nspacing = "no-contact"\n' + "".join(
 UNLIMITED = Settings(rate_limit="")
 
 
-def _until(predicate, seconds: float = 300.0) -> None:
-    """Wait (bounded) for ``predicate``; the bound is generous: the machine may be busy."""
+def _until(predicate, seconds: float = 300.0, said=lambda: "") -> None:
+    """Wait (bounded) for ``predicate``; the bound is generous: the machine may be busy. ``said``: what
+    the failure reports of the state it ended in."""
     end = time.monotonic() + seconds
     while not predicate():
-        assert time.monotonic() < end, "timed out waiting"
+        assert time.monotonic() < end, f"timed out waiting {said()}"
         time.sleep(0.1)
 
 
@@ -89,7 +90,10 @@ def test_a_custom_no_contact_game_plays_learning_and_probability_exactly_once_co
             game = created.json()
             # compiled while the game was created, unless the compiling process was still starting
             assert "notice" not in game or "compiled" in game["notice"], game
-            _until(lambda: compiled.status(shape).state == graphs.READY)
+            _until(
+                lambda: compiled.status(shape).state == graphs.READY,
+                said=lambda: f"(the graph: {compiled.status(shape).words()})",
+            )
             client.post(f"/api/games/{game['id']}/fire", json={"cell": "A1"})
             for _ in range(3):
                 move = client.post(f"/api/games/{game['id']}/computer").json()
