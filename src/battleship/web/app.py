@@ -77,6 +77,7 @@ class Settings:
     address_rate_limit: str = guard.Limits().address  # all of one address's sessions together
     expire_hours: float = 24.0  # unfinished games with no move for this long are deleted (0: never)
     arena: tuple[Path, ...] = ()  # saved arena runs shown at /arena
+    warm_graphs: bool = True  # the presets' state graphs built in the background once open
     forwarded_allow_ips: str = ""  # proxies whose X-Forwarded-For is believed (uvicorn's notation); none
     graphs: Path | None = None  # where compiled state graphs are kept (None: a temporary folder)
 
@@ -282,7 +283,8 @@ def _warm_then_open(app: FastAPI, open_for_play: Callable[[], None]) -> None:
     if app.state.stopping.is_set():
         return
     open_for_play()
-    warm_presets(app.state.computer.graphs)  # in the background, a process of their own
+    if app.state.settings.warm_graphs:
+        warm_presets(app.state.computer.graphs)  # in the background, a process of their own
     threading.Thread(target=_time_levels, args=(app,), daemon=True, name="time-levels").start()
 
 
