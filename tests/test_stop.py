@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from battleship.stop import DEADLINE, OutOfTime, Stop, Stopped, exit_code, run, signals_stop
+from battleship.stop import CANCELLED, DEADLINE, OutOfTime, Stop, Stopped, exit_code, run, signals_stop
 
 
 @njit(nogil=True)
@@ -78,3 +78,21 @@ def test_a_child_shares_the_flag_and_keeps_the_earlier_deadline():
     assert part.requested
     with pytest.raises(Stopped):
         part.check()
+
+
+def test_a_part_s_own_deadline_ends_the_part_alone_and_the_whole_s_stop_ends_both():
+    whole = Stop(60)
+    part = whole.part(30)
+    assert part.deadline < whole.deadline and not part.requested
+    whole.request(CANCELLED)  # the client went away
+    assert part.requested
+    with pytest.raises(Stopped) as stopped:
+        part.check()
+    assert type(stopped.value) is Stopped  # a cancellation, not its deadline
+    whole = Stop(60)
+    over = whole.part(0)
+    assert over.requested and not whole.flag[0]  # the part's own deadline leaves the whole's alone
+    with pytest.raises(OutOfTime):
+        over.check()
+    soon = Stop(1)
+    assert soon.part(3600).deadline == soon.deadline  # never later than the whole's

@@ -74,6 +74,13 @@ class Stop:
             part.deadline = self.deadline if part.deadline is None else min(part.deadline, self.deadline)
         return part
 
+    def part(self, seconds: float | None = None) -> Stop:
+        """A stop for the first part of this work: a deadline of its own (``seconds`` from now, or this
+        one's if sooner) that ends the part alone, so the work can go on to what follows (an estimate
+        after a count out of time), while whatever stops the whole (a cancellation, Ctrl-C, the whole's
+        own deadline) stops the part too."""
+        return _Part(self, seconds)
+
     def remaining(self) -> float | None:
         """Seconds left before the deadline (``None`` without one; never negative)."""
         return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
@@ -83,6 +90,22 @@ class Stop:
         if self.requested:
             why = int(self.flag[0])
             raise (OutOfTime if why == DEADLINE else Stopped)(_WHY.get(why, "stopped"))
+
+
+class _Part(Stop):
+    """:meth:`Stop.part`: a flag of its own, set from the whole's whenever it is read."""
+
+    def __init__(self, whole: Stop, seconds: float | None):
+        super().__init__(seconds)
+        self.whole = whole
+        if whole.deadline is not None:
+            self.deadline = whole.deadline if self.deadline is None else min(self.deadline, whole.deadline)
+
+    @property
+    def requested(self) -> bool:
+        if not self.flag[0] and self.whole.flag[0]:
+            self.flag[0] = self.whole.flag[0]
+        return super().requested
 
 
 def never() -> Stop:

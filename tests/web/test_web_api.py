@@ -177,7 +177,13 @@ def test_calculator_and_openapi(client):
     data = r.json()
     assert data["layouts"] == "592583188" and data["best"] == [44]
     assert abs(sum(data["probability"]) - 17) < 1e-3
-    assert data["exact"] is True and data["engine"]
+    assert data["exact"] is True and data["engine"] and data["over"] is False
+    # a finished game: over, as `battleship calc --json` says it, and no cell worth a shot
+    import battleship as bs
+
+    finished = bs.play(bs.generate("standard", seed=3), "hunt-target", seed=3).observation.text()
+    done = client.post("/api/calc", json={"board": finished}).json()
+    assert done["over"] is True and done["best"] == [] and done["layouts"] == "1"
     for page in ("/", "/friend", "/history", "/replay", "/calc", "/stats", "/docs"):
         assert client.get(page).status_code == 200
     whole = client.post("/api/calc", json={"board": "PP......../" + "/".join(["." * 10] * 9)}).json()

@@ -5,12 +5,13 @@ probabilities by Monte Carlo on exact uniform samples (C. Liam Brown's Probabili
 time given, saying which it did, why, and how long the exact count would take. ``battleship calc``
 and :func:`battleship.posterior <battleship.api.posterior>` ask it, and neither decides again when to
 count and when to estimate; the web's calculator and heat maps count and estimate through it within
-their own deadlines (a count that runs out of time is estimated in the time left).
+their own deadlines.
 
 - ``method="auto"`` (the default): exact, unless the engines foresee a count longer than ``seconds``
   (or, without a time, salvos answered by a count that would take more than
   ``SALVO_EXACT_SECONDS``), then the estimate within ``seconds`` (``SALVO_FALLBACK_SECONDS``
-  without one);
+  without one); given ``seconds``, the count takes at most ``COUNT_SHARE`` of them, and a count that
+  runs out (its forecast was short) is estimated in the time left, saying so;
 - ``method="exact"``: every layout counted, whatever it takes (a ``stop`` ends it);
 - ``method="sample"``: the estimate within ``seconds``.
 
@@ -35,7 +36,7 @@ import numpy as np
 
 from battleship.cells import Cell, CellLike, to_cell
 from battleship.errors import BattleshipError
-from battleship.stop import DEADLINE, Stop
+from battleship.stop import DEADLINE, OutOfTime, Stop
 from battleship.words import counted
 
 if TYPE_CHECKING:
@@ -44,6 +45,10 @@ if TYPE_CHECKING:
 
 SALVO_EXACT_SECONDS = 120.0  # salvos answered by a count: an exact answer foreseen longer is estimated
 SALVO_FALLBACK_SECONDS = 10.0  # ... within this many seconds
+# a count given a budget takes at most this share of it; should it run out (its forecast was short), the
+# estimate draws for this share of what is left (the rest: its last batch, the caller's own work) ...
+COUNT_SHARE, ESTIMATE_SHARE = 0.75, 0.6
+MIN_ESTIMATE_SECONDS = 0.1  # ... unless that is less than this: then the answer is out of time
 ABANDON_WAIT = 0.2  # seconds a batch under way may take to finish once the budget is spent
 FIRST_BATCH, LAST_BATCH = 16, 256  # samples a batch: a small first batch keeps short budgets short
 
@@ -176,10 +181,49 @@ def calculate(
         )  # fmt: skip
     from battleship.inference.posterior import posterior
 
-    result = posterior(observation.rules, observation, prior=prior, stop=stop)
+    whole = stop if stop is not None else Stop()
+    # a time budget: the count may take most of it, and one that runs out (the forecast was short) leaves
+    # the rest to the estimate
+    counting = (
+        whole if seconds is None or method != "auto" else whole.part(COUNT_SHARE * _left(seconds, start))
+    )
+    try:
+        result = posterior(observation.rules, observation, prior=prior, stop=counting)
+    except OutOfTime:
+        if counting is whole or prior is not None:
+            raise
+        whole.check()  # the whole answer's own stop (its deadline, a cancellation) ends it
+        return _estimate_after_count(observation, seconds, start, chosen, seed, whole, on_abandon)
     return Answer(
         observation, result.probability, True, result.engine, result.layouts, 0, None,
         chosen.expected, "", time.perf_counter() - start, result,
+    )  # fmt: skip
+
+
+def _left(seconds: float, start: float) -> float:
+    """What is left of a budget of ``seconds`` begun at ``start`` (never negative)."""
+    return max(0.0, seconds - (time.perf_counter() - start))
+
+
+def _estimate_after_count(
+    observation: Observation,
+    seconds: float | None,
+    start: float,
+    chosen: Plan,
+    seed: int,
+    stop: Stop,
+    on_abandon: Callable[[threading.Thread], None] | None,
+) -> Answer:
+    """The estimate in what a count out of time left of the budget; :class:`OutOfTime` if too little."""
+    assert seconds is not None  # only a count with a budget runs out of time and is estimated
+    why = f"the exact count did not finish within {COUNT_SHARE * seconds:.3g} s"
+    budget = ESTIMATE_SHARE * _left(seconds, start)
+    if budget < MIN_ESTIMATE_SECONDS:
+        raise OutOfTime(f"{why}, and too little of the {seconds:g} s was left to estimate")
+    estimate = sample_within(observation, budget, seed, stop, on_abandon)
+    return Answer(
+        observation, estimate.probability, False, "sampling", None, estimate.samples,
+        estimate.standard_error, chosen.expected, why, time.perf_counter() - start,
     )  # fmt: skip
 
 

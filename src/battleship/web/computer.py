@@ -5,9 +5,10 @@ A move runs in a worker process (:mod:`battleship.web.workers`); the request hol
 gate's move lane meanwhile (the calculator's and the replay's heat maps hold analysis slots), which
 bounds how much the server works on at once. When a move's deadline passes (or no slot comes free within the
 gate's wait: play is never refused for want of one), the DataGenetics density
-shooter answers instead in the request's own thread (a few milliseconds on any rules). A heat map
-whose exact count cannot finish in time is estimated by the exact sampler (layouts drawn uniformly
-among those that fit) in a share of its time kept for that, else the density's way; each says which.
+shooter answers instead in the request's own thread (a few milliseconds on any rules). A heat map is
+the calculator's (:func:`battleship.inference.calculator.calculate`, in a worker): counted where that
+fits in its time, else estimated by the exact sampler (layouts drawn uniformly among those that fit),
+and the density's way when neither answers in time; each says which.
 
 Before a game starts under rules and a level that think (Hard, Expert, Adaptive), the level is timed
 on :func:`battleship.web.jobs.positions` in a worker: rules it cannot answer within the move's
@@ -50,10 +51,9 @@ SAMPLED = (
 )  # levels whose exact odds sweep a state graph under a margin
 UNFINISHED = " (its timing was cut off)"  # the end of a refusal the wall clock decided
 SWEEP_RESERVE = 0.3  # share of a heat map's deadline kept for the sweep after waiting for its graph
-# share of a heat map's time left kept for the exact sampler's estimate, should the exact count not
-# finish; and the share of what is then left that the sampler draws for (the rest: its last batch,
-# the worker's answer)
-SAMPLE_RESERVE, SAMPLE_SHARE = 0.25, 0.6
+# share of what is then left that the calculator is given (the rest: its last batch of samples, the
+# worker's answer, before the worker is stopped)
+ANALYSIS_SHARE = 0.9
 MIN_SAMPLE_SECONDS = 0.1  # less time left than this: the density estimate answers at once
 
 
@@ -133,24 +133,6 @@ class Move:
     def json(self) -> dict[str, Any]:
         answer = {"shooter": self.shooter, "fallback": self.fallback, "exact": self.exact}
         return answer | ({"note": self.note} if self.note else {})
-
-
-class _Part(Stop):
-    """A stop for the first part of a request's work: its own (earlier) deadline, the request's other
-    reasons to stop (its client gone, the server stopping) read from the request's stop, whose own
-    deadline is left alone for the part that follows."""
-
-    def __init__(self, whole: Stop, seconds: float | None):
-        super().__init__(seconds)
-        self.whole = whole
-        if whole.deadline is not None:
-            self.deadline = whole.deadline if self.deadline is None else min(self.deadline, whole.deadline)
-
-    @property
-    def requested(self) -> bool:
-        if not self.flag[0] and self.whole.flag[0]:
-            self.flag[0] = self.whole.flag[0]
-        return super().requested
 
 
 class Computer:
@@ -274,10 +256,11 @@ class Computer:
     def heat(
         self, rules: Rules, observation: Observation, stop: Stop, skew: bool = False, busy: str | None = None
     ) -> dict[str, Any]:
-        """Exact hit probabilities; out of time, the exact sampler's estimate in the time kept for it; else
-        DataGenetics' density estimate (both ``exact: false``, with a ``note`` saying which and why).
+        """The calculator's answer within the request's time (:func:`jobs.analysis`: counted, or estimated
+        from exact samples, ``exact: false`` with a ``note`` saying why); DataGenetics' density estimate,
+        saying so, when neither answers in time.
 
-        ``busy``: why no exact count may run now (every analysis slot taken, or this client's other
+        ``busy``: why no exact work may run now (every analysis slot taken, or this client's other
         calculation still running): the density estimate answers at once, saying so.
         """
         if busy is not None:
@@ -286,49 +269,24 @@ class Computer:
         reserve = SWEEP_RESERVE * (stop.remaining() or self.analysis_seconds)
         until = None if stop.deadline is None else stop.deadline - reserve
         status = self.graphs.wait(shape, stop, until)
-        why = f"the exact count did not finish within {self.analysis_seconds:g} s"
+        reason, why = None, f"the exact count did not finish within {self.analysis_seconds:g} s"
         if status.state in (graphs.QUEUED, graphs.COMPILING):
-            why = f"the exact count needs a state graph for these rules: {status.words()}"
-        else:
-            left = stop.remaining()
-            counting = _Part(stop, None if left is None else (1 - SAMPLE_RESERVE) * left)
-            try:
-                stop.check()  # the deadline may have passed while the request waited for a slot
-                return self._heavy(
-                    jobs.probabilities, rules, observation, skew, stop=counting, shapes=(shape,)
-                )
-            except OutOfTime:
-                pass
-        return self._sampled(rules, observation, skew, why, stop, shape)
-
-    def _sampled(
-        self,
-        rules: Rules,
-        observation: Observation,
-        skew: bool,
-        why: str,
-        stop: Stop,
-        shape: graphs.Shape | None,
-    ) -> dict[str, Any]:
-        """The exact sampler's estimate in the time left, saying so; the density estimate if too little is."""
-        kept = SAMPLE_RESERVE * self.analysis_seconds  # what the count left it, at most
+            reason = f"the exact count needs a state graph for these rules: {status.words()}"
+            why = reason
         left = stop.remaining()
-        seconds = SAMPLE_SHARE * (kept if left is None else min(left, kept))
+        seconds = ANALYSIS_SHARE * (self.analysis_seconds if left is None else left)
         if stop.requested or seconds < MIN_SAMPLE_SECONDS:
             return self._estimate(rules, observation, skew, why)
         try:
-            answer = self._heavy(jobs.sampled, rules, observation, seconds, skew, stop=stop, shapes=(shape,))
+            return self._heavy(
+                jobs.analysis, rules, observation, seconds, skew, reason, stop=stop, shapes=(shape,)
+            )
         except OutOfTime:
             return self._estimate(rules, observation, skew, why)
         except Stopped:
             raise  # the client went away, or the server stops
         except BattleshipError:  # no layout drawn in the time (rejection on a board hard to fit)
             return self._estimate(rules, observation, skew, why)
-        answer["note"] = (
-            f"{why}: this is the exact sampler's estimate, from {answer['samples']:,} layouts drawn "
-            "uniformly among those that fit (Monte Carlo)"
-        )
-        return answer
 
     @staticmethod
     def _estimate(rules: Rules, observation: Observation, skew: bool, why: str) -> dict[str, Any]:
@@ -443,9 +401,9 @@ def warm_up() -> None:
         for m in MODES.values():
             jobs.shot(rules, board, m.spec, (0, 0), empty if m.spec == "learning" else None, stop=Stop())
         jobs.quick_shot(rules, board, (0, 0))
-        jobs.probabilities(rules, board, True, stop=Stop())
+        jobs.analysis(rules, board, 600.0, True, stop=Stop())
         with contextlib.suppress(
             BattleshipError
         ):  # no sample in the time: its kernels are compiled all the same
-            jobs.sampled(rules, board, 0.01, True, stop=Stop())
+            jobs.analysis(rules, board, 0.01, True, "warming up", stop=Stop())
         jobs.estimate(rules, board, True)

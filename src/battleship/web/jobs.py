@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from battleship import jit
 from battleship.cells import cell_name, iter_cells
 from battleship.errors import BattleshipError
 from battleship.game import Observation, Outcome, choose_salvo
-from battleship.inference.calculator import calculate
+from battleship.inference.calculator import calculate, hits_seen
 from battleship.inference.prior import PlacementModel
 from battleship.rng import game_rng
 from battleship.rules import Rules
@@ -144,39 +144,50 @@ def heat_map(
     layouts: str | None = None,
     **more: Any,
 ) -> dict[str, Any]:
-    """A heat map's answer: each cell's probability, the best cells (with C. Liam Brown's skew when asked),
-    the engine that counted, and the number of layouts left when it counted them (exact) or None."""
+    """A heat map's answer: each cell's probability, the best cells (with C. Liam Brown's skew when asked;
+    none once the game is over), the engine that counted, the number of layouts left when it counted them
+    (exact) or None, and whether the game is over (every ship cell hit, as the calculator says it)."""
+    over = hits_seen(observation) == rules.ship_cells
     return {
         "layouts": layouts,
         "probability": [round(float(p), 6) for p in probability],
-        "best": best_cells(rules, observation, probability, 20 if skew else 0),
+        "best": [] if over else best_cells(rules, observation, probability, 20 if skew else 0),
+        "over": over,
         "engine": engine,
         "exact": layouts is not None,
         **more,
     }
 
 
-def probabilities(
-    rules: Rules, observation: Observation, skew: bool = False, *, stop: Stop
+def analysis(
+    rules: Rules,
+    observation: Observation,
+    seconds: float,
+    skew: bool = False,
+    reason: str | None = None,
+    *,
+    stop: Stop,
 ) -> dict[str, Any]:
-    """Exact hit probabilities, the number of layouts left and the best cells (run in a worker): the
-    calculator's count, every layout counted (``stop`` ends it at the request's deadline)."""
-    answer = calculate(observation, method="exact", stop=stop)
-    return heat_map(
-        rules, observation, answer.probability.ravel(), skew, answer.engine, layouts=str(answer.layouts)
-    )
-
-
-def sampled(
-    rules: Rules, observation: Observation, seconds: float, skew: bool = False, *, stop: Stop
-) -> dict[str, Any]:
-    """Hit probabilities estimated from layouts drawn exactly uniformly among those that fit, as many
-    as ``seconds`` allow (run in a worker): the calculator's Monte Carlo estimate.
+    """The calculator's heat map within ``seconds`` (run in a worker): every layout counted when the
+    engines foresee that it fits and it does, else hit probabilities estimated from layouts drawn exactly
+    uniformly among those that fit, its ``note`` saying why. ``reason``: why only the estimate may run
+    (a state graph still compiling), said in its note.
 
     Seed 0: the draws are reproducible, their number is what the machine's speed allows.
     """
-    answer = calculate(observation, seconds=seconds, method="sample", seed=0, stop=stop)
-    return heat_map(rules, observation, answer.probability.ravel(), skew, "sampling", samples=answer.samples)
+    method: Literal["auto", "sample"] = "auto" if reason is None else "sample"
+    answer = calculate(observation, seconds=seconds, method=method, seed=0, stop=stop)
+    if answer.exact:
+        return heat_map(
+            rules, observation, answer.probability.ravel(), skew, answer.engine, layouts=str(answer.layouts)
+        )
+    note = (
+        f"{reason or answer.why}: this is the exact sampler's estimate, from {answer.samples:,} layouts "
+        "drawn uniformly among those that fit (Monte Carlo)"
+    )
+    return heat_map(
+        rules, observation, answer.probability.ravel(), skew, "sampling", samples=answer.samples, note=note
+    )
 
 
 def estimate(rules: Rules, observation: Observation, skew: bool = False) -> dict[str, Any]:

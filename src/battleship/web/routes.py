@@ -507,7 +507,8 @@ def _other_routes(app: FastAPI) -> None:
         """Hit probabilities, the number of layouts left and the best cells of a board state.
 
         Exact when the count finishes within the deadline; otherwise an estimate, with ``exact``
-        false and a ``note`` saying so.
+        false and a ``note`` saying so. ``over`` is true once every ship square has been hit (no square
+        is left to find, and ``best`` is empty).
         """
         args = (computer, body.rules, body.board, body.skew, body.rules_toml)
         return await stoppable(request, settings.analysis_seconds, analysed(app, request, calculate), *args)

@@ -575,7 +575,8 @@ def calculate(
     stop: Stop | None = None,
     busy: str | None = None,
 ) -> dict[str, Any]:
-    """The calculator: hit probabilities, layouts left and the best cells of a board state (exact, or an estimate in time).
+    """The calculator: hit probabilities, layouts left and the best cells of a board state (exact, or an estimate in time),
+    and whether the game is over (``over``: every ship cell hit).
 
     Under named rules a sunk ship may be marked on every cell it covered (as a player marks it), or
     only on the cell whose shot sank it.

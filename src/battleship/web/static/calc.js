@@ -67,9 +67,11 @@ async function update() {
     $("message").textContent = "";
     $("notice").textContent = result.note ? (result.exact ? "" : "Estimated, not exact: ") + result.note : "";
     const best = result.best.map((c) => cellName(c, rules.cols)).join(", ");
-    $("summary").textContent = result.exact
-      ? `${BigInt(result.layouts).toLocaleString()} layouts left; best: ${best}`
-      : `best (estimated): ${best}`;
+    $("summary").textContent = result.over
+      ? "The game is over: every ship is sunk, no square is left to find."
+      : result.exact
+        ? `${BigInt(result.layouts).toLocaleString()} layouts left; best: ${best}`
+        : `best (estimated): ${best}`;
   } catch (err) {
     if (err.name === "AbortError" || inFlight !== mine) return;
     last = null;
