@@ -54,6 +54,7 @@ from numba.core.runtime import rtsys
 from numba.core.serialize import dumps
 
 from battleship import waiting
+from battleship.words import counted
 
 config: Any = numba_config  # Numba's settings, read from its NUMBA_* environment variables
 PACKAGE_STORE = Path(__file__).with_name("_kernels")
@@ -382,7 +383,7 @@ class _Announcer:
             self.depth += 1
             if self.wait is not None and ours:  # name only ours: Numba's helpers compile too
                 name = f"{module.removeprefix('battleship.')}.{getattr(function, '__name__', '')}"
-                self.wait.at(f"{self.functions} functions compiled, now {name}")
+                self.wait.at(f"{counted(self.functions, 'function')} compiled, now {name}")
 
     def end(self) -> None:
         with self.lock:
@@ -390,7 +391,7 @@ class _Announcer:
             self.functions += 1
             self.total += 1
             if self.wait is not None:
-                self.wait.done_words = f"compiled {self.functions} functions"
+                self.wait.done_words = f"compiled {counted(self.functions, 'function')}"
             if self.depth == 0 and self.said is not None:
                 self.said.__exit__(None, None, None)
                 self.said = self.wait = None
