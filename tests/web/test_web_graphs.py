@@ -218,3 +218,23 @@ def test_adaptive_whose_prior_graph_would_not_fit_samples_and_says_so(tmp_path):
     finally:
         workers.close()
         compiled.close()
+
+
+def test_a_game_s_graph_stops_the_warm_up_s_compilation_which_starts_again_after(tmp_path):
+    from tests.web import jobs_for_tests
+
+    class StandIn(graphs.Graphs):
+        job = staticmethod(jobs_for_tests.graph_stand_in)
+
+    compiled = StandIn(tmp_path / "graphs")
+    sea = graphs.needed(preset("seabattle"), Observation(preset("seabattle")))
+    game = graphs.needed(from_toml(NO_CONTACT), Observation(from_toml(NO_CONTACT)))
+    assert sea is not None and game is not None and sea.cells >= 100 > game.cells
+    try:
+        compiled.want(sea, urgent=False)  # the warm-up's: minutes, stood in for by "until stopped"
+        _until(lambda: compiled.status(sea).state == graphs.COMPILING, 120, lambda: "warm-up compiling")
+        assert compiled.wait(game, Stop(120)).state == graphs.READY  # not behind the warm-up's
+        assert compiled.preempted == 1
+        _until(lambda: compiled.status(sea).state == graphs.READY, 120, lambda: "the warm-up's again")
+    finally:
+        compiled.close()

@@ -46,7 +46,7 @@ from battleship.inference.state_graphs import (
     save,
 )
 from battleship.inference.watch import flag_of
-from battleship.stop import Stop, Stopped
+from battleship.stop import CANCELLED, Stop, Stopped
 from battleship.web.workers import Workers
 
 log = logging.getLogger("battleship.web")
@@ -115,7 +115,14 @@ class Status:
 class Graphs:
     """Graphs compiled ahead, one at a time, each in a fresh worker process of its own (a compilation
     may take 1.5 GB at its peak, all returned when the process ends), stored in a folder every
-    worker maps from."""
+    worker maps from.
+
+    A game's graph comes before the warm-up's: asked for while a warm-up graph compiles, it stops that
+    compilation (which goes back to the queue, to start again after it) rather than wait minutes
+    behind Sea Battle's.
+    """
+
+    job = staticmethod(build_job)  # what compiles a graph in the worker (a test may give a stand-in)
 
     def __init__(self, directory: Path | None = None, compile_seconds: float = COMPILE_SECONDS):
         self._own = directory is None
@@ -130,6 +137,11 @@ class Graphs:
         self._asked = 0  # a counter: first asked, first compiled within a priority
         self._stop = Stop()
         self._thread: threading.Thread | None = None
+        # the compilation under way: its priority, order and shape, and its own stop (a game's graph
+        # asked for stops a warm-up's)
+        self._current: tuple[int, int, Shape] | None = None
+        self._current_stop: Stop | None = None
+        self.preempted = 0  # warm-up compilations stopped for a game's graph
 
     @property
     def directory(self) -> Path:
@@ -165,6 +177,8 @@ class Graphs:
                 self._asked += 1
                 self._queue.put((0 if urgent else 1, self._asked, shape))
                 self._start()
+                if urgent and self._current is not None and self._current[0] > 0 and self._current_stop:
+                    self._current_stop.request()  # a warm-up's compilation gives way
             self._status[shape] = known
             return known
 
@@ -195,25 +209,37 @@ class Graphs:
 
     def _compile_all(self) -> None:
         """Compile what is queued, one at a time, until closed."""
-        while (shape := self._queue.get()[2]) is not None:
+        while (item := self._queue.get())[2] is not None:
+            priority, order, shape = item
+            assert shape is not None
             self._set(shape, Status(COMPILING, time.monotonic()))
             started = time.monotonic()
             with self._lock:
                 if self._stop.requested:
                     return
                 self._pool = Workers(1)
-            try:
-                done = self._pool.run(
-                    build_job, shape, self.directory, stop=self._stop.child(self.compile_seconds)
+                self._current, self._current_stop = (
+                    (priority, order, shape),
+                    self._stop.part(self.compile_seconds),
                 )
+                mine = self._current_stop
+                if priority > 0 and self._queue.queue and self._queue.queue[0][0] == 0:
+                    mine.request()  # a game's graph was asked for as this one was taken: it goes first
+            try:
+                done = self._pool.run(type(self).job, shape, self.directory, stop=mine)
             except Exception as error:  # a stop at shutdown, a killed process, a bug: said, not raised
                 if self._stop.requested:
                     return
+                if int(mine.flag[0]) == CANCELLED:  # given way to a game's graph (not its time): again later
+                    self._requeue((priority, order, shape))
+                    continue
                 log.warning("compiling the state graph of %s failed: %s", shape, error)
                 self._set(shape, Status(FAILED, time.monotonic(), str(error) or type(error).__name__))
                 continue
             finally:
                 self._pool.close()  # its memory back to the system
+                with self._lock:
+                    self._current = self._current_stop = None
             if "too_large" in done:
                 self._set(shape, Status(TOO_LARGE, time.monotonic(), done["too_large"]))
             else:
@@ -222,6 +248,13 @@ class Graphs:
                     shape, time.monotonic() - started, f"{done['states']:,}", done["bytes"] // 10**6,
                 )  # fmt: skip
                 self._set(shape, Status(READY, time.monotonic(), states=done["states"]))
+
+    def _requeue(self, item: tuple[int, int, Shape]) -> None:
+        """A warm-up compilation stopped for a game's graph: queued again, where it was."""
+        log.info("compiling the state graph of %s gave way to a game's; it starts again later", item[2])
+        self.preempted += 1
+        self._set(item[2], Status(QUEUED, time.monotonic()))
+        self._queue.put(item)
 
     def close(self) -> None:
         """Stop compiling, end the worker, delete the folder (if this object made it)."""
