@@ -53,7 +53,7 @@ def test_under_noise_a_cell_is_fired_again_and_the_counts_are_the_answers() -> N
     assert 0 < lies < len(seen.shots)  # some answers flipped (flip 0.3), not all
     again, _ = play_reading_order_twice(4)  # the same seed: the same layout and the same lies
     assert len(again) == len(steps) and all(
-        (a[0]["board"] == b[0]["board"]).all() for a, b in zip(again, steps)
+        (a[0]["board"] == b[0]["board"]).all() for a, b in zip(again, steps, strict=True)
     )
 
 
@@ -61,10 +61,10 @@ def test_under_noise_a_cell_aimed_twice_in_one_salvo_is_a_repeat_but_an_old_one_
     env_ = hunt.BattleshipEnv(NOISY_SALVO, seed=2)
     env_.reset()
     env_.step(0)
-    obs, reward, _, _, info = env_.step(0)
+    obs, _, _, _, info = env_.step(0)
     assert info["repeated"] and obs["to_aim"] == 1 and info["action_mask"][0] == 0
     env_.step(1)  # the salvo A1, A2 fires
-    obs, reward, _, _, info = env_.step(0)  # A1 again, in the next salvo
+    obs, _, _, _, info = env_.step(0)  # A1 again, in the next salvo
     assert not info["repeated"] and obs["times_fired"][0, 0] == 1 and obs["to_aim"] == 1
 
 

@@ -135,14 +135,14 @@ def test_a_transcript_against_the_cheating_hider_is_the_hiders_answers(monkeypat
 
 
 def test_an_endless_game_under_noise_is_stopped_and_scores_the_most_a_game_can_take(monkeypatch) -> None:
-    water = next(c for c in range(NOISY.cells) if not any(m >> c & 1 for m in NOISY_LAYOUT().masks))
+    water = next(c for c in range(NOISY.cells) if not any(m >> c & 1 for m in noisy_layout().masks))
     name = f"{'ABCDE'[water // 5]}{water % 5 + 1}"
     result, _ = recorded_game(monkeypatch, NOISY, ["protocol 3", "readyok", *[name] * 501])
     assert result.fault is not None and result.fault.cause == "endless" and "500" in result.fault.detail
     assert result.shots == protocol.most_shots(NOISY) == 20 * NOISY.cells
 
 
-def NOISY_LAYOUT():  # noqa: N802  # the first battlefield of the noisy rules
+def noisy_layout():  # the first battlefield of the noisy rules
     return generators.to_layout(NOISY, KEY.battlefields(NOISY, "uniform", 1)[0])
 
 
