@@ -29,12 +29,21 @@ from battleship.lab import arena
 from battleship.lab.arena import bots, channel, protocol
 from battleship.lab.arena.protocol import CAUSES, BotFault
 from battleship.layout import Layout
-from battleship.rules import Salvo
+from battleship.rules import Hider, Noise, Rules, Salvo, Ship
 
 ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVE = ROOT / "tests" / "lab" / "arena_bots" / "misbehave.py"
 SMALL = rules_mod.square(6)
 SALVO = replace(SMALL, name="square-6-salvo", salvo=Salvo(2, "each"))
+NOISY_SALVO = replace(SALVO, name="square-6-noisy-salvo", noise=Noise(0.2))  # a cell may be fired at again
+TWO_SHIPS = (Ship.line("Cruiser", "C", 3), Ship.line("Destroyer", "D", 2))  # the hider is cheap on them
+TWISTS = {  # every kind of rules a bot's answers are read under (version 3's on 6x6)
+    "classic": SMALL,
+    "salvo": SALVO,
+    "noisy": replace(SMALL, name="square-6-noisy", noise=Noise(0.2, "noisy")),
+    "noisy-salvo": NOISY_SALVO,
+    "cheat": Rules(6, 6, TWO_SHIPS, name="cheat-6", hider=Hider()),
+}
 FORESEEN = set(CAUSES) - {"referee"}  # every cause but the referee's own failure
 
 # what a hostile bot might write, a word at a time: cell names on and off the board, numbers Python
@@ -87,6 +96,25 @@ def test_every_answer_to_a_salvo_is_its_cells_or_a_forfeit_saying_why(text, size
     words = text.split()
     assert list(cells) == [reference_cell(w, 6, 6) for w in words] and len(set(cells)) == size
     assert not any(fired >> c & 1 for c in cells)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.one_of(line, st.sampled_from(["A1 A1", "A1 B1", "b1 a1"])),
+    st.integers(1, 4),
+    st.integers(0, 2**36 - 1),
+)
+def test_under_noise_every_answer_to_a_salvo_is_its_cells_fired_before_or_not(text, size, fired):
+    """Under noise a salvo may name cells fired at before; a cell named twice in it is still a repeat."""
+    try:
+        cells = protocol.read_salvo(text, NOISY_SALVO, size, fired)
+    except BotFault as fault:
+        assert fault.cause in ("malformed", "off-board", "repeat"), fault
+        if fault.cause == "repeat":
+            assert "twice in one salvo" in fault.detail
+        return
+    words = text.split()
+    assert list(cells) == [reference_cell(w, 6, 6) for w in words] and len(set(cells)) == size
 
 
 @settings(max_examples=200, deadline=None)
@@ -174,22 +202,24 @@ def scripted_bot(monkeypatch, scripts: list[list[str]], rules=SMALL) -> bots.Pro
 
 def one_game(bot, rules=SMALL):
     row = arena.Key.from_seed(1).battlefields(rules, "uniform", 1)[0]
-    return bot.play(0, generators.to_layout(rules, row), row, 7)
+    return bot.play(0, generators.to_layout(rules, row), row, 7, coins=11)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(line, max_size=12), st.lists(st.one_of(line, st.sampled_from(["A1", "B2", "c3", "D4"])), max_size=30),
-       st.booleans())  # fmt: skip
-def test_whatever_a_bot_writes_its_game_is_played_or_lost_for_a_foreseen_cause(start, answers, salvo):
-    """The start (``protocol``, ``name``, chatter, ``readyok``) and the answers, all fuzzed; under salvo
-    rules too (a bot that names no version it speaks is refused them, with a ``start`` forfeit)."""
+@given(st.lists(st.one_of(line, st.sampled_from(["protocol 3", "protocol 2"])), max_size=12),
+       st.lists(st.one_of(line, st.sampled_from(["A1", "B2", "c3", "D4", "A1 B2"])), max_size=30),
+       st.sampled_from(sorted(TWISTS)))  # fmt: skip
+def test_whatever_a_bot_writes_its_game_is_played_or_lost_for_a_foreseen_cause(start, answers, kind):
+    """The start (``protocol``, ``name``, chatter, ``readyok``) and the answers, all fuzzed; under salvo,
+    noise and cheating-hider rules too (a bot that names no version it speaks, or too old a one, is refused
+    them, with a ``start`` forfeit)."""
+    rules = TWISTS[kind]
     with pytest.MonkeyPatch.context() as monkeypatch:
-        rules = SALVO if salvo else SMALL
         bot = scripted_bot(monkeypatch, [[*start, "readyok", *answers]], rules)
         result = one_game(bot, rules)
     assert result.fault is None or result.fault.cause in FORESEEN, result.fault
     assert result.fault is None or "could not start it" not in result.fault.detail, result.fault  # no failure
-    assert 0 <= result.shots <= rules.cells and (result.fault is not None or result.shots >= 1)
+    assert 0 <= result.shots <= protocol.most_shots(rules) and (result.fault is not None or result.shots >= 1)
     assert bot.said_name is None or len(bot.said_name) <= protocol.NAME_KEPT
 
 

@@ -138,7 +138,7 @@ def test_answers_to_shoot_k(answer: str, cause: str | None, says: str) -> None:
     assert caught.value.cause == cause and says in caught.value.detail, caught.value.detail
 
 
-def test_the_python_host_plays_salvos_and_says_it_speaks_version_2() -> None:
+def test_the_python_host_plays_salvos_and_says_it_speaks_version_2_or_later() -> None:
     from battleship.lab.arena.host import Host
     from battleship.shooters import make
 
@@ -148,7 +148,8 @@ def test_the_python_host_plays_salvos_and_says_it_speaks_version_2() -> None:
     for line in [protocol.greeting(rules), *protocol.rules_lines(rules), "isready", "newgame 1 7", "shoot 5"]:
         host.handle(line)
     said = out.getvalue().splitlines()
-    assert "protocol 2" in said and said.index("protocol 2") < said.index("readyok")
+    spoken = f"protocol {protocol.VERSION}"  # version 3 plays version 2's salvos
+    assert protocol.VERSION >= 2 and spoken in said and said.index(spoken) < said.index("readyok")
     cells = said[-1].split()
     assert len(cells) == 5 and len(set(cells)) == 5
     host.handle(f"salvo {','.join(cells)} hits 0")
@@ -162,7 +163,7 @@ def test_a_salvo_program_bot_plays_the_arena_scored_in_turns(answers: Answers) -
     as the same hunt played in process by the game's referee."""
     rules = salvo_rules("afloat", answers)
     result = run([bot(), "hunt-target", CLASS_BOT], rules)
-    assert result.unit == "turns" and result.protocol == 2
+    assert result.unit == "turns" and result.protocol == protocol.VERSION
     rows = {row.bot: row for row in result.leaderboard}
     fine = rows[bot()]
     assert sum(fine.forfeits.values()) == 0, fine.forfeit_examples

@@ -37,11 +37,26 @@ choose the salvo as a set. Under salvo rules the observation also has:
   0 not yet), and ``hits``, per turn, the hits its salvo scored: together the count answers
   ("2 hits among these 5 cells"); under ``ships`` answers ``ship_hits``, per turn and ship, the
   hits on that ship.
+
+**Answers that lie** (``rules="noisy"``, or any rules with a ``[noise]`` table): each hit or miss answer
+is flipped with the rules' chance by the referee's coins, seeded from the episode's seed (the same seed,
+the same layouts and the same lies). A cell may be fired at again (its answer flips on its own coin), so
+every cell stays in the action mask (under salvo rules, all but the cells aimed this turn) and a shot at
+a cell fired before is a shot like any other, not ``repeated``; the game ends once every ship cell has
+been fired at. ``board`` shows each cell's last answer (a sinking, always true, stays shown), and the
+observation adds what a shooter weighing lies needs: ``times_fired``, per cell, the shots fired at it,
+and ``times_hit``, per cell, how many of them were answered hit (or sunk). An episode is truncated after
+``NOISY_SHOTS_PER_CELL * rows * cols`` steps (20 a cell, as the lab and the arena stop such a game).
+
+**A cheating hider** (``rules="cheat"``, or any rules with a ``[hider]`` table): the referee is the
+hider (:class:`battleship.inference.hider.Hider`), who commits to no layout and answers each shot to keep
+the game longest, consistently with every answer; its ties are seeded from the episode's seed. Nothing
+else changes (the generator is not used: there is no hidden layout).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, NotRequired, TypedDict
 
 import gymnasium
 import numpy as np
@@ -50,7 +65,8 @@ from gymnasium import spaces
 from battleship import generators
 from battleship import rules as rules_mod
 from battleship.cells import iter_cells
-from battleship.game import Game, Observation, Outcome
+from battleship.game import NOISY_SHOTS_PER_CELL, Game, Observation, Outcome, Referee
+from battleship.layout import Layout
 from battleship.rules import Rules
 
 UNKNOWN, MISS, HIT, SUNK = 0, 1, 2, 3
@@ -63,6 +79,8 @@ class View(TypedDict):
     board: np.ndarray  # (rows, cols) int8: UNKNOWN, MISS, HIT or SUNK
     afloat: np.ndarray  # (ships,) int8: 1 for a ship still afloat
     sunk: int  # ships sunk
+    times_fired: NotRequired[np.ndarray]  # under noise only: (rows, cols) int32, shots fired at each cell
+    times_hit: NotRequired[np.ndarray]  # under noise only: (rows, cols) int32, of them answered hit or sunk
 
 
 class BattleshipEnv(gymnasium.Env):
@@ -85,7 +103,8 @@ class BattleshipEnv(gymnasium.Env):
         self.generator, self.render_mode, self._first_seed = generator, render_mode, seed
         self.action_space = spaces.Discrete(self.rules.cells)
         self.observation_space = spaces.Dict(view_spaces(self.rules))
-        self._game: Game | None = None
+        self._game: Referee | None = None
+        self._layout: Layout | None = None  # None against a cheating hider, who hides none
         self._steps = 0
         self._aimed: list[int] = []  # salvo rules: the cells aimed for the salvo being built
 
@@ -97,8 +116,9 @@ class BattleshipEnv(gymnasium.Env):
             seed = self._first_seed
         super().reset(seed=seed)
         layout_seed = int(self.np_random.integers(2**63 - 1))
-        self._layout = generators.generate(self.rules, self.generator, layout_seed, 1)[0]
-        self._game = Game(self._layout)
+        referee_seed = int(self.np_random.integers(2**63 - 1))  # the coins under noise, the hider's ties
+        self._game = referee(self.rules, self.generator, layout_seed, referee_seed)
+        self._layout = None if self.rules.hider is not None else self._game.layout
         self._steps = 0
         self._aimed = []
         return self._observe(), self._info(repeated=False)
@@ -114,14 +134,14 @@ class BattleshipEnv(gymnasium.Env):
             )
         if self._game.over:
             raise RuntimeError("the fleet is sunk: call reset() for a new game")
-        repeated = self.observation.is_shot(cell)  # fired, or aimed for this salvo
+        repeated = is_repeat(self.observation, cell)  # fired (bar noise), or aimed for this salvo
         reward = -1.0
         if not repeated and self.rules.salvo is None:
             self._game.fire(cell)
         elif not repeated:
             reward = aim(self._game, self._aimed, cell, self._game.turn_size())
         self._steps += 1
-        truncated = not self._game.over and self._steps >= 2 * self.rules.cells
+        truncated = not self._game.over and self._steps >= step_limit(self.rules)
         return self._observe(), reward, self._game.over, truncated, self._info(repeated)
 
     def render(self) -> str | None:
@@ -153,6 +173,30 @@ class BattleshipEnv(gymnasium.Env):
         return info
 
 
+def referee(rules: Rules, generator: str, layout_seed: int, referee_seed: int) -> Referee:
+    """The referee of one episode: a :class:`~battleship.game.Game` hiding the generator's layout (its coins
+    seeded ``referee_seed`` under noise), or against a cheating hider the hider (its ties seeded so)."""
+    if rules.hider is not None:
+        from battleship.inference.hider import Hider
+
+        return Hider(rules, referee_seed)
+    layout = generators.generate(rules, generator, layout_seed, 1)[0]
+    return Game(layout, seed=referee_seed if rules.noise is not None else None)
+
+
+def step_limit(rules: Rules) -> int:
+    """Steps before an episode is truncated: twice the board's cells, or under noise (where a cell may be
+    fired at again) the lab's and the arena's stop, ``NOISY_SHOTS_PER_CELL`` a cell."""
+    return NOISY_SHOTS_PER_CELL * rules.cells if rules.noise is not None else 2 * rules.cells
+
+
+def is_repeat(seen: Observation, cell: int) -> bool:
+    """True for a shot that changes nothing: a cell aimed this turn, or, bar noise, fired at already."""
+    if seen.rules.noise is not None:
+        return cell in seen.pending
+    return seen.is_shot(cell)
+
+
 def view_spaces(rules: Rules) -> dict[str, spaces.Space]:
     """The spaces of :func:`view` under ``rules`` (of :func:`salvo_view` under salvo rules)."""
     ships = len(rules.fleet)
@@ -161,6 +205,10 @@ def view_spaces(rules: Rules) -> dict[str, spaces.Space]:
         "afloat": spaces.MultiBinary(ships),
         "sunk": spaces.Discrete(ships + 1),
     }
+    if rules.noise is not None:
+        most = step_limit(rules)
+        out["times_fired"] = spaces.Box(0, most, shape=(rules.rows, rules.cols), dtype=np.int32)
+        out["times_hit"] = spaces.Box(0, most, shape=(rules.rows, rules.cols), dtype=np.int32)
     if rules.salvo is None:
         return out
     cells, biggest = rules.cells, max(ship.size for ship in rules.fleet)
@@ -173,7 +221,7 @@ def view_spaces(rules: Rules) -> dict[str, spaces.Space]:
     return out
 
 
-def aim(game: Game, aimed_cells: list[int], cell: int, size: int) -> float:
+def aim(game: Referee, aimed_cells: list[int], cell: int, size: int) -> float:
     """Aim ``cell`` for the salvo being built in ``game``; the K-th (``size``) fires it: -1 then, else 0."""
     aimed_cells.append(cell)
     if len(aimed_cells) < size:
@@ -219,8 +267,9 @@ def view(seen: Observation) -> View:
     """A shooter's observation as arrays: ``board``, ``afloat`` and ``sunk`` (the module's docstring)."""
     rules = seen.rules
     board = np.zeros(rules.cells, dtype=np.int8)
-    for shot in seen.shots:
+    for shot in seen.shots:  # under noise a cell's last answer, a sinking (always true) kept below
         board[shot.cell] = MISS if shot.outcome is Outcome.MISS else HIT
+    for shot in seen.shots:
         if shot.outcome is Outcome.SUNK:
             board[shot.cell] = SUNK
             board[list(iter_cells(shot.cells))] = SUNK
@@ -230,11 +279,27 @@ def view(seen: Observation) -> View:
         board[list(iter_cells(seen.revealed_mask))] = SUNK
     afloat = np.ones(len(rules.fleet), dtype=np.int8)
     afloat[list(seen.sunk_ships)] = 0
-    return {"board": board.reshape(rules.rows, rules.cols), "afloat": afloat, "sunk": seen.sunk_count}
+    out: dict[str, Any] = {
+        "board": board.reshape(rules.rows, rules.cols),
+        "afloat": afloat,
+        "sunk": seen.sunk_count,
+    }
+    if rules.noise is not None:
+        fired = np.zeros(rules.cells, dtype=np.int32)
+        hit = np.zeros(rules.cells, dtype=np.int32)
+        for shot in seen.shots:
+            fired[shot.cell] += 1
+            hit[shot.cell] += shot.outcome is not Outcome.MISS
+        out["times_fired"] = fired.reshape(rules.rows, rules.cols)
+        out["times_hit"] = hit.reshape(rules.rows, rules.cols)
+    return out  # type: ignore[return-value]
 
 
 def open_cells(seen: Observation) -> np.ndarray:
-    """1 for each cell not yet fired at: the action mask."""
+    """The action mask: 1 for each cell not yet fired at (under noise, every cell not aimed this turn)."""
     mask = np.zeros(seen.rules.cells, dtype=np.int8)
-    mask[list(iter_cells(seen.unknown_mask))] = 1
+    free = seen.unknown_mask
+    if seen.rules.noise is not None:
+        free = seen.rules.full & ~sum(1 << c for c in seen.pending)
+    mask[list(iter_cells(free))] = 1
     return mask

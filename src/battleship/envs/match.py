@@ -46,6 +46,13 @@ side has aimed: both fleets sunk in the same turn is a tie, 0 to each (``tie()``
 :func:`parallel_env` offers the same simultaneous match as a PettingZoo ``ParallelEnv``: each step
 both sides aim a cell, and both salvos fire once both are aimed (a side done aiming before the other,
 its salvo being smaller, waits with an empty action mask, and its actions are ignored).
+
+**Answers that lie** (``[noise]`` rules) are played as in Battleship-v0: each side's answers flip on the
+coins of its own referee (seeded from the match's seed), a cell may be fired at again (every cell stays
+in the action mask on a side's turn), the observation adds ``times_fired`` and ``times_hit`` of the
+other board, and the match is truncated after ``NOISY_SHOTS_PER_CELL * rows * cols`` turns each. A
+**cheating hider** (``[hider]`` rules) is refused when the match is made: each side hides a fleet for the
+other, and a cheating hider hides none.
 """
 
 from __future__ import annotations
@@ -60,7 +67,18 @@ from pettingzoo.utils import AgentSelector, wrappers
 
 from battleship import generators
 from battleship import rules as rules_mod
-from battleship.envs.hunt import AIMED, SUNK, UNKNOWN, aimed, open_cells, salvo_view, view, view_spaces
+from battleship.envs.hunt import (
+    AIMED,
+    SUNK,
+    UNKNOWN,
+    aimed,
+    is_repeat,
+    open_cells,
+    salvo_view,
+    step_limit,
+    view,
+    view_spaces,
+)
 from battleship.game import Game, Observation
 from battleship.layout import Layout
 from battleship.rules import Rules
@@ -106,6 +124,11 @@ class MatchEnv(AECEnv):
             raise ValueError(f"turns must be one of {' | '.join(TURNS)}, not {turns!r}")
         self.turns = turns
         self.rules = rules if isinstance(rules, Rules) else rules_mod.load(rules)
+        if self.rules.hider is not None:
+            raise ValueError(
+                f"{self.rules.name} has a cheating hider ([hider]), who hides no fleet: in a match each side "
+                "hides one for the other; play it alone in battleship/Battleship-v0"
+            )
         generators.plan(self.rules, generator)  # an unknown generator, or one these rules refuse, fails here
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
@@ -141,8 +164,12 @@ class MatchEnv(AECEnv):
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(self._first_seed if seed is None else seed)
         fleets = self._fleets(options.get("layouts") or {})
-        # player_0 fires at player_1's fleet and the other way round
-        self._games = {AGENTS[0]: Game(fleets[AGENTS[1]]), AGENTS[1]: Game(fleets[AGENTS[0]])}
+        # player_0 fires at player_1's fleet and the other way round; under noise each referee has its coins
+        coins = self._coins()
+        self._games = {
+            AGENTS[0]: Game(fleets[AGENTS[1]], seed=coins[0]),
+            AGENTS[1]: Game(fleets[AGENTS[0]], seed=coins[1]),
+        }
         self._fleet = fleets
         self._aimed = {a: [] for a in AGENTS}
         first = options.get("first", AGENTS[0])
@@ -180,6 +207,13 @@ class MatchEnv(AECEnv):
                 raise ValueError(f"{agent}'s layout is for other rules than this match's")
             fleets[agent] = given or generators.generate(self.rules, self.generator, seed, 1)[0]
         return fleets
+
+    def _coins(self) -> tuple[int | None, int | None]:
+        """The seeds of the two referees' coins under noise, drawn after the fleets (None without noise)."""
+        if self.rules.noise is None or self._np_random is None:
+            return None, None
+        rng = self._np_random
+        return int(rng.integers(2**63 - 1)), int(rng.integers(2**63 - 1))
 
     def observe(self, agent: str) -> AgentView:
         return self._view(agent, agent == self.agent_selection and not self._done(agent))
@@ -219,7 +253,7 @@ class MatchEnv(AECEnv):
         if self.rules.salvo is not None or self.turns == "simultaneous":
             self._aim(agent, cell)
             return
-        repeated = game.observation.is_shot(cell)
+        repeated = is_repeat(game.observation, cell)
         if not repeated:
             game.fire(cell)
         self._turns += 1
@@ -229,7 +263,7 @@ class MatchEnv(AECEnv):
         if game.over:
             self.rewards = {a: (1.0 if a == agent else -1.0) for a in self.agents}
             self.terminations = dict.fromkeys(self.agents, True)
-        elif self._turns >= 2 * 2 * self.rules.cells:
+        elif self._turns >= 2 * step_limit(self.rules):
             self.truncations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
         self.agent_selection = self._selector.next()
@@ -238,7 +272,7 @@ class MatchEnv(AECEnv):
         """A sub-step: ``agent`` aims ``cell``; its K-th aimed cell ends its turn (and fires, alternating;
         with simultaneous turns both salvos fire once the second side has aimed)."""
         game, aimed_cells = self._games[agent], self._aimed[agent]
-        repeated = aimed(game.observation, aimed_cells).is_shot(cell)
+        repeated = is_repeat(aimed(game.observation, aimed_cells), cell)
         if not repeated:
             aimed_cells.append(cell)
         self._turns += 1
@@ -263,7 +297,7 @@ class MatchEnv(AECEnv):
                 else {a: (1.0 if a == sunk[0] else -1.0) for a in self.agents}
             )
             self.terminations = dict.fromkeys(self.agents, True)
-        elif self._turns >= 2 * 2 * self.rules.cells:
+        elif self._turns >= 2 * step_limit(self.rules):
             self.truncations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
         if done or sunk:
@@ -358,7 +392,7 @@ class SimultaneousMatch(ParallelEnv):
             repeated = False
             if len(aiming) < match._size(agent):
                 cell = int(actions[agent])
-                repeated = aimed(match._games[agent].observation, aiming).is_shot(cell)
+                repeated = is_repeat(aimed(match._games[agent].observation, aiming), cell)
                 if not repeated:
                     aiming.append(cell)
             infos[agent] = {"repeated": repeated}
@@ -371,7 +405,7 @@ class SimultaneousMatch(ParallelEnv):
         if len(sunk) == 1:
             rewards = {a: (1.0 if a == sunk[0] else -1.0) for a in self.agents}
         over = bool(sunk)
-        cut = not over and self._steps >= 2 * self.rules.cells
+        cut = not over and self._steps >= step_limit(self.rules)
         observations = {a: self._observe(a) for a in self.agents}
         for agent in self.agents:
             seen = match._games[agent].observation

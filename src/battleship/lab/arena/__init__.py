@@ -1,6 +1,6 @@
 """The arena: bring your own bot, play it on the same battlefields as the others, rank them.
 
-- :mod:`~battleship.lab.arena.protocol`: the line protocol (version 2: version 1 and salvos) a program speaks, both sides;
+- :mod:`~battleship.lab.arena.protocol`: the line protocol (version 3: version 1, salvos, answers that lie and a cheating hider) a program speaks, both sides;
 - :mod:`~battleship.lab.arena.keys`: the run's secret key, the battlefields it gives, its commitment;
 - :mod:`~battleship.lab.arena.sandbox`: where programs run (bubblewrap), or unconfined if trusted;
 - :mod:`~battleship.lab.arena.seccomp`: the system calls a sandboxed bot is refused (libseccomp);

@@ -23,13 +23,15 @@ import re
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
 from battleship.cells import cell_name
 from battleship.errors import BattleshipError
-from battleship.game import Game, choose_salvo
+from battleship.game import Game, Referee, choose_salvo
 from battleship.lab.arena import protocol
 from battleship.lab.arena.budgets import Allowance
 from battleship.lab.arena.channel import Process
@@ -41,6 +43,7 @@ from battleship.rules import Rules
 from battleship.shooters import kernels, registry
 from battleship.shooters.options import Options, format_spec
 
+T = TypeVar("T")
 START_TRIES = 3  # a program that fails to start this many times in a row forfeits the rest of its games
 _CLASS = re.compile(r"([A-Za-z_][\w.]*|[^:]+\.py):([A-Za-z_]\w*)")
 
@@ -54,6 +57,7 @@ class GameResult:
     fault: BotFault | None = None
     times: list[float] = field(default_factory=list)
     timed: str = "shot"  # "shot": each shot timed; "game": the game's time shared among its shots
+    referee: float = 0.0  # seconds the referee itself took (a cheating hider thinks): not the bot's to pay
 
 
 def derive(seed: int, *path: int) -> int:
@@ -63,6 +67,18 @@ def derive(seed: int, *path: int) -> int:
     """
     words = np.random.SeedSequence([w % 2**64 for w in (seed, *path)]).generate_state(2, np.uint32)
     return (int(words[0]) << 31) ^ int(words[1])
+
+
+def make_referee(layout: Layout, coins: int, game: int) -> Referee:
+    """The referee of game ``game`` (from 0): a :class:`~battleship.game.Game` hiding ``layout``, its coins
+    seeded ``coins`` under ``[noise]``; under a cheating hider the hider, its ties seeded ``coins``
+    (it hides no layout: ``layout`` is not played)."""
+    rules = layout.rules
+    if rules.hider is not None:
+        from battleship.inference.hider import Hider
+
+        return Hider(rules, coins, game)
+    return Game(layout, seed=coins if rules.noise is not None else None)
 
 
 class Bot:
@@ -81,10 +97,17 @@ class Bot:
         """Get ready to play ``rules``; a program runs in ``jail``, for ``games`` games at most (if known)."""
 
     def play(
-        self, game: int, layout: Layout, row: np.ndarray, seed: int, allowance: Allowance | None = None
+        self,
+        game: int,
+        layout: Layout,
+        row: np.ndarray,
+        seed: int,
+        allowance: Allowance | None = None,
+        coins: int = 0,
     ) -> GameResult:
         """Play game ``game`` (from 0) against ``layout`` (also as placement indices, ``row``), within
-        ``allowance`` (a program's wall-clock budget for the game; None: none)."""
+        ``allowance`` (a program's wall-clock budget for the game; None: none); ``coins`` seeds the
+        referee under noise or a cheating hider (:func:`make_referee`)."""
         raise NotImplementedError
 
     def place(self, game: int, seed: int) -> Layout | None:
@@ -115,26 +138,39 @@ class ShooterBot(Bot):
             runner.check(self.name, rules)  # salvo games are played in Python: no kernel to warm
 
     def play(
-        self, game: int, layout: Layout, row: np.ndarray, seed: int, allowance: Allowance | None = None
+        self,
+        game: int,
+        layout: Layout,
+        row: np.ndarray,
+        seed: int,
+        allowance: Allowance | None = None,
+        coins: int = 0,
     ) -> GameResult:
+        from battleship.lab import runner
+
         if self.rules.salvo is not None:
-            return self._play_salvos(game, layout, seed)
-        if self.spec.kernel is None:
-            return self._play_python(game, layout, seed)
+            return self._play_salvos(game, layout, seed, coins)
+        if not runner.is_kernel(self.name, self.rules):  # kernels play honest answers only
+            return self._play_python(game, layout, seed, coins)
         begin = time.perf_counter()
+        assert self.spec.kernel is not None  # is_kernel said so
         kind = kernels.KINDS[self.spec.kernel]
         shots = int(kernels.play_rows(self.rules, kind, seed, row[None, :], self.options, game)[0])
         share = (time.perf_counter() - begin) / shots
         fault = _late(share, self.limits.time, "a shot on average")
         return GameResult(shots, fault, [share] * shots, "game")
 
-    def _play_python(self, game: int, layout: Layout, seed: int) -> GameResult:
-        """One game as :func:`battleship.game.play` plays it (``runner.play_python``), each shot timed."""
+    def _play_python(self, game: int, layout: Layout, seed: int, coins: int) -> GameResult:
+        """One game as :func:`battleship.game.play` plays it (``runner.play_python``), each shot timed;
+        under noise or a cheating hider against the arena's referee (:func:`make_referee`)."""
         shooter = self.spec.make(self.options)
-        referee = Game(layout)
+        referee = make_referee(layout, coins, game)
         shooter.reset(layout.rules, game_rng(seed, game))
         times: list[float] = []
         while not referee.over:
+            stop = protocol.endless(referee.observation.fired, self.rules)
+            if stop:
+                return GameResult(len(times), stop, times)
             begin = time.perf_counter()
             cell = shooter.next_shot(referee.observation)
             times.append(time.perf_counter() - begin)
@@ -144,13 +180,16 @@ class ShooterBot(Bot):
             referee.fire(cell)
         return GameResult(len(times), None, times)
 
-    def _play_salvos(self, game: int, layout: Layout, seed: int) -> GameResult:
+    def _play_salvos(self, game: int, layout: Layout, seed: int, coins: int) -> GameResult:
         """One salvo game as :func:`battleship.game.play` plays it, each salvo timed (its turns scored)."""
         shooter = self.spec.make(self.options)
-        referee = Game(layout)
+        referee = make_referee(layout, coins, game)
         shooter.reset(layout.rules, game_rng(seed, game))
         times: list[float] = []
         while not referee.over:
+            stop = protocol.endless(referee.observation.fired, self.rules)
+            if stop:
+                return GameResult(len(times), stop, times)
             size = referee.turn_size()
             begin = time.perf_counter()
             cells = choose_salvo(shooter, referee.observation, size)
@@ -178,6 +217,7 @@ class ProgramBot(Bot):
         self._last_line: str | None = None  # the last line it wrote (a referee failure names it)
         self.snapshot: object | None = None  # the private copy of an entry it runs from, kept while it lives
         self._game_end = float("inf")  # when the game's allowance runs out (time.monotonic)
+        self._referee_seconds = 0.0  # the referee's own time in the game under way
 
     def start(self, rules: Rules, limits: Limits, jail: Jail | None = None, games: int | None = None) -> None:
         if jail is None:
@@ -237,17 +277,31 @@ class ProgramBot(Bot):
                 self.said_version = protocol.read_version(line)
 
     def _check_version(self) -> None:
-        """Refuse a bot that does not speak the version these rules need (salvos need version 2), for good."""
-        if self.rules.salvo is None or self.said_version >= protocol.SALVO_VERSION:
+        """Refuse a bot that does not speak the version these rules need (salvos need version 2, noise and
+        a cheating hider version 3), for good."""
+        rules, needed = self.rules, protocol.needed(self.rules)
+        if needed == 1 or self.said_version >= needed:  # every bot plays version 1, whatever it says
             return
         said = "said no 'protocol N' line" if self.said_version == 1 else "named no version it speaks"
-        self.refused = BotFault(
-            "start",
-            f"speaks version {max(self.said_version, 1)} of the arena protocol ({said} before 'readyok'), "
-            f"which has no salvos; these rules fire several shots a turn (salvo {self.rules.salvo.text()}): "
-            f"a bot that plays them says 'protocol {protocol.SALVO_VERSION}' before 'readyok' and answers "
-            "'shoot K' with K cells",
-        )
+        speaks = f"speaks version {max(self.said_version, 1)} of the arena protocol ({said} before 'readyok')"
+        if needed == protocol.SALVO_VERSION:
+            assert rules.salvo is not None
+            why = (
+                f"which has no salvos; these rules fire several shots a turn (salvo {rules.salvo.text()}): "
+                f"a bot that plays them says 'protocol {protocol.SALVO_VERSION}' before 'readyok' and answers "
+                "'shoot K' with K cells"
+            )
+        else:
+            twist = (
+                f"answers that lie (noise {rules.noise.text()}: a cell may be fired at again)"
+                if rules.noise is not None
+                else f"a cheating hider (hider {rules.hider.text() if rules.hider else ''})"
+            )
+            why = (
+                f"which has neither answers that lie nor a cheating hider; these rules have {twist}: a bot "
+                f"that plays them says 'protocol {protocol.TWISTS_VERSION}' before 'readyok'"
+            )
+        self.refused = BotFault("start", f"{speaks}, {why}")
         raise self.refused
 
     def _drop(self) -> None:
@@ -256,16 +310,26 @@ class ProgramBot(Bot):
             self._process = None
 
     def play(
-        self, game: int, layout: Layout, row: np.ndarray, seed: int, allowance: Allowance | None = None
+        self,
+        game: int,
+        layout: Layout,
+        row: np.ndarray,
+        seed: int,
+        allowance: Allowance | None = None,
+        coins: int = 0,
     ) -> GameResult:
-        referee, times = Game(layout), []
+        referee, times = make_referee(layout, coins, game), []
         self._last_line = None
+        self._referee_seconds = 0.0
         try:
             process = self._open(game)
             self._game_end = time.monotonic() + allowance.seconds if allowance else float("inf")
             process.allow_cpu(self.limits.cpu_per_game(self.rules.cells))
             process.send([f"newgame {game + 1} {derive(seed, game)}"], self._deadline(time.monotonic()))
             while not referee.over:
+                stop = protocol.endless(referee.observation.fired, self.rules)
+                if stop:
+                    raise stop
                 times.append(self._shoot(process, referee))
             over = f"gameover {len(times)}"
             if self.rules.salvo is not None:
@@ -275,19 +339,30 @@ class ProgramBot(Bot):
             self._drop()  # out of step with the referee: the next game starts it afresh
             if allowance is not None and fault.cause == "time" and time.monotonic() >= self._game_end:
                 fault = allowance.fault(len(times))  # it was the game's budget that ran out, not a shot's
-            return GameResult(referee.observation.turns, fault, times)
+            return GameResult(referee.observation.turns, fault, times, referee=self._referee_seconds)
         except Exception as exc:  # whatever it wrote, the run goes on: its forfeit, with what it wrote
             self._drop()
-            return GameResult(referee.observation.turns, protocol.unexpected(exc, self._last_line), times)
+            failed = protocol.unexpected(exc, self._last_line)
+            return GameResult(referee.observation.turns, failed, times, referee=self._referee_seconds)
         finally:
             self._game_end = float("inf")
-        return GameResult(len(times), None, times)
+        return GameResult(len(times), None, times, referee=self._referee_seconds)
+
+    def _answered(self, answer: Callable[[], T]) -> T:
+        """The referee's answer, its time (a cheating hider's thinking) kept off the bot's game budget."""
+        begin = time.monotonic()
+        try:
+            return answer()
+        finally:
+            spent = time.monotonic() - begin
+            self._referee_seconds += spent
+            self._game_end += spent
 
     def _deadline(self, begin: float) -> float:
         """When an answer asked for at ``begin`` is late: the shot limit, or the game's budget if sooner."""
         return min(begin + self.limits.time, self._game_end)
 
-    def _shoot(self, process: Process, referee: Game) -> float:
+    def _shoot(self, process: Process, referee: Referee) -> float:
         """Ask for one shot, check it, fire it and tell the bot; the seconds it took to answer."""
         if self.rules.salvo is not None:
             return self._salvo(process, referee)
@@ -298,13 +373,13 @@ class ProgramBot(Bot):
         seconds = time.monotonic() - begin
         process.over_cpu()
         cell = protocol.read_shot(line, self.rules)
-        if referee.observation.is_shot(cell):
+        if referee.observation.is_shot(cell) and self.rules.noise is None:  # under noise, fire again at will
             raise BotFault("repeat", f"fired at {cell_name(cell, self.rules.cols)} a second time")
-        shot = referee.fire(cell)
+        shot = self._answered(lambda: referee.fire(cell))
         process.send([protocol.result_line(shot, self.rules)], time.monotonic() + self.limits.time)
         return seconds
 
-    def _salvo(self, process: Process, referee: Game) -> float:
+    def _salvo(self, process: Process, referee: Referee) -> float:
         """Ask for a salvo (``shoot K``), check it, fire it and answer it; the seconds it took to answer."""
         size = referee.turn_size()
         begin = time.monotonic()
@@ -314,7 +389,7 @@ class ProgramBot(Bot):
         seconds = time.monotonic() - begin
         process.over_cpu()
         cells = protocol.read_salvo(line, self.rules, size, referee.observation.shot_mask)
-        volley = referee.fire_salvo(cells, size)
+        volley = self._answered(lambda: referee.fire_salvo(cells, size))
         process.send(protocol.answer_lines(volley, self.rules), time.monotonic() + self.limits.time)
         return seconds
 

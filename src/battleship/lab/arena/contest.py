@@ -24,6 +24,13 @@ sinks the other's fleet first wins, and a forfeit loses when it comes first (a f
 before any shot, the first mover's before the second's). Under salvo rules a game scores turns
 (salvos); matches are played only with a fixed number of shots a turn, where the sides stay
 independent (``shots = "afloat"`` ties each side's salvo to the other's hits: ``battleship match``).
+
+Under ``[noise]`` each game's referee flips answers with coins seeded from the key (``referee_seed``,
+a stream apart from the bots' seeds, so no bot can tell which answers lie): every bot meets the same
+coins on the same battlefield, and a match game's coins are those of the fleet fired at. Under a
+cheating hider (``[hider]``) the referee of each battlefield is the hider, its ties seeded so too; the
+battlefields are drawn (and verified) all the same but not played, and matches are refused (nobody
+hides a fleet). The referee's own time (the hider's thinking) is not charged to a bot's budgets.
 """
 
 from __future__ import annotations
@@ -87,7 +94,8 @@ def run(
             with started(bot, rules, limits, jail, games):
                 for g in range(games):
                     layout = generators.to_layout(rules, rows[g])
-                    tally.add(play_one(bot, clock, g, layout, rows[g], key.bot_seed("battlefields")))
+                    coins = key.referee_seed("battlefield", g)
+                    tally.add(play_one(bot, clock, g, layout, rows[g], key.bot_seed("battlefields"), coins))
                     turn.played(bot, clock)
         if matches:
             pairings = play_matches(rules, bots, games, key, generator, limits, turn, jail, clocks)
@@ -95,11 +103,12 @@ def run(
         interrupted = True
     finally:
         channel.stop_all()
-    # a forfeit scores every cell of the board: the most shots a game can take, and the most turns
+    # a forfeit scores the most shots a game can take (every cell of the board; under noise the cap), and turns
     perfect = rules.ship_cells if rules.salvo is None else -(-rules.ship_cells // rules.turn_size())
-    board = leaderboard(bots, tallies, perfect, rules.cells)
+    most = protocol.most_shots(rules)
+    board = leaderboard(bots, tallies, perfect, most)
     return ArenaResult(
-        rules.name, rules.as_dict(), generator, games, key.seed, limits.time, rules.cells, board, pairings,
+        rules.name, rules.as_dict(), generator, games, key.seed, limits.time, most, board, pairings,
         time.perf_counter() - begin, key.commitment, key.hex, fingerprint(rules, rows),
         key.bot_seed("battlefields"), interrupted, "sandbox" if jail.confined else "unconfined",
         unit="shots" if rules.salvo is None else "turns", order=[escape(bot.label) for bot in bots],
@@ -125,18 +134,19 @@ class Turn:
             self.on_status(f"{escape(bot.label)}: {clock.used:,.1f} s of its {clock.total:,.0f} s")
 
 
-def play_one(bot: Bot, clock: Clock, game: int, layout: Layout, row, seed: int) -> GameResult:
-    """One game of ``bot``'s, held to its budgets; whatever goes wrong is its forfeit, never the run's end."""
+def play_one(bot: Bot, clock: Clock, game: int, layout: Layout, row, seed: int, coins: int = 0) -> GameResult:
+    """One game of ``bot``'s, held to its budgets (the referee's own time not counted); whatever goes
+    wrong is its forfeit, never the run's end. ``coins`` seeds the referee under noise or a hider."""
     budgeted = isinstance(bot, ProgramBot)  # registered shooters are timed, not held to budgets
     refusal = bot.refused or (clock.spent if budgeted else None)
     if refusal is not None:
         return GameResult(0, BotFault(refusal.cause, refusal.detail))
     begin = time.monotonic()
     try:
-        result = bot.play(game, layout, row, seed, clock.allowance() if budgeted else None)
+        result = bot.play(game, layout, row, seed, clock.allowance() if budgeted else None, coins)
     except Exception as exc:  # a registered shooter's, or the referee's own: the run goes on
         result = GameResult(0, protocol.unexpected(exc))
-    clock.charge(time.monotonic() - begin, result.fault)
+    clock.charge(max(time.monotonic() - begin - result.referee, 0.0), result.fault)
     return result
 
 
@@ -157,7 +167,11 @@ def check(
     """Refuse, before anything is played, a run that cannot be fair (a clear error saying why)."""
     if not bots:
         raise BattleshipError("name at least one bot")
-    protocol.carried(rules)
+    if matches and rules.hider is not None:
+        raise BattleshipError(
+            f"--matches under {rules.name}'s cheating hider ([hider]): nobody hides a fleet (the hider commits "
+            "to none and answers for it), so two bots cannot hide against each other; play the battlefields"
+        )
     if matches and rules.salvo is not None and not isinstance(rules.salvo.shots, int):
         raise BattleshipError(
             f'--matches under salvo shots = "{rules.salvo.shots}": a side\'s salvo shrinks as the other sinks '
@@ -263,19 +277,19 @@ def play_matches(
             for d in range(len(bots)):
                 if d != a:
                     seed = key.bot_seed("match", a, d)
-                    played[a, d] = [_fire_at(rules, bot, clocks[a], g, fleets[d][g], seed, turn)
-                                    for g in range(games)]  # fmt: skip
+                    played[a, d] = [_fire_at(rules, bot, clocks[a], g, fleets[d][g], seed, turn,
+                                             key.referee_seed("match", d, g)) for g in range(games)]  # fmt: skip
     return [_pairing(bots, fleets, played, a, b, games) for a, b in combinations(range(len(bots)), 2)]
 
 
 def _fire_at(
-    rules: Rules, bot: Bot, clock: Clock, game: int, fleet, seed: int, turn: Turn
+    rules: Rules, bot: Bot, clock: Clock, game: int, fleet, seed: int, turn: Turn, coins: int = 0
 ) -> GameResult | None:
     if isinstance(fleet, BotFault):
         turn.played(bot, clock)
         return None
     row = generators.to_indices(rules, [fleet])[0]
-    result = play_one(bot, clock, game, fleet, row, seed)
+    result = play_one(bot, clock, game, fleet, row, seed, coins)
     turn.played(bot, clock)
     return result
 

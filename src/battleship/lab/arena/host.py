@@ -7,7 +7,10 @@ each new game (``rng`` is ``numpy.random.default_rng(seed)`` with the game's see
 ``next_shot(observation) -> cell``. It may also have ``place(rules, rng) -> Layout`` to hide its own
 fleet in matches, and ``next_salvo(observation, k)`` to choose a salvo whole (else it is asked
 for its next K cells, as :func:`battleship.game.choose_salvo` asks). Its ``name`` attribute, if
-any, is reported to the arena. The host speaks version 2 of the protocol (it says ``protocol 2``).
+any, is reported to the arena. The host speaks version 3 of the protocol (it says ``protocol 3``): under
+``[noise]`` rules each answer is added to the observation as it comes, a cell fired at again included
+(a shooter that reads answers that lie, ``plays_noise``, weighs them; one that does not still plays, as
+the class asks); under a cheating hider the answers are the hider's, read as any others.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ def load_class(target: str) -> type:
     return getattr(module, attr)
 
 
+RULES_WORDS = ("rules", "board", "spacing", "sinks", "reflections", "ship", "salvo", "noise", "hider", "end")
+
+
 class Host:
     """The bot side of the protocol around one Shooter object."""
 
@@ -60,9 +66,7 @@ class Host:
     def handle(self, line: str) -> bool:
         """Act on one line from the referee; False once told to quit."""
         word, _, rest = line.partition(" ")
-        if word in ("rules", "board", "spacing", "sinks", "reflections", "ship", "salvo", "end") and (
-            word != "salvo" or self.rules is None
-        ):
+        if word in RULES_WORDS and (word != "salvo" or self.rules is None):
             self.reader.feed(line)
             self.rules = self.reader.rules
         elif word == "isready":

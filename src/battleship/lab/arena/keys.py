@@ -2,7 +2,8 @@
 
 Everything random in a run comes from one 32-byte key through HMAC-SHA256, under labels that keep
 the streams apart: each battlefield and each generator-drawn match fleet has a layout seed of its
-own (``layout_seed``), and the bots' seeds come from other labels (``bot_seed``). A bot sees its
+own (``layout_seed``), the bots' seeds come from other labels (``bot_seed``), and so do the referee's
+coins under noise and a cheating hider's ties (``referee_seed``). A bot sees its
 seeds and, game by game, the battlefields it has sunk; recovering the key or another game's layout
 from those means breaking HMAC-SHA256, and every game's layout is drawn from a seed of its own, so
 one battlefield says nothing about the next.
@@ -86,6 +87,12 @@ class Key:
     def bot_seed(self, label: str, *path: int) -> int:
         """A seed of 63 bits (any language holds it) for the bots, from a stream apart from the layouts'."""
         return self._word("bots:" + label, path) >> 1
+
+    def referee_seed(self, label: str, *path: int) -> int:
+        """The 64-bit seed of a game's referee under ``[noise]`` (its coins) or ``[hider]`` (its ties):
+        ``("battlefield", game)`` or ``("match", bot, game)`` (the coins of the fleet bot ``bot`` hides).
+        A stream apart from the layouts' and the bots': a bot's seeds say nothing of which answers lie."""
+        return self._word("referee:" + label, path)
 
     def battlefields(self, rules: Rules, generator: str, games: int, first: int = 0) -> np.ndarray:
         """Battlefields ``first`` .. ``first + games - 1`` as rows of placement indices; each from its own seed."""

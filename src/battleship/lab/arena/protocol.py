@@ -1,4 +1,4 @@
-"""The arena's line protocol, version 2: what the referee says to a bot, and what a bot may answer.
+"""The arena's line protocol, version 3: what the referee says to a bot, and what a bot may answer.
 
 In the spirit of chess's UCI: plain lines of words on the bot's stdin and stdout. The referee sends
 the rules once, then for each game ``newgame``, and for each shot ``shoot`` (the bot answers a cell
@@ -24,6 +24,17 @@ A bot says it speaks version 2 with a line ``protocol 2`` before its ``readyok``
 not is a version 1 bot, which plays rules without salvo as before and is refused salvo rules (a
 ``start`` forfeit of every game, saying why). One-sided, the fleet firing is whole, so ``afloat``
 fires a shot per ship of the fleet (capped by the cells left), and a game is scored in turns.
+
+Version 3 adds answers that lie and the cheating hider, and nothing else: under rules with neither the
+greeting and every line are version 1's or 2's. Under ``[noise]`` or ``[hider]`` rules the referee
+greets with ``battleship 3`` and the rules block has a line ``noise FLIP SINKINGS``
+(:meth:`battleship.rules.Noise.text`: ``noise 0.05 truthful``) or ``hider KIND PLAY``
+(:meth:`battleship.rules.Hider.text`: ``hider adversarial greedy``). Under noise a bot may fire at a
+cell it fired at before (each answer flips on its own coin; only a cell named twice in one salvo is a
+``repeat``), the game ends once every ship cell has been fired at (the referee says ``gameover``), and
+a game that reaches :func:`most_shots` shots without that is an ``endless`` forfeit. Under a cheating
+hider nothing else changes: the referee answers as the hider chooses. A bot says ``protocol 3`` (and
+so plays versions 1 and 2 too); an older one is refused these rules, a ``start`` forfeit saying why.
 """
 
 from __future__ import annotations
@@ -34,12 +45,13 @@ from dataclasses import dataclass
 from battleship import shapes
 from battleship.cells import cell_name, iter_cells, parse_cell
 from battleship.errors import BattleshipError
-from battleship.game import Outcome, Shot, Volley
+from battleship.game import NOISY_SHOTS_PER_CELL, Outcome, Shot, Volley
 from battleship.layout import Layout
-from battleship.rules import Answers, Rules, Salvo, Ship, Sinks, Spacing
+from battleship.rules import Answers, Hider, Noise, Rules, Salvo, Ship, Sinks, Spacing
 
-VERSION = 2
+VERSION = 3
 SALVO_VERSION = 2  # the first version with salvos
+TWISTS_VERSION = 3  # the first version with answers that lie ([noise]) and a cheating hider ([hider])
 GREETING = "battleship 1"  # the greeting under rules without salvo (version 1, unchanged)
 CELL_NAME = re.compile(r"[A-Za-z]{1,2}[1-9][0-9]{0,2}")  # a cell name as parse_cell reads one
 VERSION_WORD = re.compile(r"[0-9]{1,5}")  # ASCII digits only: '²'.isdigit() is true, int('²') fails
@@ -48,7 +60,9 @@ NAME_KEPT = 80  # characters of a bot's ``name`` line the referee keeps
 
 
 # why a bot lost a game, as the leaderboard counts them (docs/arena-protocol.md says each)
-CAUSES = ("start", "crash", "time", "budget", "cpu", "malformed", "off-board", "repeat", "layout", "referee")
+CAUSES = (
+    "start", "crash", "time", "budget", "cpu", "malformed", "off-board", "repeat", "layout", "referee", "endless",
+)  # fmt: skip
 
 
 class ProtocolError(BattleshipError):
@@ -76,24 +90,43 @@ def unexpected(exc: Exception, line: str | None = None) -> BotFault:
 
 
 # ---- the referee's side ---------------------------------------------------------------------------
-def greeting(rules: Rules) -> str:
-    """The first line: ``battleship 1`` under rules without salvo, ``battleship 2`` under salvo rules."""
-    return GREETING if rules.salvo is None else f"battleship {SALVO_VERSION}"
-
-
-def carried(rules: Rules) -> None:
-    """Refuse rules this protocol cannot tell a bot: answers that may lie, a hider that cheats."""
+def needed(rules: Rules) -> int:
+    """The first version of the protocol that tells these rules: 3 under noise or a cheating hider,
+    2 under salvos, else 1."""
     if rules.noise is not None or rules.hider is not None:
-        what = "answers that may lie ([noise])" if rules.noise is not None else "a cheating hider ([hider])"
-        raise BattleshipError(
-            f"{rules.name}: the arena's protocol does not tell a bot of {what}, so its bots would play "
-            "other rules than the referee's; compare or simulate play these rules"
-        )
+        return TWISTS_VERSION
+    return SALVO_VERSION if rules.salvo is not None else 1
+
+
+def greeting(rules: Rules) -> str:
+    """The first line: ``battleship 1`` under the classic rules, ``battleship 2`` under salvo rules,
+    ``battleship 3`` under rules with noise or a cheating hider."""
+    version = needed(rules)
+    return GREETING if version == 1 else f"battleship {version}"
+
+
+def most_shots(rules: Rules) -> int:
+    """The most shots (turns, under salvo rules) a game can take, which a forfeit scores: every cell of
+    the board, or under noise, where a cell may be fired at again, :data:`NOISY_SHOTS_PER_CELL` a cell
+    (a game that gets there is stopped, an ``endless`` forfeit)."""
+    return rules.cells if rules.noise is None else NOISY_SHOTS_PER_CELL * rules.cells
+
+
+def endless(fired: int, rules: Rules) -> BotFault | None:
+    """The forfeit of a game under noise that has fired :func:`most_shots` shots and goes on; else None."""
+    most = most_shots(rules)
+    if rules.noise is None or fired < most:
+        return None
+    return BotFault(
+        "endless",
+        f"fired {fired} shots under noise without firing at every ship cell: a game stops at {most} "
+        f"({NOISY_SHOTS_PER_CELL} a cell); fire at cells not tried yet",
+    )
 
 
 def rules_lines(rules: Rules) -> list[str]:
-    """The rules block the referee sends once, after the greeting (``salvo ...`` under salvo rules)."""
-    carried(rules)
+    """The rules block the referee sends once, after the greeting (``salvo ...`` under salvo rules,
+    ``noise ...`` under noise, ``hider ...`` under a cheating hider)."""
     lines = [
         f"rules {rules.name}",
         f"board {rules.rows} {rules.cols}",
@@ -104,6 +137,10 @@ def rules_lines(rules: Rules) -> list[str]:
     lines += [f"ship {s.symbol} {s.size} {shapes.render(s.cells)} {s.name}" for s in rules.fleet]
     if rules.salvo is not None:
         lines.append(f"salvo {rules.salvo.text()}")
+    if rules.noise is not None:
+        lines.append(f"noise {rules.noise.text()}")
+    if rules.hider is not None:
+        lines.append(f"hider {rules.hider.text()}")
     return [*lines, "end"]
 
 
@@ -176,8 +213,9 @@ def read_shot(line: str, rules: Rules) -> int:
 
 
 def read_salvo(line: str, rules: Rules, size: int, fired: int) -> tuple[int, ...]:
-    """The cells a bot's answer to ``shoot K`` names (``size`` of them, none in ``fired``, none twice);
-    a ``malformed``, ``off-board`` or ``repeat`` :class:`BotFault` saying what is wrong."""
+    """The cells a bot's answer to ``shoot K`` names (``size`` of them, none twice, and none in ``fired``
+    unless the rules have noise, where a cell may be fired at again); a ``malformed``, ``off-board`` or
+    ``repeat`` :class:`BotFault` saying what is wrong."""
     words = line.split()
     if len(words) != size:
         raise BotFault(
@@ -189,7 +227,7 @@ def read_salvo(line: str, rules: Rules, size: int, fired: int) -> tuple[int, ...
     for word in words:
         cell = read_shot(word, rules)
         name = cell_name(cell, rules.cols)
-        if fired >> cell & 1:
+        if fired >> cell & 1 and rules.noise is None:
             raise BotFault("repeat", f"fired at {name} a second time")
         if cell in cells:
             raise BotFault("repeat", f"named {name} twice in one salvo ({_quote(line)})")
@@ -230,6 +268,8 @@ class RulesReader:
     reflections: bool = False
     ships: list[Ship] | None = None  # None until the block's ``rules`` line
     salvo: Salvo | None = None
+    noise: Noise | None = None
+    hider: Hider | None = None
     rules: Rules | None = None
 
     def feed(self, line: str) -> None:
@@ -245,6 +285,10 @@ class RulesReader:
             self.reflections = rest == "yes"
         elif word == "salvo":
             self.salvo = Salvo.from_text(rest)
+        elif word == "noise":
+            self.noise = Noise.from_text(rest)
+        elif word == "hider":
+            self.hider = Hider(*rest.split(" ", 1))
         elif word == "ship":
             symbol, _size, shape, name = rest.split(" ", 3)
             self._ships_so_far(word).append(Ship(name, symbol, shapes.parse(shape)))
@@ -258,6 +302,8 @@ class RulesReader:
                 self.reflections,
                 self.name,
                 self.salvo,
+                self.noise,
+                self.hider,
             )
 
     def _ships_so_far(self, word: str) -> list[Ship]:

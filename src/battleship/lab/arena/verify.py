@@ -48,7 +48,7 @@ from battleship.lab.arena.protocol import CAUSES
 from battleship.lab.arena.results import load
 from battleship.lab.arena.sandbox import Jail, Limits, Sandbox
 from battleship.lab.summary import paired_difference, summarise
-from battleship.rules import Rules, Salvo, Ship
+from battleship.rules import Hider, Noise, Rules, Salvo, Ship
 from battleship.shooters import registry
 
 
@@ -70,15 +70,20 @@ def results_digest(path: Path) -> str:
 
 
 def rules_of(detail: dict) -> Rules:
-    """The rules a results file describes (``rules_detail``, with its ``salvo`` under salvo rules)."""
+    """The rules a results file describes (``rules_detail``, with its ``salvo``, ``noise`` and ``hider``
+    where the rules have them)."""
     try:
         fleet = tuple(Ship(s["name"], s["symbol"], shapes.normalise(tuple(tuple(c) for c in s["cells"])))
                       for s in detail["fleet"])  # fmt: skip
         salvo = detail.get("salvo")  # salvo rules only
+        noise = detail.get("noise")  # rules with answers that lie only
+        hider = detail.get("hider")  # rules with a cheating hider only
         return Rules(detail["rows"], detail["cols"], fleet, detail["spacing"], detail["sinks"],
                      detail["reflections"], detail["name"],
-                     None if salvo is None else Salvo(salvo["shots"], salvo["answers"]))  # fmt: skip
-    except (KeyError, TypeError, ValueError) as exc:
+                     None if salvo is None else Salvo(salvo["shots"], salvo["answers"]),
+                     None if noise is None else Noise(noise["flip"], noise["sinkings"]),
+                     None if hider is None else Hider(hider["kind"], hider["play"]))  # fmt: skip
+    except (KeyError, TypeError, ValueError, AttributeError, BattleshipError) as exc:
         raise BattleshipError(f"the results' rules_detail cannot be read: {exc}") from None
 
 
