@@ -245,3 +245,18 @@ def test_replay_of_salvos_answered_whole_gives_each_salvos_expected_hits():
     before = posterior(Observation(rules, (), game.observation.volleys[:1]))
     assert turns[1]["layouts"] == before.layouts
     assert turns[1]["expected_hits"] == pytest.approx(sum(before.probability.ravel()[[1, 18, 24]]))
+
+
+def test_calc_under_noise_says_the_layouts_are_weighed_by_the_answers_likelihood(tmp_path):
+    rules = tmp_path / "noisy.toml"
+    rules.write_text(
+        'rows = 5\ncols = 5\nsinks = "none"\n\n[noise]\nflip = 0.1\n\n'
+        '[[ship]]\nname = "Cruiser"\nsymbol = "C"\nlength = 3\n\n[[ship]]\nname = "Destroyer"\nsymbol = "D"\nlength = 2\n'
+    )
+    printed = _calc("..o../.ox../...../...../.....", "--rules", str(rules), "--percent")
+    assert printed.exit_code == 0, printed.stderr
+    line = next(x for x in printed.stdout.splitlines() if x.startswith("layouts left"))
+    weight = float(line.split(": ")[1].split(" ")[0].replace(",", ""))
+    honest = json.loads(_calc("..o../.ox../...../...../.....", "--rules", str(rules), "--json").stdout)
+    assert line.startswith("layouts left, weighed by the answers' likelihood: ")
+    assert abs(weight - honest["layouts"]) < 0.05 and not float(honest["layouts"]).is_integer()

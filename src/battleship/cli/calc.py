@@ -280,7 +280,13 @@ def _print_calc(observation, probability, best, data, percent, skew, png) -> Non
     numbers = percent or console.no_color or console.color_system is None
     console.print(heat_text(probability, observation.grid(), numbers, frozenset(best)))
     exact = "exact, " if observation.rules.salvo is not None else ""
-    if data["layouts"] is not None:
+    if isinstance(data["layouts"], float):  # under noise: each layout weighed by how likely the answers are
+        console.print(
+            f"layouts left, weighed by the answers' likelihood: {data['layouts']:,.1f} "
+            f"({exact}{data['engine']}, {data['seconds']:.3f} s)",
+            highlight=False,
+        )
+    elif data["layouts"] is not None:
         console.print(
             f"layouts left: {data['layouts']:,} ({exact}{data['engine']}, {data['seconds']:.3f} s)",
             highlight=False,
