@@ -18,6 +18,7 @@ layouts consistent with every answer, drawn from its stream: :attr:`Hider.layout
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 
 import numpy as np
@@ -52,6 +53,13 @@ class Hider:
             from battleship.inference.minimax import Minimax, every_layout
 
             self._solver = Minimax(self._base, every_layout(self._base))
+
+    def __copy__(self) -> Hider:
+        """A hider to fire on without touching this one: its stream copied (the solver, read only, shared)."""
+        twin = Hider.__new__(Hider)
+        twin.__dict__.update(self.__dict__)
+        twin._rng = copy.deepcopy(self._rng)
+        return twin
 
     def __repr__(self) -> str:
         return f"<Hider {self._rules.hider.text() if self._rules.hider else ''}: {self._observation!r}>"
