@@ -271,7 +271,8 @@ def from_record(record: Record, target: str = "target") -> PaperGame:
 
 RULES_LINE = "# rules:"
 TOML_LINE = "# |"
-COINS_LINE = "# coins:"  # a game under [noise]: its referees' seed, before its players (each grid's: grid_seed)
+# a game under [noise]: its referees' seed, before its players (each grid's coins: noise.grid_seed)
+COINS_LINE = "# coins:"
 
 
 def write_rules(rules: Rules) -> str:

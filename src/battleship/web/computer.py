@@ -118,6 +118,12 @@ NOISY_SOURCE = "DataGenetics' density count, each layout weighed by the likeliho
 NOT_UNDER_NOISE = {"learning": "expects your ships from honest games and reads every answer as true"}
 
 
+def aiming(rules: Rules) -> Rules:
+    """The rules the computer fires at the player's fleet under: the game's, less a cheating hider (the
+    player's fleet is an honest layout, whoever hides the computer's)."""
+    return rules.honest() if rules.hider is not None else rules
+
+
 def sweeps(chosen: Mode, rules: Rules) -> bool:
     """True when ``chosen``'s moves may sweep a state graph: Hard and Adaptive always (exact samples and
     exact odds), Expert where it plays exact play (``optimal`` on Sea Battle's rules, ``twoply`` on

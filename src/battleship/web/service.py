@@ -27,6 +27,7 @@ from battleship.shooters.learning import refusal as learning_refusal
 from battleship.stop import Stop
 from battleship.web import store
 from battleship.web.computer import MODES, Computer, Move, mode
+from battleship.web.computer import aiming as computer_aiming
 from battleship.web.models import Models
 from battleship.web.records import (
     COMPUTER_SIDES,
@@ -296,8 +297,8 @@ def salvo_view(game: Replay, side: int, over: bool, mine: str, theirs: str) -> d
 
 
 CHEATING = (
-    "The computer cheats: it hides no fleet, and answers each shot to keep the game going longest, "
-    "always consistent with every answer it gave (its ships move). At the end it shows a layout that "
+    "The computer cheats: it hides no fleet and moves its ships, answering each shot to keep the game "
+    "going longest, always consistently with every answer it gave. At the end it shows a layout that "
     "fits every answer."
 )
 
@@ -364,9 +365,7 @@ class Service(Games):
         chosen = mode(mode_name)
         if rules.hider is not None and rules.salvo is not None:
             raise BattleshipError(NO_HIDER_SALVOS)
-        # the computer fires at the player's fleet, an honest layout: against a cheating hider it shoots
-        # under the same rules less the hider (answers that lie, the computer's own included, stay)
-        aiming = rules.honest() if rules.hider is not None else rules
+        aiming = computer_aiming(rules)  # against a cheating hider, the computer's shots are honest ones
         if why := chosen.refusal(aiming):
             raise BattleshipError(why)
         if chosen.name == "learning" and (why := learning_refusal(aiming)):
@@ -412,7 +411,7 @@ class Service(Games):
             "id": row["id"],
             "rules": rules_json(rules),
             "mode": row["mode"],
-            "level": MODES[row["mode"]].json(rules),
+            "level": MODES[row["mode"]].json(computer_aiming(rules)),
             "status": row["status"],
             "winner": row["winner"],
             "resigned": row["resigned"],
@@ -562,7 +561,7 @@ class Service(Games):
             "id": row["id"],
             "rules": rules_json(rules),
             "mode": row["mode"],
-            "level": MODES[row["mode"]].json(rules) if row["mode"] in MODES else None,
+            "level": MODES[row["mode"]].json(computer_aiming(rules)) if row["mode"] in MODES else None,
             "names": [s["name"] or game.names[s["side"]] for s in seats] or list(game.names),
             "winner": row["winner"],
             "resigned": row["resigned"],

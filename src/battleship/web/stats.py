@@ -80,7 +80,14 @@ def label(rules: Rules) -> str:
     """A rules' name as the page lists it (custom rules described by their board and fleet)."""
     if rules.name != "custom":
         return rules.name
-    return f"custom: {rules.rows}x{rules.cols}, {len(rules.fleet)} ships, {rules.spacing.value}, sinks {rules.sinks.value}"
+    twist = (
+        f", answers flipped at {rules.noise.flip:g}" if rules.noise is not None
+        else ", a cheating hider" if rules.hider is not None else ""
+    )  # fmt: skip
+    return (
+        f"custom: {rules.rows}x{rules.cols}, {len(rules.fleet)} ships, {rules.spacing.value}, "
+        f"sinks {rules.sinks.value}{twist}"
+    )
 
 
 def _modes(games: list[dict[str, Any]], salvo: bool = False) -> dict[str, dict[str, Any]]:
