@@ -67,8 +67,8 @@ def summary(service) -> dict[str, Any]:
 
 def _learning(models, rules: Rules) -> tuple[dict[str, Any] | None, bool]:
     """The Adaptive level's map under ``rules`` (None where it cannot play them), and whether it is being fitted."""
-    if learning_refusal(rules) or models.cannot(rules):
-        return None, False
+    if rules.noise is not None or learning_refusal(rules) or models.cannot(rules):
+        return None, False  # under noise the Adaptive level does not play (it reads every answer as true)
     fitted = models.get(rules)
     if fitted is None:
         return None, not models.cannot(rules)
