@@ -439,6 +439,13 @@ def _game_routes(app: FastAPI) -> None:
         """Give up: the game ends and both layouts are shown."""
         return await run_in_threadpool(service.resign, game_id)
 
+    _finished_routes(app)
+
+
+def _finished_routes(app: FastAPI) -> None:
+    """A finished game: its replay and the heat maps each side saw."""
+    service, settings = app.state.service, app.state.settings
+
     @app.get("/api/games/{game_id}/replay", operation_id="getReplay", responses=responses(404, 409))
     async def replay(game_id: GameId) -> dict[str, Any]:
         """A finished game move by move (cells named A1..), each also in the Dunman High paper's notation, with both layouts.
