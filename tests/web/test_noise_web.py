@@ -74,8 +74,9 @@ def test_a_noisy_game_fires_again_replays_every_answer_and_tells_the_lies_at_the
     assert r.status_code == 201, r.text
     state = r.json()
     assert state["rules"]["noise"] == {"flip": 0.3, "sinkings": "truthful"} and "cheating" not in state
-    levels = next(p["levels"] for p in client.get("/api/rules").json()["rules"] if p["name"] == "noisy")
-    assert levels["probability"] == "density:skew=20"  # Hard weighs the answers' likelihood
+    noisy = next(p for p in client.get("/api/rules").json()["rules"] if p["name"] == "noisy")
+    assert noisy["levels"]["probability"] == "density:skew=20"  # Hard weighs the answers' likelihood
+    assert list(noisy["refused"]) == ["learning"]  # Adaptive reads every answer as true
     game_id = state["id"]
     live = play(client, game_id, [0, 0, *range(1, 25), *range(25)])  # A1 twice at once, then every cell again
     assert live[1]["shot"]["cell"] == 0 and live[1]["state"]["player_shots"][1]["visit"] == 2

@@ -503,9 +503,10 @@ def _other_routes(app: FastAPI) -> None:
         presets = []
         for name in RULES:
             rules = preset(name)
-            presets.append(
-                {**rules_json(rules), "levels": {m: MODES[m].json(aiming(rules))["shooter"] for m in MODES}}
-            )
+            levels = {m: MODES[m].json(aiming(rules))["shooter"] for m in MODES}
+            # the levels that cannot play the rules at all (Adaptive under answers that lie), and why
+            refused = {m: why for m in MODES if (why := MODES[m].refusal(aiming(rules)))}
+            presets.append({**rules_json(rules), "levels": levels, "refused": refused})
         return {
             "rules": presets,
             "modes": [m.json() for m in MODES.values()],

@@ -30,7 +30,9 @@ function selectMode(mode) { document.querySelector(`#mode input[value="${mode}"]
 function showMode() {  // the shooter each level plays under the chosen rules
   for (const m of catalogue.modes) {
     const shooter = chooser.preset ? chooser.preset.levels[m.mode] : m.shooter;
-    document.querySelector(`#mode .shooter[data-mode="${m.mode}"]`).textContent = `(${shooter}: ${m.source})`;
+    const refused = chooser.preset && chooser.preset.refused && chooser.preset.refused[m.mode];
+    document.querySelector(`#mode .shooter[data-mode="${m.mode}"]`).textContent = refused
+      ? `(not under these rules: ${refused})` : `(${shooter}: ${m.source})`;
   }
   localStorage.setItem("battleship-mode", selectedMode());
 }
