@@ -36,9 +36,8 @@ FRIEND = "friend"  # the mode of a game between two people
 COMPUTER_SIDES = ("Player", "Computer")
 FRIEND_SIDES = ("Player 1", "Player 2")
 TURNS = ("player-turn", "computer-turn")  # the stored status while side 0 or side 1 is to move
-HIDER_STREAM = (
-    2  # a cheating hider's ties: the game's seed, stream 2 (0: the computer's shots, 1: play for me)
-)
+# a cheating hider's ties: the game's seed, stream 2 (stream 0 is the computer's shots, 1 "play for me")
+HIDER_STREAM = 2
 Referee = Game | Hider  # who answers the shots at one side: a referee on a layout, or a cheating hider
 
 # custom rules (the CLI's TOML) within these bounds; whether a level answers in time under them is
@@ -47,8 +46,6 @@ MAX_RULES_TOML = 4000  # characters
 MAX_SIDE = 15  # the largest preset board
 MAX_SHIPS = 10  # Sea Battle's fleet
 MAX_SHIP_CELLS = 6
-
-
 NO_HIDER_SALVOS = "the web plays a cheating hider one shot a turn: leave [salvo] out of these rules"
 
 
