@@ -376,6 +376,13 @@ class Game:
         self._coins = Coins(seed) if rules.noise is not None and seed is not None else None
         self._visits: dict[int, int] = {}
 
+    def __copy__(self) -> Game:
+        """A referee to fire on without touching this one (the answers so far are shared: they never change)."""
+        twin = Game.__new__(Game)
+        twin.__dict__.update(self.__dict__)
+        twin._visits = dict(self._visits)  # under noise each cell's visits decide its next coin
+        return twin
+
     @property
     def coins(self) -> int | None:
         """The seed of the referee's coins under ``[noise]`` (None without noise): a record keeps it, so

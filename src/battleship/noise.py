@@ -15,6 +15,7 @@ import numpy as np
 MASK = 0xFFFFFFFFFFFFFFFF
 GOLDEN = 0x9E3779B97F4A7C15
 REFEREE_SALT = 0x0C01_5F11_9A5D_E7E5  # the referee's coins apart from the layouts' and the shooters' streams
+FIRST_GRID_SALT = 0x5EC0_17D6_41D5_0001  # a two-sided game's first grid: coins of its own
 
 
 def _mix(z: int) -> int:
@@ -43,6 +44,17 @@ class Coins:
 
     def __repr__(self) -> str:
         return f"<Coins seed {self.seed}>"
+
+
+def grid_seed(coins: int, grid: int) -> int:
+    """The seed of the referee answering shots at player number ``grid`` (0 or 1) of a game whose record
+    keeps ``coins``: the second player's grid (the target of a one-sided game) is answered by ``coins``
+    itself, the first player's by coins of its own drawn from it. Were both grids answered by one set of
+    coins, a player who sees the answers given about their own fleet (which they know) would learn
+    which of their own answers lie, cell by cell."""
+    if grid not in (0, 1):
+        raise ValueError(f"grid is 0 or 1, not {grid!r}")
+    return int(coins) & MASK if grid == 1 else _mix(int(coins) ^ FIRST_GRID_SALT)
 
 
 def referee_seed(rng: np.random.Generator) -> int:

@@ -40,6 +40,7 @@ from battleship.game import format_board as format_board
 from battleship.game import parse_board as parse_board
 from battleship.game import read_board_state as read_board_state
 from battleship.layout import Layout
+from battleship.noise import grid_seed
 from battleship.rules import PRESETS, Rules, from_toml, preset
 
 # --- the layout and board-state texts (they live with their value types) -------------------------
@@ -215,8 +216,9 @@ class PaperGame:
         games: dict[str, Game | None] = {}
         targets: dict[str, Layout] = {}  # the grid each player shoots at
         for me, _ in self.players:
-            other = self.players[1 - names.index(me)][1]
-            games[me] = _referee(other, self.coins) if other is not None else None
+            grid = 1 - names.index(me)
+            other = self.players[grid][1]
+            games[me] = _referee(other, self.coins, grid) if other is not None else None
             if other is not None:
                 targets[me] = other
         own = dict(self.players)
@@ -244,14 +246,15 @@ class PaperGame:
         }
 
 
-def _referee(layout: Layout, coins: int | None) -> Game:
-    """The referee that replays a game's moves on ``layout``: its coins under noise; and against a cheating
-    hider an honest referee on the layout the hider showed at the end, which answers every move as the hider
-    did (that layout is consistent with every answer it gave)."""
+def _referee(layout: Layout, coins: int | None, grid: int = 1) -> Game:
+    """The referee that replays a game's moves on ``layout``, player number ``grid``'s: under noise its
+    coins (each grid's its own, :func:`battleship.noise.grid_seed`); and against a cheating hider an honest
+    referee on the layout the hider showed at the end, which answers every move as the hider did (that
+    layout is consistent with every answer it gave)."""
     rules = layout.rules
     if rules.hider is not None:
         return Game(Layout(rules.honest(), layout.masks))
-    return Game(layout, seed=coins)
+    return Game(layout, seed=None if coins is None else grid_seed(coins, grid))
 
 
 def from_record(record: Record, target: str = "target") -> PaperGame:
@@ -268,7 +271,8 @@ def from_record(record: Record, target: str = "target") -> PaperGame:
 
 RULES_LINE = "# rules:"
 TOML_LINE = "# |"
-COINS_LINE = "# coins:"  # a game under [noise]: its referee's seed, before its players
+# a game under [noise]: its referees' seed, before its players (each grid's coins: noise.grid_seed)
+COINS_LINE = "# coins:"
 
 
 def write_rules(rules: Rules) -> str:

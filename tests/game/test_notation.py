@@ -5,11 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battleship import cells, generators, notation
+from battleship import cells, generate, generators, notation
 from battleship.errors import BattleshipError, LayoutError, NotationError
 from battleship.game import Game, Observation, play
 from battleship.inference.hider import Hider
 from battleship.layout import Layout
+from battleship.noise import Coins, grid_seed
 from battleship.rules import PRESETS, Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import make
 from tests.helpers import small_rules
@@ -331,3 +332,21 @@ def test_a_paper_game_built_from_moves_alone_fires_one_cell_a_turn():
     assert flat.records()[record.shooter] == record
     with pytest.raises(NotationError, match="one shot a turn"):
         notation.PaperGame(STANDARD, (("A", None), ("B", None)), salvos=(("A", (1, 2)),))
+
+
+def test_each_grid_of_a_two_sided_noisy_game_has_coins_of_its_own():
+    rules = preset("noisy")
+    first, second = generate(rules, seed=1), generate(rules, seed=2)
+    cells = list(range(40))
+    moves = tuple(move for c in cells for move in (("A", c), ("B", c)))
+    text = notation.write_game(notation.PaperGame(rules, (("A", first), ("B", second)), moves, coins=77))
+    records = notation.read_game(text).records()
+    # the second grid (a one-sided game's target) answers by the record's coins, the first by its own
+    for name, layout, seed in (("A", second, 77), ("B", first, grid_seed(77, 0))):
+        referee = Game(layout, seed=seed)
+        assert [referee.fire(c) for c in cells] == list(records[name].shots)
+    # were the coins shared, the answers about a player's own fleet would tell which of theirs lie
+    first_coins, second_coins = Coins(grid_seed(77, 0)), Coins(77)
+    assert [first_coins.flips(c, 0, 0.3) for c in range(100)] != [
+        second_coins.flips(c, 0, 0.3) for c in range(100)
+    ]

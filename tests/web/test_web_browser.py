@@ -264,6 +264,34 @@ def test_fired_squares_are_inert_resign_is_confirmed_rematch_and_new_game_keep_t
     assert page.errors == []
 
 
+def test_lying_answers_let_a_square_be_fired_again_and_a_cheating_computer_says_so(server, open_page):
+    page = open_page()
+    setup(page, server, "hunt-target", "noisy")
+    start(page)
+    assert "Answers may lie" in page.text_content("#twist") and "5%" in page.text_content("#twist")
+    fire(page, 44)
+    fire(page, 44)  # under noise a square fired at may be fired at again
+    square = "#enemy .cell[data-cell='44']"
+    assert page.get_attribute(square, "data-times") == "2" and "fired 2 times" in page.get_attribute(
+        square, "title"
+    )
+    page.click("#resign")
+    page.click("dialog [data-answer=yes]")
+    page.wait_for_function("game.status === 'over'")
+    assert "The truth" in page.text_content("#twist")
+    page.click("#again")
+    setup(page, server, "random", "cheat")
+    start(page)
+    assert "The computer cheats" in page.text_content("#twist")
+    fire(page, 0)
+    page.click("#resign")
+    page.click("dialog [data-answer=yes]")
+    page.wait_for_function("game.status === 'over'")
+    assert "fits every answer" in page.text_content("#twist")
+    assert page.locator("#enemy .cell.revealed, #enemy .cell.sunk, #enemy .cell.hit").count() > 0
+    assert page.errors == []
+
+
 @pytest.mark.slow
 def test_the_game_on_a_phone_keeps_your_fleet_in_view_beside_the_board_you_fire_at(server, open_page):
     page = open_page("phone")

@@ -18,13 +18,15 @@ layouts consistent with every answer, drawn from its stream: :attr:`Hider.layout
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 
 import numpy as np
 
+from battleship import generators
 from battleship.cells import CellLike
 from battleship.errors import BattleshipError, IllegalShot
-from battleship.game import Observation, Outcome, Shot, Volley, checked_targets
+from battleship.game import Game, Observation, Outcome, Shot, Volley, checked_targets
 from battleship.inference.evidence import evidence
 from battleship.inference.posterior import Posterior, posterior
 from battleship.inference.search import select_by_search
@@ -33,6 +35,7 @@ from battleship.rules import Rules, Sinks
 from battleship.tables import tables
 
 HIDER_SALT = 0x41D3_C4EA_7000_0001  # the hider's ties apart from the layouts' and the shooters' streams
+QUICK_DRAWS = 64  # layouts drawn at random for the one the hider shows, before it picks one exactly
 
 
 class Hider:
@@ -52,6 +55,13 @@ class Hider:
             from battleship.inference.minimax import Minimax, every_layout
 
             self._solver = Minimax(self._base, every_layout(self._base))
+
+    def __copy__(self) -> Hider:
+        """A hider to fire on without touching this one: its stream copied (the solver, read only, shared)."""
+        twin = Hider.__new__(Hider)
+        twin.__dict__.update(self.__dict__)
+        twin._rng = copy.deepcopy(self._rng)
+        return twin
 
     def __repr__(self) -> str:
         return f"<Hider {self._rules.hider.text() if self._rules.hider else ''}: {self._observation!r}>"
@@ -79,16 +89,45 @@ class Hider:
             return self._layout
         base = self._base
         honest = Observation(base, self._observation.shots, self._observation.volleys)
+        layout = self._drawn(honest)
+        if layout is None:
+            layout = self._picked(honest)
+        if self.over:
+            self._layout = layout
+        return layout
+
+    def _drawn(self, honest: Observation) -> Layout | None:
+        """A layout drawn uniformly and kept if it answers as the hider did (rejection sampling, uniform among
+        the consistent layouts too): early in a game, where most layouts are consistent and picking one
+        exactly searches billions, it is found at once. None when none of :data:`QUICK_DRAWS` is."""
+        if honest.volleys:
+            return None  # salvos: the exact pick
+        base = self._base
+        seed = int(self._rng.integers(2**63))
+        masks = tables(base).masks
+        hits, misses = honest.hit_mask, honest.miss_mask
+        for row in generators.draw(base, "uniform", seed, QUICK_DRAWS, threads=False):
+            candidate = tuple(int(masks[p]) for p in row)
+            occupied = 0
+            for mask in candidate:
+                occupied |= mask
+            if occupied & misses or hits & ~occupied:
+                continue
+            referee = Game(Layout(base, candidate))
+            if all(referee.fire(shot.cell) == shot for shot in honest.shots):
+                return Layout(self._rules, candidate)
+        return None
+
+    def _picked(self, honest: Observation) -> Layout:
+        """A layout consistent with every answer, picked exactly: the ``k``-th of them, ``k`` uniform."""
+        base = self._base
         result = posterior(base, honest)
         pick = int(self._rng.integers(int(result.layouts)))
         if len(base.fleet) == 1:  # a one-ship fleet's layouts are its placements (the search lists fleets)
             row = np.flatnonzero(result.placement_layouts)[pick : pick + 1]
         else:
             row = select_by_search(base, evidence(base, honest), np.array([pick], dtype=np.int64))[0]
-        layout = Layout(self._rules, tuple(tables(base).masks[p] for p in row))
-        if self.over:
-            self._layout = layout
-        return layout
+        return Layout(self._rules, tuple(tables(base).masks[p] for p in row))
 
     def turn_size(self, ships_afloat: int | None = None, cells_afloat: int | None = None) -> int:
         """Shots the next turn fires (as :meth:`battleship.game.Game.turn_size`)."""

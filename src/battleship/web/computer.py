@@ -68,14 +68,27 @@ class Mode:
     source: str
     thinks: bool  # runs the inference engines: timed per move, and checked before a game starts
 
+    def spec_for(self, rules: Rules) -> str:
+        """The shooter this level plays under ``rules``: its own, or under ``[noise]`` one that weighs the
+        answers' likelihood where its own would read every answer as true (:data:`UNDER_NOISE`)."""
+        return UNDER_NOISE.get(self.name, self.spec) if rules.noise is not None else self.spec
+
+    def refusal(self, rules: Rules) -> str | None:
+        """Why this level cannot play ``rules`` at all, in one line, or None."""
+        if rules.noise is not None and self.name in NOT_UNDER_NOISE:
+            return f"the {self.level} level {NOT_UNDER_NOISE[self.name]}: choose another level for rules whose answers lie"
+        return None
+
     def json(self, rules: Rules | None = None) -> dict[str, Any]:
-        shooter = jobs.named(self.spec, rules) if rules is not None else self.spec
+        spec = self.spec_for(rules) if rules is not None else self.spec
+        shooter = jobs.named(spec, rules) if rules is not None else spec
+        source = self.source if spec == self.spec else NOISY_SOURCE
         return {
             "mode": self.name,
             "level": self.level,
             "words": self.words,
             "shooter": shooter,
-            "source": self.source,
+            "source": source,
         }
 
 
@@ -97,12 +110,27 @@ MODES = {
 }  # fmt: skip
 
 
+# under [noise], Hard weighs every layout by the likelihood of the answers (DataGenetics' count so weighed,
+# with C. Liam Brown's skew): its exact samples would rule layouts out on answers that may lie. Easy reads
+# no answer, Medium believes every one (as its source wrote it), Expert's best weighs them already.
+UNDER_NOISE = {"probability": "density:skew=20"}
+NOISY_SOURCE = "DataGenetics' density count, each layout weighed by the likelihood of the answers (docs/research/noise.md)"
+NOT_UNDER_NOISE = {"learning": "expects your ships from honest games and reads every answer as true"}
+
+
+def aiming(rules: Rules) -> Rules:
+    """The rules the computer fires at the player's fleet under: the game's, less a cheating hider (the
+    player's fleet is an honest layout, whoever hides the computer's)."""
+    return rules.honest() if rules.hider is not None else rules
+
+
 def sweeps(chosen: Mode, rules: Rules) -> bool:
     """True when ``chosen``'s moves may sweep a state graph: Hard and Adaptive always (exact samples and
     exact odds), Expert where it plays exact play (``optimal`` on Sea Battle's rules, ``twoply`` on
     the C# Pirates contest's)."""
     exact = jobs.named("best", rules).partition(":")[0] in ("optimal", "twoply")
-    return chosen.name in SWEEPING or (chosen.name == "best" and exact)
+    own = chosen.spec_for(rules) == chosen.spec  # under noise Hard counts placements, no state graph
+    return (chosen.name in SWEEPING and own) or (chosen.name == "best" and exact)
 
 
 def mode(name: str) -> Mode:
@@ -175,17 +203,18 @@ class Computer:
         """The cell ``name``'s shooter fires at (under salvo rules, the ``size`` cells of its salvo); the
         density shooter's when it is out of time."""
         chosen = mode(name)
-        shooter = jobs.named(chosen.spec, rules)
+        spec = chosen.spec_for(rules)
+        shooter = jobs.named(spec, rules)
         if rules.salvo is not None:
             return self._salvo(rules, observation, chosen, seed, stop, model, size)
         if not chosen.thinks:  # a few microseconds: no worker needed
-            return Move(jobs.shot(rules, observation, chosen.spec, seed, stop=Stop()), shooter)
+            return Move(jobs.shot(rules, observation, spec, seed, stop=Stop()), shooter)
         shapes, exact, why = self._graphs_for_move(rules, observation, chosen, model)
         if why is None:
             try:
                 if stop.requested:  # the deadline passed while the request waited for a slot
                     stop.check()
-                args = (rules, observation, chosen.spec, seed, model, bool(exact))
+                args = (rules, observation, spec, seed, model, bool(exact))
                 cell = self._thinking(jobs.shot, *args, stop=stop, shapes=shapes)
                 return Move(cell, shooter, None, exact, None if exact is not False else SAMPLED)
             except OutOfTime:
@@ -206,8 +235,8 @@ class Computer:
         size: int,
     ) -> Move:
         """A salvo by ``chosen``'s shooter; the stand-in's when it is out of time or cannot choose salvos."""
-        shooter = jobs.named(chosen.spec, rules)
-        args = (rules, observation, chosen.spec, seed, size)
+        shooter = jobs.named(chosen.spec_for(rules), rules)
+        args = (rules, observation, chosen.spec_for(rules), seed, size)
         if not chosen.thinks:
             cells, why = jobs.salvo(*args, stop=Stop())
             exact = None
@@ -358,12 +387,13 @@ class Computer:
     def _probe(self, rules: Rules, chosen: Mode, model: PlacementModel | None, request: Stop) -> float:
         """Time ``chosen`` in a worker, within :attr:`probe_seconds` from now (sharing the request's flag)."""
         # the request going away stops the timing too
-        return self._heavy(jobs.probe, rules, chosen.spec, model, stop=request.child(self.probe_seconds))
+        spec = chosen.spec_for(rules)
+        return self._heavy(jobs.probe, rules, spec, model, stop=request.child(self.probe_seconds))
 
     def _time(self, rules: Rules, chosen: Mode, stop: Stop, model: PlacementModel | None) -> str | None:
         """Why ``chosen`` is too slow under ``rules``, or None: one move timed on each probe position."""
         limit = self.move_seconds
-        shooter = jobs.named(chosen.spec, rules)
+        shooter = jobs.named(chosen.spec_for(rules), rules)
         try:
             seconds = self.gate.run(partial(self._probe, rules, chosen, model, stop), lane=START, stop=stop)
         except OutOfTime:

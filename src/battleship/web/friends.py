@@ -28,23 +28,28 @@ from battleship.web.records import (
     Conflict,
     NotFound,
     clock_left,
-    fired_json,
     layout_json,
     pick_rules,
     rules_json,
     rules_of,
-    ships_afloat,
     write_record,
 )
 from battleship.web.service import (
     MOVED_ON,
     Games,
     new_row,
+    noise_view,
     random_layout,
     read_targets,
     salvo_view,
     turn_answer,
 )
+
+
+def coins(rules) -> int | None:
+    """A new game's referees' seed under ``[noise]`` (None without): drawn by the server, kept by the record."""
+    return secrets.randbits(63) if rules.noise is not None else None
+
 
 PLACING = "placing"  # the status while a fleet is still to be placed
 MIN_CLOCK, MAX_CLOCK = 30, 3600  # seconds a side, when the game has a clock
@@ -66,6 +71,10 @@ class Friends(Games):
     ) -> dict[str, Any]:
         """A new game: the first player's seat and the invitation for the second (both tokens)."""
         rules = pick_rules(rules_name, rules_toml)
+        if rules.hider is not None:
+            raise BattleshipError(
+                "a cheating hider plays only against the computer: between friends a person hides a fleet"
+            )
         if clock is not None and not MIN_CLOCK <= clock <= MAX_CLOCK:
             raise BattleshipError(f"clock: from {MIN_CLOCK} to {MAX_CLOCK} seconds a side, not {clock}")
         tokens = (secrets.token_hex(16), secrets.token_hex(16))
@@ -187,15 +196,17 @@ class Friends(Games):
             view["your_layout"] = layout_json(notation.parse_layout(layouts[side], rules))
         if row["record"]:  # both fleets placed
             game = self.replays.get(row)
-            view["your_shots"] = fired_json(game.target(side).observation, rules)
-            view["their_shots"] = fired_json(game.at[side].observation, rules)
             over = status == "over"
+            # under noise: each shot's visit to its cell; whether an answer lied, about this player's own
+            # fleet at once (they know it), about the other's once the game is over
+            view["your_shots"] = game.fired(side, truth=over)
+            view["their_shots"] = game.fired(1 - side, truth=True)
             if rules.salvo is not None:
                 view.update(salvo_view(game, side, over, "your", "their"))
-            view["their_ships_left"] = ships_afloat(
-                game.layouts[1 - side], game.target(side).observation, over
-            )
-            view["your_ships_left"] = ships_afloat(game.layouts[side], game.at[side].observation, True)
+            if rules.noise is not None:
+                view["noise"] = noise_view(game, over)
+            view["their_ships_left"] = game.ships_left(1 - side, over)
+            view["your_ships_left"] = game.ships_left(side, True)
         if status == "over" and layouts[1 - side]:
             view["their_layout"] = layout_json(notation.parse_layout(layouts[1 - side], rules))
         return view
@@ -247,7 +258,8 @@ class Friends(Games):
                 changes.update(
                     status=TURNS[0],
                     turn_started=store.now(),
-                    record=write_record(rules, FRIEND_SIDES, layouts, []),
+                    # under noise the server's coins flip both players' answers: the record keeps them
+                    record=write_record(rules, FRIEND_SIDES, layouts, [], coins(rules)),
                 )
             if not held.save(changes):
                 raise Conflict(MOVED_ON)

@@ -234,7 +234,7 @@ def positions(rules: Rules) -> list[Observation]:
 
     layout = to_layout(rules, draw(rules, "uniform", 0, 1, threads=False)[0])
     biggest = max(range(len(rules.fleet)), key=lambda k: rules.fleet[k].size)
-    game = Game(layout)
+    game = Game(layout, seed=0 if rules.noise is not None else None)  # under noise: the coins of seed 0
     game.fire_salvo([(layout.masks[biggest] & -layout.masks[biggest]).bit_length() - 1])  # its first cell
     return [Observation(rules, ()), game.observation]
 

@@ -5,6 +5,12 @@ layouts, rules, sunk ships drawn whole where the answers pin them down).
 A game is its two layouts and its moves; everything else (answers, sunk ships, whose turn, the end)
 is replayed from them, so what is stored is exactly the paper's game notation. A game against the
 computer is played by "Player" and "Computer", a game between friends by "Player 1" and "Player 2".
+
+Under ``[noise]`` rules the record keeps the referees' seed (``# coins: N``, each grid answered by coins
+of its own: :func:`battleship.noise.grid_seed`), so every answer, lies included, replays exactly.
+Against a cheating hider (``[hider]``, the computer's side only) the computer's grid is left out of the
+record until the game ends; the hider's answers replay from the game's seed (:data:`HIDER_STREAM`), and
+the finished notation holds the layout it showed at the end, which answers every move as the hider did.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from battleship import rules as rules_mod
 from battleship.cells import cell_name, from_xy, to_xy
 from battleship.errors import BattleshipError
 from battleship.game import Game, Observation, Outcome, Shot, Volley
+from battleship.inference.hider import Hider
 from battleship.layout import Layout
+from battleship.noise import grid_seed
 from battleship.rules import PRESETS, Rules, Sinks, preset
 
 RULES = tuple(PRESETS)  # every preset is on offer (square-N and the salvo rules included)
@@ -28,6 +36,9 @@ FRIEND = "friend"  # the mode of a game between two people
 COMPUTER_SIDES = ("Player", "Computer")
 FRIEND_SIDES = ("Player 1", "Player 2")
 TURNS = ("player-turn", "computer-turn")  # the stored status while side 0 or side 1 is to move
+# a cheating hider's ties: the game's seed, stream 2 (stream 0 is the computer's shots, 1 "play for me")
+HIDER_STREAM = 2
+Referee = Game | Hider  # who answers the shots at one side: a referee on a layout, or a cheating hider
 
 # custom rules (the CLI's TOML) within these bounds; whether a level answers in time under them is
 # measured when a game is created (battleship.web.computer)
@@ -35,6 +46,7 @@ MAX_RULES_TOML = 4000  # characters
 MAX_SIDE = 15  # the largest preset board
 MAX_SHIPS = 10  # Sea Battle's fleet
 MAX_SHIP_CELLS = 6
+NO_HIDER_SALVOS = "the web plays a cheating hider one shot a turn: leave [salvo] out of these rules"
 
 
 class NotFound(BattleshipError):
@@ -103,16 +115,59 @@ class Replay:
 
     rules: Rules
     names: tuple[str, str]
-    layouts: tuple[Layout, Layout]  # the first side's fleet, the second's
+    # the first side's fleet, the second's; None for a cheating hider's, which has none until it shows
+    # one at the end (:meth:`shown_layout`)
+    layouts: tuple[Layout, Layout | None]
     moves: list[tuple[str, int]]
-    at: tuple[Game, Game]  # at[k]: the shots fired at side k's fleet (by the other side)
+    at: tuple[Referee, Referee]  # at[k]: the shots fired at side k's fleet (by the other side)
     turns: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)  # (side, cells) of every turn
     record: str = ""  # the game so far in the paper's notation (what :func:`write_record` writes)
+    coins: int | None = None  # under [noise]: the referees' seed the record keeps
+
+    def fleet(self, side: int) -> Layout:
+        """Side ``side``'s fleet (a cheating hider's: the layout it shows, :meth:`shown_layout`)."""
+        layout = self.layouts[side]
+        return layout if layout is not None else self.shown_layout()
+
+    def shown_layout(self) -> Layout:
+        """The layout the cheating hider shows once the game ends: one consistent with every answer it
+        gave (drawn once from its stream, then kept)."""
+        layout, hider = self.layouts[1], self.at[1]
+        if layout is None:
+            assert isinstance(hider, Hider), "only a cheating hider hides no layout"
+            layout = Layout(self.rules, hider.layout.masks)
+            self.layouts = (self.layouts[0], layout)
+        return layout
+
+    def referee_at(self, side: int) -> Game:
+        """A fresh referee answering shots at side ``side``'s fleet as this game's did (against a cheating
+        hider, an honest one on the layout it showed, which gives the very same answers)."""
+        layout = self.fleet(side)
+        if self.rules.hider is not None:
+            return Game(Layout(self.rules.honest(), layout.masks))
+        return Game(layout, seed=None if self.coins is None else grid_seed(self.coins, side))
+
+    def ships_left(self, side: int, revealed: bool) -> int | None:
+        """Side ``side``'s ships afloat as a player may know it (:func:`ships_afloat`)."""
+        layout = self.layouts[side]
+        observation = self.at[side].observation
+        if layout is None:  # a cheating hider: only what it announced
+            revealed = False
+            layout = self.layouts[0]
+        return ships_afloat(layout, observation, revealed)
+
+    def fired(self, shooter: int, truth: bool) -> list[dict[str, Any]]:
+        """The shots side ``shooter`` fired (:func:`fired_json`); under noise each says which visit to its
+        cell it was, and with ``truth`` whether its answer was flipped."""
+        shots = fired_json(self.target(shooter).observation, self.rules)
+        if self.rules.noise is not None:
+            mark_noise(shots, self.layouts[1 - shooter] if truth else None)
+        return shots
 
     def side(self, name: str) -> int:
         return self.names.index(name)
 
-    def target(self, shooter: int) -> Game:
+    def target(self, shooter: int) -> Referee:
         """The game the side ``shooter`` fires in (at the other side's fleet)."""
         return self.at[1 - shooter]
 
@@ -120,7 +175,9 @@ class Replay:
         """How many shots the side ``shooter`` fires on its next turn (1 in the one-shot game)."""
         if self.rules.salvo is None:
             return 1
-        return turn_size(self.layouts[shooter], self.at[shooter], self.target(shooter))
+        own, fired_at_own, target = self.layouts[shooter], self.at[shooter], self.target(shooter)
+        assert own is not None and isinstance(fired_at_own, Game), "a cheating hider plays one shot a turn"
+        return turn_size(own, fired_at_own, target)
 
     def play(self, shooter: int, cells: tuple[int, ...]) -> Shot | Volley:
         """One more turn by ``shooter``: a shot, or (salvo rules) a salvo of the size its turn allows."""
@@ -153,10 +210,11 @@ class Replay:
             (copy.copy(self.at[0]), copy.copy(self.at[1])),
             list(self.turns),
             self.record,
+            self.coins,
         )
 
 
-def turn_size(own: Layout, fired_at_own: Game, target: Game) -> int:
+def turn_size(own: Layout, fired_at_own: Game, target: Referee) -> int:
     """Shots in the next turn of a side whose fleet is ``own`` (fired at in ``fired_at_own``) firing in
     ``target``: the rules' salvo for that much of its fleet afloat, never more than the cells left."""
     hit = fired_at_own.observation.shot_mask & own.occupied
@@ -164,20 +222,59 @@ def turn_size(own: Layout, fired_at_own: Game, target: Game) -> int:
     return target.turn_size(ships, (own.occupied & ~hit).bit_count())
 
 
+def referees(
+    rules: Rules, layouts: tuple[Layout, Layout | None], coins: int | None, seed: int
+) -> tuple[Referee, Referee]:
+    """Who answers the shots at each side: a referee on its layout (under noise with its grid's coins,
+    :func:`battleship.noise.grid_seed`); against a cheating hider, the hider (its ties from ``seed``'s
+    :data:`HIDER_STREAM`), and an honest referee on the player's fleet."""
+    if rules.hider is not None:
+        player = Game(Layout(rules.honest(), layouts[0].masks))
+        return player, Hider(rules, seed, HIDER_STREAM)
+    if layouts[1] is None:
+        raise BattleshipError("the stored game has no fleet for its second player")
+    if rules.noise is not None:
+        if coins is None:
+            raise BattleshipError(f"{rules.name} flips answers: the stored game has no '# coins:' line")
+        return Game(layouts[0], seed=grid_seed(coins, 0)), Game(layouts[1], seed=grid_seed(coins, 1))
+    return Game(layouts[0]), Game(layouts[1])
+
+
 def replay(row: dict[str, Any]) -> Replay:
     """Rebuild a game from its stored row."""
     rules = rules_of(row)
+    if rules.hider is not None:
+        return _replay_hider(row, rules)
     if rules.salvo is not None:
         return _replay_salvos(row, rules)
     paper = notation.read_game(row["record"], rules)
     names = sides(row)
     fleets = (_fleet(paper, names[0]), _fleet(paper, names[1]))
-    at = (Game(fleets[0]), Game(fleets[1]))
+    at = referees(rules, fleets, paper.coins, 0)
     for who, cell in paper.moves:
         at[1 - names.index(who)].fire(cell)
     moves = list(paper.moves)
     turns: list[tuple[int, tuple[int, ...]]] = [(names.index(who), (cell,)) for who, cell in moves]
-    return Replay(rules, names, fleets, moves, at, turns, row["record"])
+    return Replay(rules, names, fleets, moves, at, turns, row["record"], paper.coins)
+
+
+def _replay_hider(row: dict[str, Any], rules: Rules) -> Replay:
+    """A game against a cheating hider: the hider answers again from the game's seed, shot by shot
+    (the layout it showed, once the game is over, is the row's)."""
+    if rules.salvo is not None:
+        raise BattleshipError(NO_HIDER_SALVOS)
+    _grids, turns = split_record(row["record"], rules)
+    names = sides(row)
+    shown = notation.parse_layout(row["computer_layout"], rules) if row["computer_layout"] else None
+    fleets = (notation.parse_layout(row["player_layout"], rules), shown)
+    at = referees(rules, fleets, None, int(row["seed"]))
+    moves = [(who, c) for who, cells in turns for c in cells]
+    for who, cell in moves:
+        if who not in names:
+            raise BattleshipError(f"the stored game has a move by {who!r}, who is not one of its players")
+        at[1 - names.index(who)].fire(cell)
+    sides_of: list[tuple[int, tuple[int, ...]]] = [(names.index(who), (cell,)) for who, cell in moves]
+    return Replay(rules, names, fleets, moves, at, sides_of, row["record"])
 
 
 def _replay_salvos(row: dict[str, Any], rules: Rules) -> Replay:
@@ -187,7 +284,8 @@ def _replay_salvos(row: dict[str, Any], rules: Rules) -> Replay:
     names = sides(row)
     fleets = (_fleet(paper, names[0]), _fleet(paper, names[1]))
     moves = [(who, c) for who, cells in turns for c in cells]
-    game = Replay(rules, names, fleets, moves, (Game(fleets[0]), Game(fleets[1])), record=row["record"])
+    at = referees(rules, fleets, paper.coins, 0)
+    game = Replay(rules, names, fleets, moves, at, record=row["record"], coins=paper.coins)
     for who, cells in turns:
         if who not in names:
             raise BattleshipError(f"the stored game has a turn by {who!r}, who is not one of its players")
@@ -245,13 +343,27 @@ def _fleet(paper: notation.PaperGame, name: str) -> Layout:
     return layout
 
 
-def write_record(rules: Rules, names: tuple[str, str], layouts: tuple[Layout, Layout], moves) -> str:
+def write_record(
+    rules: Rules,
+    names: tuple[str, str],
+    layouts: tuple[Layout, Layout | None],
+    moves,
+    coins: int | None = None,
+) -> str:
     """The Dunman High paper's game notation of the whole game so far (under salvo rules one turn a line,
-    the player then the salvo's cells: :func:`write_turn`)."""
+    the player then the salvo's cells: :func:`write_turn`); under noise with the referees' seed
+    (``coins``). A cheating hider's grid (None) is left out until it shows one at the end: until then the
+    record is no game the notation replays (the web replays it from the hider's seed, :func:`replay`)."""
     players = ((names[0], layouts[0]), (names[1], layouts[1]))
+    if layouts[1] is None:
+        head = (
+            notation.write_rules(rules) + f"[{names[0]}]\n{notation.write_grid(layouts[0])}\n[{names[1]}]\n"
+        )
+        turns = group_turns(names, list(moves))
+        return head + "".join(write_turn(names[side], cells, rules) + "\n" for side, cells in turns)
     if rules.salvo is None:
-        return notation.write_game(notation.PaperGame(rules, players, tuple(moves)))
-    text = notation.write_game(notation.PaperGame(rules, players, ()))
+        return notation.write_game(notation.PaperGame(rules, players, tuple(moves), coins=coins))
+    text = notation.write_game(notation.PaperGame(rules, players, (), coins=coins))
     lines = [write_turn(names[side], cells, rules) for side, cells in group_turns(names, list(moves))]
     return text + "".join(line + "\n" for line in lines)
 
@@ -270,6 +382,8 @@ def known_ships(rules: Rules, shots: tuple[Shot, ...]) -> dict[int, int]:
         hit |= 0 if s.outcome is Outcome.MISS else 1 << s.cell
         hits_by.append(hit)
     known: dict[int, int] = {i: s.cells for i, s in enumerate(shots) if s.cells}
+    if rules.noise is not None:  # a "hit" may lie: no ship is placed on the answers
+        return known
     taken = 0
     for cells in known.values():
         taken |= cells
@@ -304,6 +418,19 @@ def shot_json(shot: Shot, rules: Rules, cells: int = 0) -> dict[str, Any]:
     if cells:
         out["cells"] = [c for c in range(rules.cells) if cells >> c & 1]
     return out
+
+
+def mark_noise(shots: list[dict[str, Any]], truth: Layout | None) -> None:
+    """Under noise: each shot's ``visit`` (the how-many-th shot at its cell, from 1) and, given the fleet
+    fired at (``truth``), ``flipped``: whether its answer lied (a miss on a ship, a hit or a sinking on water)."""
+    visits: dict[int, int] = {}
+    for shot in shots:
+        cell = shot["cell"]
+        visits[cell] = visits.get(cell, 0) + 1
+        shot["visit"] = visits[cell]
+        if truth is not None and shot["outcome"] != "fired":
+            on_ship = bool(truth.occupied >> cell & 1)
+            shot["flipped"] = (shot["outcome"] == Outcome.MISS.value) == on_ship
 
 
 def fired_json(observation: Observation, rules: Rules) -> list[dict[str, Any]]:
@@ -408,6 +535,10 @@ def rules_json(rules: Rules) -> dict[str, Any]:
     }
     if rules.salvo is not None:
         out["salvo"] = salvo_rule_json(rules)
+    if rules.noise is not None:
+        out["noise"] = {"flip": rules.noise.flip, "sinkings": rules.noise.sinkings.value}
+    if rules.hider is not None:
+        out["hider"] = {"kind": rules.hider.kind, "play": rules.hider.play}
     if rules.name in PRESETS:
         out["about"] = PRESETS[rules.name][0]
     if rules.name == "custom":

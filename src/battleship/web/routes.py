@@ -32,7 +32,7 @@ from starlette.concurrency import run_in_threadpool
 from battleship.rules import preset
 from battleship.stop import CANCELLED, INTERRUPT, Stop
 from battleship.web import stats
-from battleship.web.computer import MODES
+from battleship.web.computer import MODES, aiming
 from battleship.web.gate import ANALYSIS, Saturated
 from battleship.web.guard import MAX_BODY, Problem
 from battleship.web.readiness import STOPPING, NotReady, Ready, not_ready
@@ -376,13 +376,29 @@ def _game_routes(app: FastAPI) -> None:
 
         A level that thinks (probability, best, learning) is timed once under new rules; one that cannot
         answer within a move's deadline is refused (400) with the reason.
+
+        Rules ``noisy`` (or custom rules with a ``[noise]`` table): the server's referee flips each hit or
+        miss answer with the chance ``rules.noise.flip``, by coins it draws and keeps in the game's record
+        (``# coins: N``), so the replay gives every answer, lies included; a cell may be fired at again. The
+        Hard level weighs the answers' likelihood (Adaptive, which reads every answer as true, is refused).
+        Rules ``cheat`` (or ``[hider] kind = "adversarial"``): the computer hides no fleet and answers each
+        shot to keep the game longest, consistent with every answer it gave (the state's ``cheating`` says
+        so); it shows a layout that fits them all at the end. It fires at the player's fleet, an honest
+        layout, under the same rules less the hider. A cheating hider plays one shot a turn.
         """
         args = (body.rules, body.mode, body.layout, body.rules_toml)
         return await stoppable(request, None, service.new_game, *args)  # timing a level has its own bound
 
     @app.get("/api/games/{game_id}", operation_id="getGame", responses={200: game, **responses(404)})
     async def game_state(game_id: GameId) -> dict[str, Any]:
-        """The player's view of a game (the computer's layout only once it is over)."""
+        """The player's view of a game (the computer's layout only once it is over).
+
+        Under noisy rules each shot of ``player_shots`` and ``computer_shots`` has ``visit`` (the how-many-th
+        shot at its cell, from 1) and, where the truth may be told, ``flipped`` (whether its answer lied):
+        the answers about the player's own fleet at once, the player's own once the game is over; ``noise``
+        holds the rule (``flip``, ``sinkings``) and, at the end, the record's ``coins`` and how many answers
+        each side got ``flipped``. Against a cheating computer ``cheating`` says what it does.
+        """
         return await run_in_threadpool(service.state, game_id)
 
     @app.post(
@@ -423,9 +439,21 @@ def _game_routes(app: FastAPI) -> None:
         """Give up: the game ends and both layouts are shown."""
         return await run_in_threadpool(service.resign, game_id)
 
+    _finished_routes(app)
+
+
+def _finished_routes(app: FastAPI) -> None:
+    """A finished game: its replay and the heat maps each side saw."""
+    service, settings = app.state.service, app.state.settings
+
     @app.get("/api/games/{game_id}/replay", operation_id="getReplay", responses=responses(404, 409))
     async def replay(game_id: GameId) -> dict[str, Any]:
-        """A finished game move by move (cells named A1..), each also in the Dunman High paper's notation, with both layouts."""
+        """A finished game move by move (cells named A1..), each also in the Dunman High paper's notation, with both layouts.
+
+        Under noisy rules each move has ``visit`` and ``flipped`` (the truth, the game being over) and
+        ``noise`` the rule and the record's coins; against a cheating computer ``computer_layout`` is the
+        layout it showed at the end (consistent with every answer) and ``cheating`` says so.
+        """
         return await run_in_threadpool(service.replay_view, game_id)
 
     @app.get("/api/games/{game_id}/heat", operation_id="getHeatMap", responses=responses(404, 409, 500, 503))
@@ -475,9 +503,10 @@ def _other_routes(app: FastAPI) -> None:
         presets = []
         for name in RULES:
             rules = preset(name)
-            presets.append(
-                {**rules_json(rules), "levels": {m: MODES[m].json(rules)["shooter"] for m in MODES}}
-            )
+            levels = {m: MODES[m].json(aiming(rules))["shooter"] for m in MODES}
+            # the levels that cannot play the rules at all (Adaptive under answers that lie), and why
+            refused = {m: why for m in MODES if (why := MODES[m].refusal(aiming(rules)))}
+            presets.append({**rules_json(rules), "levels": levels, "refused": refused})
         return {
             "rules": presets,
             "modes": [m.json() for m in MODES.values()],
@@ -515,12 +544,13 @@ def _other_routes(app: FastAPI) -> None:
 
     @app.get("/api/stats", operation_id="getStats", responses=responses())
     async def statistics() -> dict[str, Any]:
-        """Figures drawn from every played game, per rules."""
+        """Figures drawn from every played game, per rules (noisy and cheating rules each a group of their own)."""
         return await run_in_threadpool(stats.summary, service)
 
     @app.post("/api/history", operation_id="lookupGames", responses=responses())
     async def history(body: History) -> dict[str, Any]:
-        """One line for each of these games that still exists (the history a browser keeps of its games)."""
+        """One line for each of these games that still exists (the history a browser keeps of its games);
+        ``twist`` marks a game whose answers may lie (``noisy``) or whose computer cheats (``cheat``)."""
         return {"games": await run_in_threadpool(service.summaries, body.games)}
 
     @app.get("/api/arena", operation_id="listArenaRuns", responses=responses())

@@ -20,30 +20,32 @@ from sqlalchemy.engine import Engine
 from battleship import generators, notation
 from battleship.cells import cell_name, parse_cell
 from battleship.errors import BattleshipError
-from battleship.game import Game, Observation
+from battleship.game import Observation
 from battleship.layout import Layout
 from battleship.rules import Rules, Sinks
 from battleship.shooters.learning import refusal as learning_refusal
 from battleship.stop import Stop
 from battleship.web import store
 from battleship.web.computer import MODES, Computer, Move, mode
+from battleship.web.computer import aiming as computer_aiming
 from battleship.web.models import Models
 from battleship.web.records import (
     COMPUTER_SIDES,
     FRIEND,
+    NO_HIDER_SALVOS,
     TURNS,
     Conflict,
     NotFound,
     Replay,
-    fired_json,
     history_status,
     layout_json,
     pick_rules,
+    referees,
     replay,
     rules_json,
+    rules_of,
     salvo_rule_json,
     salvos_json,
-    ships_afloat,
     write_record,
 )
 from battleship.web.replays import Replays
@@ -101,7 +103,7 @@ def read_salvo(cells: object, rules: Rules, seen: Observation, size: int) -> tup
         name = cell_name(cell, rules.cols)
         if cell in read[:i]:
             raise BattleshipError(f"cells[{i}]: {name} is in the salvo twice")
-        if seen.is_shot(cell):
+        if seen.is_shot(cell) and rules.noise is None:  # under noise a cell may be fired at again
             raise BattleshipError(f"cells[{i}]: {name} has been fired at already")
     if len(read) != size:
         raise BattleshipError(
@@ -192,6 +194,7 @@ class Games:
         if game.target(side).over:
             winner = ("player", "computer")[side] if row["mode"] != FRIEND else f"player{side + 1}"
             changes.update(status="over", winner=winner, finished=store.now(), ended_by="sunk")
+            changes.update(shown(game))
             changes["notation"] = changes["record"]
         else:
             changes["status"] = TURNS[1 - side]
@@ -225,6 +228,17 @@ class Games:
         return [_summary(r) for r in sorted(rows, key=lambda r: order[r["id"]])]
 
 
+def shown(game: Replay) -> dict[str, Any]:
+    """A finished game's changes against a cheating hider: the layout it shows (consistent with every
+    answer it gave) and the record with its grid, a paper game the notation replays answer for answer.
+    No changes in any other game."""
+    if game.rules.hider is None:
+        return {}
+    layout = game.shown_layout()
+    game.record = write_record(game.rules, game.names, (game.layouts[0], layout), game.moves)
+    return {"computer_layout": notation.format_layout(layout), "record": game.record}
+
+
 def _summary(row: dict[str, Any]) -> dict[str, Any]:
     """One game in a history list."""
     rules = row["rules"] if row["rules"] != "custom" else "custom"
@@ -237,9 +251,19 @@ def _summary(row: dict[str, Any]) -> dict[str, Any]:
         "ended_by": row["ended_by"] or ("resigned" if row["resigned"] else "sunk" if row["winner"] else None),
         "moves": row["moves"],
         "turns": row["turns"],  # salvo games: turns (both sides' salvos); None in the one-shot game
+        "twist": twist(row),
         "created": row["created"].isoformat(),
         "finished": row["finished"].isoformat() if row["finished"] else None,
     }
+
+
+def twist(row: dict[str, Any]) -> str | None:
+    """``noisy`` (answers may lie), ``cheat`` (the computer's hider cheats) or None: what a history list
+    marks a game by."""
+    if row["rules"] not in ("noisy", "cheat", "custom"):
+        return None
+    rules = rules_of(row)
+    return "noisy" if rules.noise is not None else "cheat" if rules.hider is not None else None
 
 
 def read_targets(
@@ -249,7 +273,7 @@ def read_targets(
     if cells is not None:
         return read_salvo(cells, rules, seen, size)
     target = read_cell(cell, rules)
-    if seen.is_shot(target):
+    if seen.is_shot(target) and rules.noise is None:  # under noise a cell may be fired at again
         raise BattleshipError(f"{cell_name(target, rules.cols)} has been fired at already")
     if size != 1:
         raise BattleshipError(f"cell: one cell given; {turn_words(rules, size)}: give them as cells")
@@ -270,6 +294,27 @@ def salvo_view(game: Replay, side: int, over: bool, mine: str, theirs: str) -> d
         f"{mine}_salvos": salvos_json(game.target(side).observation, rules),
         f"{theirs}_salvos": salvos_json(game.at[side].observation, rules),
     }
+
+
+CHEATING = (
+    "The computer cheats: it hides no fleet and moves its ships, answering each shot to keep the game "
+    "going longest, always consistently with every answer it gave. At the end it shows a layout that "
+    "fits every answer."
+)
+
+
+def noise_view(game: Replay, over: bool) -> dict[str, Any]:
+    """What a page says of answers that lie: the chance (``flip``), what sinkings do, the record's coins
+    once the game is over, and then how many of each side's answers were flipped."""
+    noise = game.rules.noise
+    assert noise is not None
+    out: dict[str, Any] = {"flip": noise.flip, "sinkings": noise.sinkings.value}
+    if over:
+        out["coins"] = str(game.coins)  # a string: JavaScript's numbers lose a 63-bit seed's last digits
+        out["flipped"] = [
+            sum(s.get("flipped", False) for s in game.fired(side, truth=True)) for side in (0, 1)
+        ]
+    return out
 
 
 def turn_answer(state: dict[str, Any], who: str) -> dict[str, Any]:
@@ -318,28 +363,36 @@ class Service(Games):
         """
         rules = pick_rules(rules_name, rules_toml)
         chosen = mode(mode_name)
-        if chosen.name == "learning" and (why := learning_refusal(rules)):
+        if rules.hider is not None and rules.salvo is not None:
+            raise BattleshipError(NO_HIDER_SALVOS)
+        aiming = computer_aiming(rules)  # against a cheating hider, the computer's shots are honest ones
+        if why := chosen.refusal(aiming):
+            raise BattleshipError(why)
+        if chosen.name == "learning" and (why := learning_refusal(aiming)):
             raise BattleshipError(f"the Adaptive level cannot play these rules: {why}")
         player = notation.parse_layout(layout, rules) if layout is not None else random_layout(rules)
-        model = self.models.model(rules) if chosen.name == "learning" else None
-        self.computer.admit(rules, chosen.name, stop or Stop(), model)
-        computer = random_layout(rules)
+        model = self.models.model(aiming) if chosen.name == "learning" else None
+        self.computer.admit(aiming, chosen.name, stop or Stop(), model)
+        computer = random_layout(rules) if rules.hider is None else None  # a cheating hider places none
+        coins = (
+            secrets.randbits(63) if rules.noise is not None else None
+        )  # the referees' seed: the record keeps it
+        seed = secrets.randbits(63)
         row = new_row(
             rules,
             chosen.name,
             status=TURNS[PLAYER],
-            seed=str(secrets.randbits(63)),
+            seed=str(seed),
             player_layout=notation.format_layout(player),
-            computer_layout=notation.format_layout(computer),
-            record=write_record(rules, ("Player", "Computer"), (player, computer), []),
+            computer_layout=notation.format_layout(computer) if computer is not None else "",
+            record=write_record(rules, COMPUTER_SIDES, (player, computer), [], coins),
         )
         store.create(self.engine, row)
-        game = Replay(
-            rules, COMPUTER_SIDES, (player, computer), [], (Game(player), Game(computer)), [], row["record"]
-        )
+        at = referees(rules, (player, computer), coins, seed)
+        game = Replay(rules, COMPUTER_SIDES, (player, computer), [], at, [], row["record"], coins)
         self.replays.keep(row["id"], game)
         state = self._view(row, game)
-        if notice := self.computer.readiness(rules, chosen.name, model):
+        if notice := self.computer.readiness(aiming, chosen.name, model):
             state["notice"] = notice
         return state
 
@@ -358,24 +411,30 @@ class Service(Games):
             "id": row["id"],
             "rules": rules_json(rules),
             "mode": row["mode"],
-            "level": MODES[row["mode"]].json(rules),
+            "level": MODES[row["mode"]].json(computer_aiming(rules)),
             "status": row["status"],
             "winner": row["winner"],
             "resigned": row["resigned"],
             "play_for_me": row["play_for_me"],
             "moves": row["moves"],
-            "player_layout": layout_json(game.layouts[PLAYER]),
-            "player_shots": fired_json(game.at[COMPUTER].observation, rules),
-            "computer_shots": fired_json(game.at[PLAYER].observation, rules),
-            "computer_ships_left": ships_afloat(game.layouts[COMPUTER], game.at[COMPUTER].observation, over),
-            "player_ships_left": ships_afloat(game.layouts[PLAYER], game.at[PLAYER].observation, True),
+            "player_layout": layout_json(game.fleet(PLAYER)),
+            # under noise each shot's visit to its cell; whether it lied: the answers about the player's
+            # own fleet at once (the player knows it), the player's own answers once the game is over
+            "player_shots": game.fired(PLAYER, truth=over),
+            "computer_shots": game.fired(COMPUTER, truth=True),
+            "computer_ships_left": game.ships_left(COMPUTER, over),
+            "player_ships_left": game.ships_left(PLAYER, True),
         }
         if rules.salvo is not None:
             view.update(salvo_view(game, PLAYER, over, "player", "computer"))
             # what the player has seen of the computer's fleet, as the calculator reads it (the heat map)
             view["player_board"] = game.at[COMPUTER].observation.text()
+        if rules.noise is not None:
+            view["noise"] = noise_view(game, over)
+        if rules.hider is not None:
+            view["cheating"] = CHEATING
         if over:
-            view["computer_layout"] = layout_json(game.layouts[COMPUTER])
+            view["computer_layout"] = layout_json(game.fleet(COMPUTER))
             view["notation"] = row["notation"]
         return view
 
@@ -434,8 +493,10 @@ class Service(Games):
         return answer
 
     def _computer_plays(self, row: dict[str, Any], game: Replay, stop: Stop) -> Move:
-        """The computer's turn played on ``game`` (stored as ``row``): its level's move within the deadline."""
-        rules, seen = game.rules, game.at[PLAYER].observation
+        """The computer's turn played on ``game`` (stored as ``row``): its level's move within the deadline
+        (against a cheating hider, at the player's honest fleet under the rules less the hider)."""
+        seen = game.at[PLAYER].observation
+        rules = seen.rules
         model = self.models.model(rules) if row["mode"] == "learning" else None
         seed = (int(row["seed"]), 0)  # the computer plays `battleship play` with the game's seed
         move = self.computer.move(rules, seen, row["mode"], seed, stop, model, size=game.turn_size(COMPUTER))
@@ -464,8 +525,10 @@ class Service(Games):
             if row["status"] == "over":
                 raise Conflict("the game is over")
             changes = {"status": "over", "winner": "computer", "resigned": True, "finished": store.now()}
-            game = self.replays.get(row)
-            row = self._commit(held, game, {**changes, "ended_by": "resigned", "notation": row["record"]})
+            game = self.replays.get(row).copy()
+            changes.update(shown(game))  # a cheating hider shows a layout consistent with its answers
+            notation_text = changes.get("record", row["record"])
+            row = self._commit(held, game, {**changes, "ended_by": "resigned", "notation": notation_text})
         return self._view(row, game)
 
     # ---- the replay ------------------------------------------------------------------------------
@@ -475,7 +538,7 @@ class Service(Games):
         row = self._finished(game_id)
         game = replay(row)
         rules = game.rules
-        shots = [fired_json(game.at[1 - side].observation, rules) for side in (0, 1)]
+        shots = [game.fired(side, truth=True) for side in (0, 1)]
         fired = [0, 0]
         moves = []
         player = ("player", "computer") if row["mode"] != FRIEND else ("player1", "player2")
@@ -498,16 +561,18 @@ class Service(Games):
             "id": row["id"],
             "rules": rules_json(rules),
             "mode": row["mode"],
-            "level": MODES[row["mode"]].json(rules) if row["mode"] in MODES else None,
+            "level": MODES[row["mode"]].json(computer_aiming(rules)) if row["mode"] in MODES else None,
             "names": [s["name"] or game.names[s["side"]] for s in seats] or list(game.names),
             "winner": row["winner"],
             "resigned": row["resigned"],
             "ended_by": row["ended_by"] or ("resigned" if row["resigned"] else "sunk"),
             "play_for_me": row["play_for_me"],
-            "player_layout": layout_json(game.layouts[0]),
-            "computer_layout": layout_json(game.layouts[1]),
+            "player_layout": layout_json(game.fleet(0)),
+            "computer_layout": layout_json(game.fleet(1)),
             "moves": moves,
             **extra,
+            **({"noise": noise_view(game, True)} if rules.noise is not None else {}),
+            **({"cheating": CHEATING} if rules.hider is not None else {}),
             "notation": row["notation"],
         }
 
@@ -533,7 +598,7 @@ class Service(Games):
         if not 0 <= move <= len(game.moves):
             raise BattleshipError(f"move must be from 0 to {len(game.moves)}, not {move}")
         shooter = 1 if side == "computer" else 0
-        target = Game(game.layouts[1 - shooter])
+        target = game.referee_at(1 - shooter)  # answers as the game's referee (or cheating hider) did
         done = 0  # moves of the turns replayed
         for who, cells in game.turns:
             if done + len(cells) > move:

@@ -67,8 +67,8 @@ def summary(service) -> dict[str, Any]:
 
 def _learning(models, rules: Rules) -> tuple[dict[str, Any] | None, bool]:
     """The Adaptive level's map under ``rules`` (None where it cannot play them), and whether it is being fitted."""
-    if learning_refusal(rules) or models.cannot(rules):
-        return None, False
+    if rules.noise is not None or learning_refusal(rules) or models.cannot(rules):
+        return None, False  # under noise the Adaptive level does not play (it reads every answer as true)
     fitted = models.get(rules)
     if fitted is None:
         return None, not models.cannot(rules)
@@ -80,7 +80,14 @@ def label(rules: Rules) -> str:
     """A rules' name as the page lists it (custom rules described by their board and fleet)."""
     if rules.name != "custom":
         return rules.name
-    return f"custom: {rules.rows}x{rules.cols}, {len(rules.fleet)} ships, {rules.spacing.value}, sinks {rules.sinks.value}"
+    twist = (
+        f", answers flipped at {rules.noise.flip:g}" if rules.noise is not None
+        else ", a cheating hider" if rules.hider is not None else ""
+    )  # fmt: skip
+    return (
+        f"custom: {rules.rows}x{rules.cols}, {len(rules.fleet)} ships, {rules.spacing.value}, "
+        f"sinks {rules.sinks.value}{twist}"
+    )
 
 
 def _modes(games: list[dict[str, Any]], salvo: bool = False) -> dict[str, dict[str, Any]]:

@@ -132,6 +132,7 @@ function labelCells(cells, cols, extra) {
     if (c.contains("revealed") && !c.contains("sunk")) parts.push("ship not found");
     if (c.contains("aimed")) parts.push("marked for the salvo");
     if (c.contains("last")) parts.push("the last shot");
+    if (b.dataset.answers) parts.push(b.dataset.answers);  // answers that lie: every answer the square got
     if (extra && extra[i]) parts.push(extra[i]);
     b.setAttribute("aria-label", `${cellName(i, cols)}, ${parts.length ? parts.join(", ") : "not fired at"}`);
   });

@@ -190,6 +190,7 @@ function drawSide(cells, rules, shots, layout, show) {
     if (b.classList.contains("sunk")) continue;
     // a shot answered only with its salvo: where the fleet is shown, what it struck is plain to see
     const s = fired.outcome === "fired" && occupied.size ? {...fired, outcome: occupied.has(fired.cell) ? "hit" : "miss"} : fired;
+    b.classList.remove("miss", "hit");  // under noise a square fired at again shows its latest answer
     b.classList.add({miss: "miss", hit: "hit", fired: "salvo"}[s.outcome] || "sunk");
     if (s.outcome === "sunk") {
       for (const c of s.cells || [s.cell]) {
@@ -203,7 +204,38 @@ function drawSide(cells, rules, shots, layout, show) {
     }
   }
   if (shots.length) cells[shots[shots.length - 1].cell].classList.add("last");
+  if (rules.noise) markNoise(cells, shots);
   labelCells(cells, rules.cols);
+}
+
+// Under answers that lie: a square fired at more than once shows how many times (a corner number), its
+// tooltip and accessible name every answer it got in order, and a dashed ring once one of them is known
+// to have lied (the truth: about your own fleet at once, about the other's at the end). It may be fired
+// at again, so it stays enabled.
+function markNoise(cells, shots) {
+  const byCell = new Map();
+  for (const s of shots) byCell.set(s.cell, [...(byCell.get(s.cell) || []), s]);
+  cells.forEach((b) => { delete b.dataset.times; delete b.dataset.answers; b.classList.remove("lied"); b.title = ""; });
+  for (const [cell, list] of byCell) {
+    const b = cells[cell];
+    b.removeAttribute("aria-disabled");
+    const words = list.map((s) => (s.outcome === "sunk" ? `sank ${s.ship || "a ship"}` : s.outcome) + (s.flipped ? " (a lie)" : ""));
+    if (list.length > 1) b.dataset.times = list.length;
+    if (list.some((s) => s.flipped)) b.classList.add("lied");
+    b.dataset.answers = `fired ${list.length === 1 ? "once" : list.length + " times"}: ${words.join(", ")}`;
+    b.title = b.dataset.answers;
+  }
+}
+
+// What the rules' twist means, in a sentence for a banner: answers that lie, or a computer that cheats.
+function twistWords(rules, cheating) {
+  if (rules.noise) {
+    const sinkings = rules.noise.sinkings === "truthful" ? "sinkings are always told truly" : "a sinking may be answered \"miss\" too";
+    return `Answers may lie: each hit or miss is flipped with chance ${+(100 * rules.noise.flip).toFixed(2)}% (${sinkings}). `
+      + "You may fire at a square again (the corner number counts the shots); the game ends once every ship square has been fired at.";
+  }
+  if (rules.hider) return cheating || "The computer cheats: it hides no fleet and moves its ships, answering consistently.";
+  return "";
 }
 
 // A shot in words: "You fired at E5: hit!"

@@ -182,6 +182,10 @@ function drawBoards(before) {
   if (badge) $("enemy-title").appendChild(badge);
   $("their-label").textContent = `shots by ${view.them.name}`;
   $("enemy").classList.toggle("inert", view.status !== "your-turn");
+  $("enemy").classList.toggle("noisy", Boolean(rules.noise));
+  let twist = twistWords(rules);  // answers that lie: the server's coins flip both players' answers
+  if (over && view.noise) twist += ` The truth: ${view.noise.flipped[view.seat - 1]} of the answers to your shots lied, and ${view.noise.flipped[2 - view.seat]} of theirs (ringed in red).`;
+  $("twist").textContent = twist;
   $("enemy-panel").classList.toggle("active", view.status === "your-turn");
   $("my-shots").textContent = view.your_shots.length;
   const left = view.their_ships_left;  // the server's count: true once their fleet is shown
@@ -266,7 +270,7 @@ function onEnemyCell(cell) {
 }
 
 async function fire(cell, cells) {
-  if (busy || !view || view.status !== "your-turn" || (!cells && view.your_shots.some((s) => s.cell === cell))) return;
+  if (busy || !view || view.status !== "your-turn" || (!cells && !view.rules.noise && view.your_shots.some((s) => s.cell === cell))) return;
   busy = true;
   try {
     const answer = await api(`/api/seats/${seats[shown]}/fire`, cells ? {cells} : {cell});

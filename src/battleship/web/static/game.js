@@ -30,7 +30,9 @@ function selectMode(mode) { document.querySelector(`#mode input[value="${mode}"]
 function showMode() {  // the shooter each level plays under the chosen rules
   for (const m of catalogue.modes) {
     const shooter = chooser.preset ? chooser.preset.levels[m.mode] : m.shooter;
-    document.querySelector(`#mode .shooter[data-mode="${m.mode}"]`).textContent = `(${shooter}: ${m.source})`;
+    const refused = chooser.preset && chooser.preset.refused && chooser.preset.refused[m.mode];
+    document.querySelector(`#mode .shooter[data-mode="${m.mode}"]`).textContent = refused
+      ? `(not under these rules: ${refused})` : `(${shooter}: ${m.source})`;
   }
   localStorage.setItem("battleship-mode", selectedMode());
 }
@@ -49,7 +51,7 @@ async function setRules(preset, toml) {
     catch (err) { if (ticket === rulesAsked) chooser.say(err.message); return; }
     if (ticket !== rulesAsked) return;
     rules = read;
-    $("about-rules").textContent = `Custom rules: ${rules.rows}x${rules.cols}, ${rules.fleet.length} ships.`;
+    $("about-rules").textContent = `Custom rules: ${rules.rows}x${rules.cols}, ${rules.fleet.length} ships. ${twistWords(rules)}`;
   }
   placement = new Placement($("placement"), $("fleet"), rules, (text) => { $("setup-message").textContent = text; });
   showMode();
@@ -114,12 +116,26 @@ function render() {
     aim.ready(game.status === "player-turn" && salvoSize() > 1 ? salvoSize() : 0, enemy);
   }
   $("enemy").classList.toggle("inert", game.status !== "player-turn");
+  $("enemy").classList.toggle("noisy", Boolean(rules.noise));
+  showTwist(over);
   showCounts(over);
   showTurn(over);
   $("resign").classList.toggle("hidden", over);
   for (const id of ["again", "rematch", "replaylink"]) $(id).classList.toggle("hidden", !over);
   if (over) $("replaylink").href = `/replay?game=${game.id}`;
-  if ($("heat").checked && !over) heatMap(); else $("heat-scale").classList.add("hidden");
+  $("heat").parentElement.classList.toggle("hidden", Boolean(rules.noise));  // the calculator reads every answer as true
+  if ($("heat").checked && !over && !rules.noise) heatMap(); else $("heat-scale").classList.add("hidden");
+}
+
+// The banner of noisy rules or a cheating computer; at the end, the truth (the lies told, the layout shown).
+function showTwist(over) {
+  let text = twistWords(rules, game.cheating);
+  if (over && game.noise) {
+    const [mine, theirs] = game.noise.flipped;
+    text += ` The truth: ${mine} of the answers to your shots lied, and ${theirs} of the answers to the computer's (ringed in red).`;
+  }
+  if (over && game.cheating) text += " The fleet shown is one that fits every answer the computer gave.";
+  $("twist").textContent = text;
 }
 
 function showCounts(over) {
@@ -199,7 +215,8 @@ function fallbackNotice(move, who) {
 
 async function fire(cell, auto, cells) {
   if (busy || !game || game.status !== "player-turn") return;
-  if (!auto && !cells && game.player_shots.some((s) => s.cell === cell)) return;  // fired squares do nothing
+  // fired squares do nothing, save under answers that lie (where a square may be fired at again)
+  if (!auto && !cells && !rules.noise && game.player_shots.some((s) => s.cell === cell)) return;
   busy = true;
   $("notice").textContent = "";
   try {

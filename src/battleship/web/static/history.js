@@ -37,7 +37,8 @@ async function load() {
     const date = when.toLocaleString(undefined, {dateStyle: "short", timeStyle: "short"});
     const against = !game ? (entry.kind === "friend" ? "a friend" : "computer")
       : game.mode === "friend" ? "a friend" : `computer, ${LEVELS[game.mode] || game.mode}`;
-    const cells = [date, against, game ? game.rules : "", game ? result(entry, game, entry.side || null) : "deleted unfinished", game ? length(game) : ""];
+    const twist = game && game.twist ? {noisy: " (answers may lie)", cheat: " (the computer cheats)"}[game.twist] || "" : "";
+    const cells = [date, against, game ? game.rules + twist : "", game ? result(entry, game, entry.side || null) : "deleted unfinished", game ? length(game) : ""];
     cells.forEach((text, k) => {
       const td = document.createElement("td");
       let link = null;

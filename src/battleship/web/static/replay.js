@@ -90,7 +90,8 @@ function paperXY(cell) {
 function moveText(m) {
   const who = names()[m.side];
   if (m.words !== undefined) return `${who}: ${m.names.join(" ")}: ${m.words}`;  // a salvo
-  return `${who}: ${m.name}, ${m.outcome}${m.ship ? " " + m.ship : ""}`;
+  const again = m.visit > 1 ? ` (shot ${m.visit} there)` : "";  // answers that lie: a square fired at again
+  return `${who}: ${m.name}${again}, ${m.outcome}${m.ship ? " " + m.ship : ""}${m.flipped ? " (a lie)" : ""}`;
 }
 
 // The steps of the replay: one a move, or under salvo rules one a salvo (each listed with its answer).
@@ -149,6 +150,10 @@ function describe() {
   $("summary").textContent = replay.salvos
     ? `${lead} after ${replay.salvos.length} salvos (${replay.moves.length} shots): ${salvoRuleWords(replay.rules.salvo)}. The outlined squares are the next salvo; the heat map is what its shooter could know then.`
     : `${lead} after ${replay.moves.length} moves. The outlined square is the next shot; the heat map is what its shooter could know then.`;
+  let twist = twistWords(r, replay.cheating);
+  if (replay.noise) twist += ` The truth: ${replay.noise.flipped[0]} answers to ${friend ? first : "you"} lied and ${replay.noise.flipped[1]} to ${friend ? second : "the computer"} (ringed in red; "a lie" in the moves). The referee's coins: ${replay.noise.coins}.`;
+  if (replay.cheating) twist += " The computer's fleet shown is the layout it showed at the end: it fits every answer it gave.";
+  $("twist").textContent = twist;
   $("side").options[0].textContent = friend ? `${second}'s view of ${first}'s fleet` : "the computer's view of your fleet";
   $("side").options[1].textContent = friend ? `${first}'s view of ${second}'s fleet` : "your view of the computer's fleet";
 }
