@@ -1,7 +1,7 @@
 """Answers that lie and hiders that cheat: every figure of docs/research/noise.md.
 
 Run: .venv/bin/python benchmarks/noise.py [--games N] [--slow-games M] [--cheat-games K] [--seed S]
-     [--jobs J] [--only flips cheat mayflower values optimum study]
+     [--jobs J] [--generator G] [--flips E ...] [--only flips cheat mayflower values optimum study]
 
 - ``flips``: on 10x10 with the standard fleet (``standard`` rules, ships named when sunk) and answers
   flipped with probability 0.01, 0.05 and 0.1 (sinkings told truly), each shooter's mean shots over
@@ -66,12 +66,16 @@ def board(rows: int, cols: int, ships: tuple[int, ...], sinks: Sinks = Sinks.NON
     return Rules(rows, cols, fleet, sinks=sinks, name=f"{rows}x{cols} {{{','.join(map(str, ships))}}}")
 
 
-def table(rules: Rules, specs: list[str], games: int, seed: int, jobs: int) -> None:
+def table(
+    rules: Rules, specs: list[str], games: int, seed: int, jobs: int, generator: str = "uniform"
+) -> None:
     """One paired comparison, a line a shooter: mean (95% CI), minus the first (95% CI), seconds a game."""
+    if games <= 0:
+        return
     start = time.perf_counter()
-    result = compare(rules, [registry.resolve(s, rules) for s in specs], games, seed, jobs=jobs)
+    result = compare(rules, [registry.resolve(s, rules) for s in specs], games, seed, generator, jobs=jobs)
     wall = time.perf_counter() - start
-    print(f"\n{rules.name}: {games:,} paired games (seed {seed}), {wall:.0f} s")
+    print(f"\n{rules.name}: {games:,} paired games (seed {seed}, {generator} layouts), {wall:.0f} s")
     print("| shooter | games | mean (95% CI) | minus first (95% CI) | s a game |")
     print("|---|---|---|---|---|")
     for spec, (name, s) in zip(specs, result.summaries.items(), strict=True):
@@ -238,18 +242,24 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=["values", "mayflower", "flips", "cheat", "optimum"])
+    parser.add_argument(
+        "--generator", default="uniform", help="the layouts of flips and cheat (any of simulate's)"
+    )
+    parser.add_argument(
+        "--flips", type=float, nargs="*", default=list(FLIPS), help="the flip chances of flips"
+    )
     args = parser.parse_args()
     if "values" in args.only:
         values()
     if "mayflower" in args.only:
         mayflower(args.seed)
     if "flips" in args.only:
-        for flip in FLIPS:
-            table(noisy(flip), QUICK, args.games, args.seed, args.jobs)
-        for flip in FLIPS:
-            table(noisy(flip), SLOW, args.slow_games, args.seed, args.jobs)
+        for flip in args.flips:
+            table(noisy(flip), QUICK, args.games, args.seed, args.jobs, args.generator)
+        for flip in args.flips:
+            table(noisy(flip), SLOW, args.slow_games, args.seed, args.jobs, args.generator)
     if "cheat" in args.only:
-        table(preset("cheat"), CHEAT, args.cheat_games, args.seed, args.jobs)
+        table(preset("cheat"), CHEAT, args.cheat_games, args.seed, args.jobs, args.generator)
     if "optimum" in args.only:
         optima()
     if "study" in args.only:
