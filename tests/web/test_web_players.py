@@ -4,6 +4,7 @@ streams; play never starved by analysis."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from datetime import timedelta
@@ -426,11 +427,12 @@ def test_a_calculation_out_of_time_answers_with_the_exact_sampler_s_estimate_say
     board = game.observation
     computer, given = _computer_whose_count_runs_out(tmp_path, monkeypatch)
     try:
-        answer = computer.heat(rules, board, Stop(2.0), skew=True)
+        answer = computer.heat(rules, board, Stop(4.0), skew=True)  # the estimate gets about half a second
         assert answer["engine"] == "sampling" and answer["exact"] is False and answer["layouts"] is None
         assert answer["samples"] > 0 and f"{answer['samples']:,} layouts drawn" in answer["note"]
-        assert answer["note"].startswith("the exact count did not finish within 1.")
-        assert " s: this is the exact sampler" in answer["note"]
+        assert re.match(
+            r"the exact count did not finish within [\d.]+ s: this is the exact sampler", answer["note"]
+        )
         for shot in board.shots:  # the samples fit the shots: their cells are known
             assert answer["probability"][shot.cell] == (0.0 if shot.outcome.value == "miss" else 1.0)
         assert abs(sum(answer["probability"]) - 17) < 1e-3  # every sample holds the fleet's 17 squares
