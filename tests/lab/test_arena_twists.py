@@ -16,6 +16,7 @@ from battleship.inference.hider import Hider as CheatingHider
 from battleship.lab import arena
 from battleship.lab.arena import bots, protocol
 from battleship.rules import Hider, Noise, Rules, Salvo, Ship
+from tests.lab.test_arena_output import Scripted
 
 ROOT = Path(__file__).resolve().parents[2]
 TWICE = ROOT / "tests" / "lab" / "arena_bots" / "twice.py"
@@ -67,32 +68,21 @@ def test_the_rules_block_says_noise_and_the_hider_and_reads_back(rules: Rules) -
     assert reader.rules == rules
 
 
-class Recording:
+class Recording(Scripted):
     """A bot's process that answers from a script and records both directions, as a transcript."""
 
     def __init__(self, answers: list[str]):
-        self.answers, self.transcript = list(answers), []
+        super().__init__(answers)
+        self.transcript: list[str] = []
 
     def send(self, lines: list[str], deadline: float) -> None:
+        super().send(lines, deadline)
         self.transcript += [f"> {line}" for line in lines]
 
     def receive(self, deadline: float, waiting_for: str) -> str:
-        if not self.answers:
-            raise arena.BotFault("time", f"no answer to {waiting_for}")
-        line = self.answers.pop(0)
+        line = super().receive(deadline, waiting_for)
         self.transcript.append(f"< {line}")
         return line
-
-    def allow_cpu(self, seconds: float) -> None: ...
-
-    def over_cpu(self) -> None: ...
-
-    def stop(self, polite: bool = True) -> None: ...
-
-    def settle_stderr(self, wait: float = 0.2) -> None: ...
-
-    def stderr_tail(self, size: int = 240) -> str:
-        return ""
 
 
 def recorded_game(monkeypatch, rules: Rules, answers: list[str]) -> tuple[bots.GameResult, list[str]]:
