@@ -137,10 +137,8 @@ class Graphs:
         self._asked = 0  # a counter: first asked, first compiled within a priority
         self._stop = Stop()
         self._thread: threading.Thread | None = None
-        # the compilation under way: its priority, order and shape, and its own stop (a game's graph
-        # asked for stops a warm-up's)
-        self._current: tuple[int, int, Shape] | None = None
-        self._current_stop: Stop | None = None
+        # the stop of a warm-up's compilation under way (a game's graph asked for stops it)
+        self._warm_up_stop: Stop | None = None
         self.preempted = 0  # warm-up compilations stopped for a game's graph
 
     @property
@@ -177,8 +175,8 @@ class Graphs:
                 self._asked += 1
                 self._queue.put((0 if urgent else 1, self._asked, shape))
                 self._start()
-                if urgent and self._current is not None and self._current[0] > 0 and self._current_stop:
-                    self._current_stop.request()  # a warm-up's compilation gives way
+                if urgent and self._warm_up_stop is not None:
+                    self._warm_up_stop.request()  # a warm-up's compilation gives way
             self._status[shape] = known
             return known
 
@@ -218,11 +216,8 @@ class Graphs:
                 if self._stop.requested:
                     return
                 self._pool = Workers(1)
-                self._current, self._current_stop = (
-                    (priority, order, shape),
-                    self._stop.part(self.compile_seconds),
-                )
-                mine = self._current_stop
+                mine = self._stop.part(self.compile_seconds)
+                self._warm_up_stop = mine if priority > 0 else None
                 if priority > 0 and self._queue.queue and self._queue.queue[0][0] == 0:
                     mine.request()  # a game's graph was asked for as this one was taken: it goes first
             try:
@@ -239,7 +234,7 @@ class Graphs:
             finally:
                 self._pool.close()  # its memory back to the system
                 with self._lock:
-                    self._current = self._current_stop = None
+                    self._warm_up_stop = None
             if "too_large" in done:
                 self._set(shape, Status(TOO_LARGE, time.monotonic(), done["too_large"]))
             else:
