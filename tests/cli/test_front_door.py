@@ -264,6 +264,19 @@ def test_warm_steps_cover_every_shooter_and_generator():
         assert f"layouts ({name})" in labels
 
 
+def test_the_builds_processes_share_the_steps_a_family_to_each_and_run_every_step_once():
+    from battleship.lab import warmup
+
+    todo = warmup.steps()
+    for parts in (1, 2, 3, 5):
+        shares = [warmup.part(todo, i, parts) for i in range(parts)]
+        dealt = sorted(todo.index(step) for share in shares for step in share)
+        assert dealt == list(range(len(todo))), parts  # every step once, none twice
+        assert all(share for share in shares), parts  # no process idle
+    games, engines = (warmup.part(todo, i, 2) for i in range(2))
+    assert {s.family for s in games} == {warmup.GAMES} and {s.family for s in engines} == {warmup.ENGINES}
+
+
 def test_warm_is_a_command():
     listed = runner.invoke(app, ["--help"])
     assert listed.exit_code == 0 and "warm" in listed.stdout

@@ -35,12 +35,18 @@ SLOW_GAMES = {("twoply", "pirates")}
 MAIN = "from battleship.lab.warmup import main; main()"
 
 
+# the two families of kernels, which share little code: the build compiles each in a process of its own
+GAMES = "games"  # the layout generators, the whole-game kernels and the shooters' games
+ENGINES = "engines"  # the exact engines, exact sampling, the endgame solver and the look-ahead shooters
+
+
 @dataclass(frozen=True)
 class Step:
-    """One piece of warming up: what it compiles, and the call that does it."""
+    """One piece of warming up: what it compiles, the call that does it, and its family of kernels."""
 
     label: str
     run: Callable[[], object]
+    family: str = GAMES
 
 
 def steps() -> list[Step]:
@@ -64,17 +70,19 @@ def steps() -> list[Step]:
     kernels = [n for n in played if registry.spec(n).kernel is not None]
     out += [Step(f"{n} games", partial(warm_up, played[n], n)) for n in kernels]
     out += [
-        Step("exact counts (rows, search)", partial(_counts, standard)),
-        Step("exact counts (sweep, search)", partial(_counts, apart)),
-        Step("weighed counts (rows, search)", partial(_weighed_counts, standard)),
-        Step("weighed counts (sweep, search)", partial(_weighed_counts, apart)),
-        Step("exact counts (frontier)", partial(_frontier_counts)),
         Step("the README's compare", partial(_readme_compare, standard)),
-        Step("noisy counts (rows, sweep, search)", partial(_noisy_counts, standard, apart)),
-        Step("exact samples", partial(_samples, standard)),
-        Step("exact endgame", partial(_endgame)),
+        Step("exact endgame", partial(_endgame)),  # a family of its own, small: with the games, for balance
+        Step("exact counts (rows, search)", partial(_counts, standard), ENGINES),
+        Step("exact counts (sweep, search)", partial(_counts, apart), ENGINES),
+        Step("weighed counts (rows, search)", partial(_weighed_counts, standard), ENGINES),
+        Step("weighed counts (sweep, search)", partial(_weighed_counts, apart), ENGINES),
+        Step("exact counts (frontier)", partial(_frontier_counts), ENGINES),
+        Step("noisy counts (rows, sweep, search)", partial(_noisy_counts, standard, apart), ENGINES),
+        Step("exact samples", partial(_samples, standard), ENGINES),
     ]
-    out += [Step(f"{n} shots", partial(_first_shots, played[n], n)) for n in played if n not in kernels]
+    out += [
+        Step(f"{n} shots", partial(_first_shots, played[n], n), ENGINES) for n in played if n not in kernels
+    ]
     # whole games on the presets the README, the guides and the web game play most: every phase of each
     # shooter (hunt, target, endgame), the readable shooters' paths into the kernels included
     for name in PRESETS_PLAYED:
@@ -233,6 +241,19 @@ def _first_shots(rules: Rules, name: str) -> None:
         shooter.next_shot(board)
 
 
+def part(todo: list[Step], index: int, parts: int) -> list[Step]:
+    """The steps process ``index`` of ``parts`` runs in the build: a family to a process, so that two
+    processes seldom compile the same kernel (each would, unseen by the other, until one has saved it);
+    with more processes than families, a family's steps are dealt in turn among those it has."""
+    families = list(dict.fromkeys(step.family for step in todo))
+    if parts <= len(families):
+        mine = set(families[index::parts])
+        return [step for step in todo if step.family in mine]
+    family = families[index % len(families)]
+    sharing = len(range(index % len(families), parts, len(families)))
+    return [step for step in todo if step.family == family][index // len(families) :: sharing]
+
+
 def compile_all(progress: Callable[[int, int, str], None] | None = None, stop: Stop | None = None) -> int:
     """Compile (or load from the cache) every kernel; ``progress(done, total, label)`` before each step.
 
@@ -253,7 +274,8 @@ def compile_all(progress: Callable[[int, int, str], None] | None = None, stop: S
 
 def build_package(jobs: int = 2, target: str = "host", out: TextIO | None = None) -> int:
     """Compile every kernel into the package's own store (:mod:`battleship.jit`), as the package's build
-    does: ``jobs`` processes share the steps, then one more runs them all (loading what the others
+    does: ``jobs`` processes share the steps (a family of kernels to each, :func:`part`), then one more
+    runs them all (loading what the others
     compiled, compiling what two of them raced for) and writes the store's manifest. ``target``:
     ``host`` (this machine's CPU) or an x86-64 level (``x86-64-v3``) for a wheel meant for other
     machines. Returns the number of compiled functions stored. A store already compiled from these
@@ -314,7 +336,9 @@ def main() -> None:
     import argparse
 
     parser = argparse.ArgumentParser(description="Compile the package's kernels (its build runs this).")
-    parser.add_argument("--part", default="0/1", help="I/N: every N-th step from the I-th (0-based)")
+    parser.add_argument(
+        "--part", default="0/1", help="I/N: the I-th (0-based) of N processes' steps (see part)"
+    )
     parser.add_argument("--manifest", metavar="TARGET", help="then write the store's manifest for TARGET")
     parser.add_argument("--build", action="store_true", help="build the whole store (every part, then all)")
     parser.add_argument("--jobs", type=int, default=2, help="with --build: processes sharing the steps")
@@ -323,9 +347,9 @@ def main() -> None:
     if args.build:
         build_package(args.jobs, args.target)
         return
-    part, parts = (int(x) for x in args.part.split("/"))
+    index, parts = (int(x) for x in args.part.split("/"))
     with notice():
-        for step in steps()[part::parts]:
+        for step in part(steps(), index, parts):
             step.run()
     if args.manifest:
         from battleship import jit
