@@ -6,7 +6,8 @@ Run: .venv/bin/python benchmarks/first_run.py [--wheel WHEEL] [--keep DIR]
    wheel, compiling the kernels into it), timed; or, with --wheel, that wheel installed instead;
 2. each README step run twice with an empty home folder (no user cache): `battleship --help`, `layout
    --seed 7`, `calc <the README's board> --percent`, `simulate density --games 200`, the README's Python
-   example, and `battleship serve` until a new game against the computer has its first move answered;
+   example, and `battleship serve` until a new game against the computer has its first move answered
+   (and where that time went: until the port answers, the warm-up behind it, the game, the move);
    wall time, CPU time (user + system) and whether anything compiled (the compile notice on stderr);
 3. a warm one-board `calc` as a whole process against a bare script that imports only the engine and
    runs it (median of seven each): the command line's own cost.
@@ -72,7 +73,10 @@ def install(venv: Path, wheel: str | None) -> float:
 
 
 def serve_first_move(venv: Path, env: dict[str, str], cwd: Path) -> tuple[float, str]:
-    """Seconds from launching `battleship serve` to a new game's first move answered by the computer."""
+    """Seconds from launching `battleship serve` to a new game's first move answered by the computer,
+    and where they went: until the port answers (imports, the store's schema, the app), until it is
+    ready for play (the warm-up behind the open port), the new game (its level timed once under
+    the rules), the first move."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -82,21 +86,36 @@ def serve_first_move(venv: Path, env: dict[str, str], cwd: Path) -> tuple[float,
     server = subprocess.Popen(
         args, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
+    marks: dict[str, float] = {}
+
+    def mark(name: str) -> None:
+        marks.setdefault(name, time.perf_counter() - start)
+
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
             while True:
                 try:
-                    made = client.post("/api/games", json={"rules": "standard", "mode": "best"})
-                    if made.status_code == 201:
+                    ready = client.get("/api/ready").status_code == 200
+                    mark("port answers")
+                    if ready:
+                        mark("ready for play")
+                        made = client.post("/api/games", json={"rules": "standard", "mode": "best"})
+                        made.raise_for_status()
+                        mark("game made")
                         game = made.json()["id"]
                         client.post(f"/api/games/{game}/fire", json={"cell": "E5"}).raise_for_status()
-                        if client.post(f"/api/games/{game}/computer").status_code == 200:
-                            return time.perf_counter() - start, ""
+                        client.post(f"/api/games/{game}/computer").raise_for_status()
+                        mark("first move answered")
+                        parts, last = [], 0.0
+                        for name, at in marks.items():
+                            parts.append(f"{name} +{at - last:.2f}")
+                            last = at
+                        return marks["first move answered"], "; ".join(parts)
                 except httpx.TransportError:
                     pass
                 if time.perf_counter() - start > 900 or server.poll() is not None:
                     return float("nan"), "the server did not answer a game"
-                time.sleep(0.1)
+                time.sleep(0.02)
     finally:
         server.terminate()
         server.communicate(timeout=60)

@@ -435,6 +435,57 @@ def test_rules_a_level_cannot_answer_in_time_are_refused_when_the_game_is_create
         assert client.post("/api/games", json={"rules": "standard", "mode": "probability"}).status_code == 201
 
 
+def test_a_level_under_way_of_being_timed_is_timed_once_for_every_request_that_asks(tmp_path):
+    """The start-up times the standard rules' levels while it warms up: a first game asking for one of
+    them meanwhile waits for that verdict (a refusal here) instead of timing the level again beside it."""
+    import threading
+
+    from battleship.stop import Stop
+    from battleship.web import graphs
+    from battleship.web.computer import Computer
+    from battleship.web.gate import Gate
+    from battleship.web.workers import Workers
+
+    computer = Computer(Gate(2, 4, 5.0), Workers(1), 2.0, 10.0, graphs.Graphs(tmp_path / "graphs"))
+    timed, entered, waiting, release = [], threading.Event(), threading.Event(), threading.Event()
+
+    def slow_timing(rules, chosen, stop, model):  # stands in for a trial move on a worker
+        timed.append(chosen.name)
+        entered.set()
+        if len(timed) == 1:
+            assert release.wait(60)  # generous: released by the test below
+        return "too slow, as this stand-in says"
+
+    class Watched(Stop):  # a request's stop, read while it waits for another's timing
+        def check(self) -> None:
+            waiting.set()
+            super().check()
+
+    computer._time = slow_timing
+    outcomes: list[str] = []
+
+    def ask(stop: Stop) -> None:
+        try:
+            computer.admit(preset("standard"), "best", stop)
+            outcomes.append("admitted")
+        except BattleshipError as refused:
+            outcomes.append(str(refused))
+
+    first = threading.Thread(target=ask, args=(Stop(),))
+    first.start()
+    assert entered.wait(60)
+    second = threading.Thread(target=ask, args=(Watched(),))
+    second.start()
+    assert waiting.wait(60)  # the second request waits for the first's timing, not timing it too
+    release.set()
+    first.join(60)
+    second.join(60)
+    assert timed == ["best"] and outcomes == ["too slow, as this stand-in says"] * 2
+    with pytest.raises(BattleshipError, match="too slow"):  # the verdict is remembered: no timing again
+        computer.admit(preset("standard"), "best", Stop())
+    assert timed == ["best"]
+
+
 @pytest.mark.slow
 def test_a_move_past_its_deadline_falls_back_and_says_so_and_the_calculator_estimates(tmp_path):
     with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=QUICK)) as client:

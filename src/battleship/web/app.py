@@ -285,7 +285,6 @@ def _warm_then_open(app: FastAPI, open_for_play: Callable[[], None]) -> None:
     open_for_play()
     if app.state.settings.warm_graphs:
         warm_presets(app.state.computer.graphs)  # in the background, a process of their own
-    threading.Thread(target=_time_levels, args=(app,), daemon=True, name="time-levels").start()
 
 
 def _credit_downtime(engine) -> None:
@@ -347,6 +346,9 @@ def _warm_up(app: FastAPI) -> None:
     mine.start()
     with warming.part(readiness.WORKERS):
         app.state.workers.start()
+    # the levels timed on the workers while this process warms up: the first game's level is then
+    # timed already (or under way: its request waits for that verdict), not timed in front of its player
+    threading.Thread(target=_time_levels, args=(app,), daemon=True, name="time-levels").start()
     mine.join()
     if failed:
         raise failed[0]  # its error is the start-up's
@@ -369,8 +371,9 @@ def _warm_here(app: FastAPI) -> None:
 
 
 def _time_levels(app: FastAPI) -> None:
-    """Time the levels that think under the standard rules once, in the background after the port opens,
-    so that the first new game does not wait for its level's timing (seconds, measured)."""
+    """Time the levels that think under the standard rules once, in the background once the worker
+    processes are up, so that the first new game does not wait for its level's timing (half a second
+    on an idle machine, measured)."""
     from battleship.stop import Stop
     from battleship.web.computer import MODES
 

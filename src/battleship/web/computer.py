@@ -24,6 +24,7 @@ it is ready, moves are the density shooter's and say why, and the calculator est
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -35,7 +36,7 @@ from battleship.errors import BattleshipError
 from battleship.game import Game, Observation
 from battleship.inference.prior import PlacementModel
 from battleship.rules import Rules, preset
-from battleship.stop import OutOfTime, Stop, Stopped
+from battleship.stop import SLICE, OutOfTime, Stop, Stopped
 from battleship.web import graphs, jobs
 from battleship.web.gate import ANALYSIS, MOVE, START, Gate, Saturated
 from battleship.web.workers import Workers
@@ -179,6 +180,10 @@ class Computer:
         self.move_seconds, self.analysis_seconds = move_seconds, analysis_seconds
         self.probe_seconds = 4 * move_seconds  # the wall-clock bound on timing a level (judged on CPU time)
         self._verdicts: dict[tuple[str, str], tuple[str | None, float]] = {}
+        # the timings under way: a request asking for a level being timed waits for that verdict (the
+        # start-up's timing, say) instead of timing it again beside it
+        self._timing: dict[tuple[str, str], threading.Event] = {}
+        self._timing_lock = threading.Lock()
 
     def _heavy(self, job, *args: Any, stop: Stop, shapes: tuple[graphs.Shape | None, ...] = ()) -> Any:
         """A job in a worker (the caller holds a gate slot), with the compiled graphs of ``shapes`` mapped in."""
@@ -336,7 +341,9 @@ class Computer:
         """Refuse, saying why, a level that cannot answer within the move's deadline under ``rules``.
 
         ``stop`` is the request's (its going away ends the timing); the timing itself has
-        :attr:`probe_seconds` from when it gets a worker. Verdicts are remembered.
+        :attr:`probe_seconds` from when it gets a worker. Verdicts are remembered, and a request for a
+        level under way of being timed (the start-up times the standard rules' levels) waits for that
+        timing's verdict.
         """
         chosen = mode(name)
         if not chosen.thinks:
@@ -345,8 +352,28 @@ class Computer:
             self._admit_graph(rules, chosen, shape, stop, model)
             return
         key = (rules.name if rules.name != "custom" else rules.to_toml(), name)
-        why, when = self._verdicts.get(key, (None, -1.0))
-        if when < 0 or (why is not None and time.monotonic() - when > REFUSED_FOR):
+        while True:
+            with self._timing_lock:
+                why, when = self._verdicts.get(key, (None, -1.0))
+                if when >= 0 and (why is None or time.monotonic() - when <= REFUSED_FOR):
+                    break
+                under_way = self._timing.get(key)
+                if under_way is None:
+                    self._timing[key] = threading.Event()
+            if under_way is None:
+                why = self._timed(key, rules, chosen, stop, model)
+                break
+            while not under_way.wait(SLICE):  # another request's timing: its verdict is this one's too
+                stop.check()
+        if why:
+            raise BattleshipError(why)
+
+    def _timed(
+        self, key: tuple[str, str], rules: Rules, chosen: Mode, stop: Stop, model: PlacementModel | None
+    ) -> str | None:
+        """Time ``chosen`` under ``rules`` (this request holds the timing of ``key``), keep the verdict and
+        let whoever waits for it read it; why the level is refused, or None."""
+        try:
             busy = self.gate.busy(ANALYSIS) + self.gate.busy(MOVE)  # heavy work beside the timing
             why = self._time(rules, chosen, stop, model)
             if why is not None and why.endswith(UNFINISHED) and busy and rules.name != "custom":
@@ -354,10 +381,13 @@ class Computer:
                 # verdict either way (the presets' levels are the measured ones); the game starts, its
                 # moves fall back if they must (saying so), and the next game is timed again. Custom
                 # rules whose timing did not finish stay refused: they may truly take minutes.
-                return
-            self._verdicts[key] = (why, time.monotonic())
-        if why:
-            raise BattleshipError(why)
+                return None
+            with self._timing_lock:
+                self._verdicts[key] = (why, time.monotonic())
+            return why
+        finally:
+            with self._timing_lock:
+                self._timing.pop(key).set()
 
     def readiness(self, rules: Rules, name: str, model: PlacementModel | None = None) -> str | None:
         """What a player should know before the first move: why ``name`` cannot play exactly yet, or None."""
