@@ -238,6 +238,7 @@ def test_the_warm_up_compiles_this_process_s_kernels_beside_the_workers(tmp_path
 
     app = create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=Settings(rate_limit="", heavy_workers=1))
     monkeypatch.setattr(app_module, "_warm_here", here)
+    monkeypatch.setattr(app_module, "_time_levels", lambda _app: None)  # no worker started here
     monkeypatch.setattr(app.state.workers, "start", workers_started.set)
     app_module._warm_up(app)
     assert overlapped == [True]
@@ -250,14 +251,16 @@ def test_the_warm_up_compiles_this_process_s_kernels_beside_the_workers(tmp_path
         app_module._warm_up(app)
 
 
-def test_the_levels_that_think_are_timed_after_start_up_so_the_first_game_does_not_wait(
+def test_the_levels_that_think_are_timed_while_the_server_warms_up_so_the_first_game_does_not_wait(
     tmp_path, monkeypatch
 ):
     from battleship.web import app as app_module
 
-    monkeypatch.setattr(app_module, "_warm_up", lambda _app: None)
+    monkeypatch.setattr(app_module, "_warm_here", lambda _app: None)
+    monkeypatch.setattr(app_module, "_fill_in", lambda _app: None)
     monkeypatch.setattr(app_module, "warm_presets", lambda _graphs: [])
     app = create_app(f"sqlite:///{tmp_path / 'g.db'}", warm=True, settings=Settings(rate_limit=""))
+    monkeypatch.setattr(app.state.workers, "start", lambda: None)  # the timing starts once they are up
     timed, done = [], threading.Event()
 
     def admit(rules, name, stop, model=None) -> None:

@@ -283,6 +283,7 @@ def _warm_then_open(app: FastAPI, open_for_play: Callable[[], None]) -> None:
     if app.state.stopping.is_set():
         return
     open_for_play()
+    threading.Thread(target=_fill_in, args=(app,), daemon=True, name="fill-in").start()
     if app.state.settings.warm_graphs:
         warm_presets(app.state.computer.graphs)  # in the background, a process of their own
 
@@ -328,8 +329,9 @@ def _warm_up(app: FastAPI) -> None:
     """The worker processes (forked warm) and this process's own kernels, side by side.
 
     The forkserver compiles every level's kernels (:mod:`battleship.web.warm`) while this process,
-    in a thread, compiles its own (layouts, answers, the stand-ins, the Adaptive level's model):
-    on a fresh clone both compile at once on two cores, where one after the other took their sum.
+    in a thread, compiles its own that play waits for (layouts, answers; the rest fills in once open,
+    :func:`_fill_in`): on a fresh clone both compile at once on two cores, where one after the other
+    took their sum.
     """
     failed: list[Exception] = []
     warming = app.state.warming  # each part named while it runs: GET /api/ready and the warming page say it
@@ -355,7 +357,7 @@ def _warm_up(app: FastAPI) -> None:
 
 
 def _warm_here(app: FastAPI) -> None:
-    """This process's own kernels: layouts, answers, the stand-ins, the Adaptive level's model."""
+    """This process's own kernels that play waits for: the random layouts of a new game, the answers."""
     from battleship.web import jobs
     from battleship.web.records import shots_json
     from battleship.web.service import random_layout
@@ -363,11 +365,26 @@ def _warm_here(app: FastAPI) -> None:
     for name in ("standard", "pirates"):
         rules = preset(name)
         random_layout(rules)
-        board = jobs.positions(rules)[1]
-        jobs.quick_shot(rules, board, (0, 0))
-        jobs.estimate(rules, board, True)
-        shots_json(board.shots, rules)
-    app.state.service.models.fit(preset("standard"))
+        shots_json(jobs.positions(rules)[1].shots, rules)
+
+
+def _fill_in(app: FastAPI) -> None:
+    """What play does not wait for, loaded once the game is open (a request that needs one first loads
+    it itself): the stand-ins a busy server answers with, the heat maps' estimate, the Adaptive level's
+    model. A failure is logged; whatever it was loads at its first use."""
+    from battleship.web import jobs
+
+    try:
+        for name in ("standard", "pirates"):
+            rules = preset(name)
+            board = jobs.positions(rules)[1]
+            jobs.quick_shot(rules, board, (0, 0))
+            jobs.estimate(rules, board, True)
+        if not app.state.stopping.is_set():
+            app.state.service.models.fit(preset("standard"))
+    except Exception:
+        if not app.state.stopping.is_set():
+            log.exception("loading the stand-ins and the Adaptive level's model after opening failed")
 
 
 def _time_levels(app: FastAPI) -> None:

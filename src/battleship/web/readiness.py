@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 WARMING_DETAIL = "the server is warming up: loading the engine's kernels, a few seconds; try again shortly"
 WORKERS = "the worker processes to load every level's kernels"
-HERE = "the server to load its own kernels (random layouts, answers, the Adaptive level's model)"
+HERE = "the server to load its own kernels (random layouts, answers)"
 OPENING = "the game to open for play (the friends' clocks are given back the time the server was away)"
 STOPPING = "a restart: the server is shutting down"
 
