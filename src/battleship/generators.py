@@ -325,14 +325,16 @@ def draw_rows(
                 break
 
 
+BLOCK = 4096  # layouts a thread draws at a time
+
+
 @njit(cache=True, parallel=True)
 def _draw_batch(
     out: np.ndarray, seed: np.uint64, first: np.uint64, nwords: int, drawing: Drawing, human: Human
 ) -> None:
-    block = 4096
-    for b in prange((out.shape[0] + block - 1) // block):
-        lo = b * block
-        hi = min(lo + block, out.shape[0])
+    for b in prange((out.shape[0] + BLOCK - 1) // BLOCK):
+        lo = b * BLOCK
+        hi = min(lo + BLOCK, out.shape[0])
         draw_rows(out[lo:hi], seed, first + lo, nwords, drawing, human)
 
 
@@ -348,7 +350,9 @@ def draw(
     t, p = tables(rules), plan(rules, name)
     human = (HUMAN.get(name, 0), float(strength), t.cell_list, t.size, rules.rows, rules.cols)
     out = np.empty((int(count), len(rules.fleet)), dtype=np.int64)
-    kernel = _draw_batch if threads else draw_rows
+    # one block is one thread's work either way: without the threads, the same rows without starting
+    # Numba's thread pool (a tenth of a second of `battleship layout`'s first run)
+    kernel = _draw_batch if threads and count > BLOCK else draw_rows
     drawing = (t.cells, t.halos, p.ship_groups, p.group_start, p.group_count, p.members, p.restart_on_clash)
     kernel(out, np.uint64(seed_words(seed)), np.uint64(first), t.nwords, drawing, human)
     if count and (out[:, 0] < 0).any():
