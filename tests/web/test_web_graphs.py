@@ -3,6 +3,7 @@ shared with the workers through files; moves and heat maps that say what they di
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -62,6 +63,37 @@ def _until(predicate, seconds: float = 300.0, said=lambda: "") -> None:
     while not predicate():
         assert time.monotonic() < end, f"timed out waiting {said()}"
         time.sleep(0.1)
+
+
+def test_a_killed_servers_temporary_graphs_are_deleted_by_the_next_and_a_live_ones_kept(
+    tmp_path, monkeypatch
+):
+    """A server's own folder of graphs (hundreds of MB) outlives a server killed outright: the next
+    server to make one deletes those whose process is gone, and leaves alone a live server's and any
+    folder that names no process."""
+    import subprocess
+    import sys
+
+    monkeypatch.setattr(graphs.tempfile, "tempdir", str(tmp_path))
+    ended = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # bounded
+    killed = tmp_path / f"{graphs.TEMPORARY}killed"
+    killed.mkdir()
+    (killed / graphs.OWNER).write_text(graphs._process_key(ended.pid) or "")
+    ended.kill()
+    ended.wait(60)
+    alive = tmp_path / f"{graphs.TEMPORARY}alive"
+    alive.mkdir()
+    (alive / graphs.OWNER).write_text(graphs._process_key(os.getpid()) or "")
+    unsaid = tmp_path / f"{graphs.TEMPORARY}unsaid"  # being made, or by an older version
+    unsaid.mkdir()
+    compiled = graphs.Graphs()
+    try:
+        mine = compiled.directory
+        assert not killed.exists() and alive.exists() and unsaid.exists() and mine.parent == tmp_path
+        assert graphs.remove_orphans() == []  # its own folder names this live process
+    finally:
+        compiled.close()
+    assert not mine.exists()
 
 
 def test_a_stored_graph_mapped_from_its_file_counts_as_the_freshly_compiled_one(tmp_path):

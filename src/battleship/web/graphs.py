@@ -146,7 +146,9 @@ class Graphs:
         """The folder of compiled graphs (a temporary one made on first use, unless one was given)."""
         with self._directory_lock:
             if self._directory is None:
-                self._directory = Path(tempfile.mkdtemp(prefix="battleship-graphs-"))
+                remove_orphans()
+                self._directory = Path(tempfile.mkdtemp(prefix=TEMPORARY))
+                (self._directory / OWNER).write_text(_process_key(os.getpid()) or "")
             self._directory.mkdir(parents=True, exist_ok=True)
             return self._directory
 
@@ -264,6 +266,46 @@ class Graphs:
         if self._own and self._directory is not None:
             with contextlib.suppress(OSError):
                 shutil.rmtree(self._directory)
+
+
+# a server's own folder of graphs (no --graphs given): temporary, named so, with the process that owns it
+TEMPORARY, OWNER = "battleship-graphs-", "owner"
+
+
+def remove_orphans() -> list[Path]:
+    """Delete the temporary graph folders of servers that ended without deleting them (killed, or the
+    machine went down): each says which process made it, and that process is gone. Sea Battle's graph
+    alone is 300 MB, so a few killed servers would fill a temporary folder. A folder whose process
+    lives, or which says none (being made, or by an older version), is left alone. Returns those deleted."""
+    gone = []
+    for folder in Path(tempfile.gettempdir()).glob(f"{TEMPORARY}*"):
+        try:
+            owner = (folder / OWNER).read_text().strip()
+        except OSError:
+            continue
+        pid = owner.split(" ")[0]
+        if owner and pid.isdigit() and _process_key(int(pid)) != owner:
+            shutil.rmtree(folder, ignore_errors=True)
+            gone.append(folder)
+    return gone
+
+
+def _process_key(pid: int) -> str | None:
+    """``pid`` and when it started (from /proc: a number reused by a later process reads otherwise), or
+    None if no such process runs; the number alone where /proc is not there to read."""
+    try:
+        started = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        if Path("/proc/self/stat").exists():
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass  # another user's, alive
+        return str(pid)
+    return f"{pid} {started}"
 
 
 def warm_presets(compiled: Graphs) -> list[Shape]:
