@@ -392,9 +392,11 @@ def _time_levels(app: FastAPI) -> None:
     processes are up, so that the first new game does not wait for its level's timing (half a second
     on an idle machine, measured)."""
     from battleship.stop import Stop
-    from battleship.web.computer import MODES
+    from battleship.web.computer import DEFAULT_MODE, MODES
 
-    for name, chosen in MODES.items():
+    # one at a time (a start's slot is one worker), the default level first: a first game most likely asks
+    # for it, and would otherwise wait for the others' timings
+    for name, chosen in sorted(MODES.items(), key=lambda item: item[0] != DEFAULT_MODE):
         if not chosen.thinks or name == "learning" or app.state.stopping.is_set():
             continue  # the Adaptive level is timed with its model, when a game asks for it
         try:

@@ -109,6 +109,7 @@ MODES = {
              "C. Liam Brown's Learning mode: exact odds under a model of played layouts", True),
     )
 }  # fmt: skip
+DEFAULT_MODE = "best"  # the level a new game gets unless it names one (the API's default)
 
 
 # under [noise], Hard weighs every layout by the likelihood of the answers (DataGenetics' count so weighed,

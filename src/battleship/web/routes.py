@@ -32,7 +32,7 @@ from starlette.concurrency import run_in_threadpool
 from battleship.rules import preset
 from battleship.stop import CANCELLED, INTERRUPT, Stop
 from battleship.web import stats
-from battleship.web.computer import MODES, aiming
+from battleship.web.computer import DEFAULT_MODE, MODES, aiming
 from battleship.web.gate import ANALYSIS, Saturated
 from battleship.web.guard import MAX_BODY, Problem
 from battleship.web.readiness import STOPPING, NotReady, Ready, not_ready
@@ -93,7 +93,7 @@ class NewGame(BaseModel):
     )
     rules: RuleName = None  # type: ignore[assignment]  # absent: standard, or the custom rules of rules_toml
     rules_toml: RulesToml = None
-    mode: ModeName = "best"
+    mode: ModeName = DEFAULT_MODE
     layout: Annotated[
         str | None,
         Field(max_length=480, pattern=LAYOUT, description="The player's layout, e.g. `BBBB....../...`"),
