@@ -10,7 +10,7 @@ Run: .venv/bin/python benchmarks/first_run.py [--wheel WHEEL] [--keep DIR]
    (and where that time went: until the port answers, the warm-up behind it, the game, the move);
    wall time, CPU time (user + system) and whether anything compiled (the compile notice on stderr);
 3. a warm one-board `calc` as a whole process against a bare script that imports only the engine and
-   runs it (median of seven each): the command line's own cost.
+   runs it (seven of each, in turns; medians of wall and of CPU time): the command line's own cost.
 Prints plain numbers: seconds and ratios. The machine may be shared: CPU seconds are the steadier figure.
 """
 
@@ -161,10 +161,14 @@ def main() -> None:
     first, why = serve_first_move(venv, env, work)
     again, _ = serve_first_move(venv, env, work)
     print(f"{'battleship serve: first move answered':40s} {first:9.2f}s {'':>10s} {again:9.2f}s  {why}")
-    cli = [run(steps["battleship calc <README board> --percent"], env, work)[0] for _ in range(7)]
-    bare = [run([str(bin_ / "python"), "-c", BARE_CALC], env, work)[0] for _ in range(7)]
-    c, b = statistics.median(cli), statistics.median(bare)
-    print(f"warm calc, whole process: median {c:.3f} s; bare script {b:.3f} s; ratio {c / b:.2f}")
+    # in turns, so that a change in the machine's speed (a shared host) falls on both alike
+    cli, bare = [], []
+    for _ in range(7):
+        cli.append(run(steps["battleship calc <README board> --percent"], env, work)[:2])
+        bare.append(run([str(bin_ / "python"), "-c", BARE_CALC], env, work)[:2])
+    for what, i in (("wall", 0), ("CPU", 1)):
+        c, b = statistics.median(x[i] for x in cli), statistics.median(x[i] for x in bare)
+        print(f"warm calc, whole process: median {c:.3f} s {what}; bare script {b:.3f} s; ratio {c / b:.2f}")
     if args.keep is None:
         shutil.rmtree(work, ignore_errors=True)
 
