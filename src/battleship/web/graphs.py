@@ -127,6 +127,7 @@ class Graphs:
     def __init__(self, directory: Path | None = None, compile_seconds: float = COMPILE_SECONDS):
         self._own = directory is None
         self._directory = directory
+        self._made = False  # whether the folder is known to exist
         self._directory_lock = threading.Lock()
         self.compile_seconds = compile_seconds
         self._pool: Workers | None = None  # the compiling process, while one runs
@@ -149,7 +150,9 @@ class Graphs:
                 remove_orphans()
                 self._directory = Path(tempfile.mkdtemp(prefix=TEMPORARY))
                 (self._directory / OWNER).write_text(_process_key(os.getpid()) or "")
-            self._directory.mkdir(parents=True, exist_ok=True)
+            if not self._made:  # once: every move asks for the folder
+                self._directory.mkdir(parents=True, exist_ok=True)
+                self._made = True
             return self._directory
 
     def status(self, shape: Shape | None) -> Status | None:
