@@ -67,14 +67,14 @@ bubblewrap:
 	@command -v bwrap >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq bubblewrap; } \
 		|| echo "note: bubblewrap is not installed, so battleship arena will refuse program and class bots"
 
-# one worker more than the cores (pytest-xdist): a 2-worker run kept 1.25 of 2 cores busy, the rest waiting (servers
-# starting, browsers, sandboxed bots), not computing; a test file to a worker: a document's commands,
-# a module's fixtures stay together
+# two workers more than the cores (pytest-xdist): a 2-worker run kept 1.25 of 2 cores busy and a 3-worker one
+# 1.38, the rest waiting (servers starting, browsers, sandboxed bots), not computing; a test file to a
+# worker: a document's commands, a module's fixtures stay together
 # (lint and the docs build side by side, each keeping one core busy for half a minute, beside the kernels'
-# compile, a few minutes of the other core)
+# build, two processes for two to three minutes)
 test: $(TSTAMP) $(DSTAMP) system
 	$(MAKE) --no-print-directory -j3 lint docs kernels
-	$(BIN)/python -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile
+	$(BIN)/python -m pytest -n $$(( $$(nproc) + 2 )) --dist loadfile
 
 bench: $(STAMP) kernels
 	$(BIN)/python benchmarks/layouts.py
