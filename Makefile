@@ -67,9 +67,10 @@ bubblewrap:
 	@command -v bwrap >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq bubblewrap; } \
 		|| echo "note: bubblewrap is not installed, so battleship arena will refuse program and class bots"
 
-# two workers more than the cores (pytest-xdist): a 2-worker run kept 1.25 of 2 cores busy and a 3-worker one
-# 1.38, the rest waiting (servers starting, browsers, sandboxed bots), not computing; a test file to a
-# worker: a document's commands, a module's fixtures stay together
+# two workers more than the cores (pytest-xdist): from a fresh clone a 2-worker run kept 1.25 of 2 cores busy,
+# a 3-worker one 1.38 and a 4-worker one about 1.57 (pytest 15:59 against 16:57), the rest waiting (servers
+# starting, browsers, sandboxed bots), not computing; a test file to a worker: a document's commands, a
+# module's fixtures stay together
 # (lint and the docs build side by side, each keeping one core busy for half a minute, beside the kernels'
 # build, two processes for two to three minutes)
 test: $(TSTAMP) $(DSTAMP) system
