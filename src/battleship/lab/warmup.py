@@ -277,9 +277,9 @@ def build_package(jobs: int = 2, target: str = "host", out: TextIO | None = None
     does: ``jobs`` processes share the steps (a family of kernels to each, :func:`part`), then one more
     runs them all (loading what the others compiled, compiling what two of them raced for) and writes
     the store's manifest. ``target``: ``host`` (this machine's CPU) or an x86-64 level (``x86-64-v3``)
-    for a wheel meant for other machines. Returns the number of compiled functions stored. A store already compiled from these
-    sources, for this Python, Numba and target, is kept as it is; one compiled from other sources is
-    brought up to date: Numba compiles again the kernels whose own file changed (its limit: not those
+    for a wheel meant for other machines. Returns the number of compiled functions stored. A store
+    already compiled from these sources, for this Python, Numba and target, is kept as it is; one
+    compiled from other sources is brought up to date: Numba compiles again the kernels whose own file changed (its limit: not those
     that only call a changed function in another file; a release is built from a clean checkout).
     """
     import os
