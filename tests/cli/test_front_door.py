@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import battleship
-from battleship.cli import app
+from battleship.cli import COMMANDS, app
 from battleship.rules import Rules, Ship, Sinks, Spacing, preset
 from battleship.shooters import names, spec
 from battleship.shooters.check import check_shooter
@@ -293,3 +293,25 @@ def test_summaries_and_comparisons_have_short_reprs():
     text = repr(both)
     assert text.startswith("<Comparison on standard, 20 games (seed 1): density ") and len(text) < 160
     assert f"({both.minus_first['random'][0]:+.2f})" in text
+
+
+def test_a_command_loads_its_own_module_and_no_other_commands():
+    # a fresh interpreter: in this one, other tests have loaded every command already
+    code = (
+        "import sys; from typer.testing import CliRunner; from battleship.cli import app\n"
+        "assert CliRunner().invoke(app, ['count', '--help']).exit_code == 0\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('battleship.cli.'))))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    modules = set(loaded.stdout.split())
+    assert "battleship.cli.rules" in modules  # where `count` is defined
+    assert not modules & {f"battleship.cli.{m}" for m in ("calc", "games", "arena", "serve", "matches", "db")}
+    everything = runner.invoke(app, ["--help"], env={"COLUMNS": "200"})
+    for name in COMMANDS:  # and `battleship --help` still lists every one, in order
+        assert f" {name} " in everything.stdout
+    shown = [
+        line.split()[1]
+        for line in everything.stdout.splitlines()
+        if line.startswith("│ ") and len(line.split()) > 2
+    ]
+    assert [n for n in shown if n in COMMANDS] == list(COMMANDS)

@@ -19,7 +19,7 @@ import battleship_docs  # a Sphinx extension, not a package: found through docs/
 
 runner = CliRunner()
 GROUP = typer.main.get_command(app)
-NAMES = [name for name, _ in COMMANDS]
+NAMES = [name for name in COMMANDS]
 
 
 @functools.cache

@@ -38,7 +38,7 @@ def _pages() -> list[Path]:
 
 DOCS = _pages()
 NAMES = {doc: doc.relative_to(ROOT).as_posix() for doc in DOCS}  # docs/guides/lab.md: pages share names
-ITEMS = [item for doc in DOCS for item in items(doc, {name for name, _ in COMMANDS}, NAMES[doc])]
+ITEMS = [item for doc in DOCS for item in items(doc, set(COMMANDS), NAMES[doc])]
 VENV = Path(sys.executable).resolve().parents[1] if (Path(sys.prefix) / "bin").exists() else None
 WAIT = 900  # seconds a documented command may take in the suite (scaled down: seconds, as a rule)
 runner = CliRunner()
@@ -179,7 +179,7 @@ def test_the_rule_reads_what_writers_write(tmp_path):
         "<!-- file: bot.py -->\n```python\nprint('a file')\n```\n\n"
         "```console\n$ battleship rules\nRule presets\n\u2026\n```\n"
     )
-    got = items(doc, {name for name, _ in COMMANDS})
+    got = items(doc, set(COMMANDS))
     assert [(i.kind, i.text, i.skipped) for i in got] == [
         ("command", "battleship simulate density --games 100000 --seed 1", ""),
         ("command", "battleship simulate --cluster tcp://example:8786", "needs a cluster"),

@@ -17,7 +17,7 @@ import battleship_docs  # a Sphinx extension, not a package: found through docs/
 
 def test_the_cli_reference_has_every_command_and_its_options():
     text = battleship_docs.cli_markdown()
-    for name, _ in COMMANDS:
+    for name in COMMANDS:
         assert f"## `battleship {name}`" in text
     assert "`-r, --rules <str>`" in text and "`--json`" in text
 
