@@ -10,7 +10,7 @@ DSTAMP := $(VENV)/.installed-docs
 SYSTEM := chromium postgresql nodejs bubblewrap
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run compare test lint docs kernels bench clean system vendor bubblewrap
+.PHONY: run compare test suite bytecode lint docs kernels bench clean system vendor bubblewrap
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,9 +22,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	BATTLESHIP_KERNELS=skip $(BIN)/python -m pip install --quiet -e '.[all]'
 	touch $@
 
+# (the test extra holds every other: one pip run, where a second for the docs took another resolve and build)
 $(TSTAMP): pyproject.toml | $(BIN)/python
 	BATTLESHIP_KERNELS=skip $(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP) $@
+	touch $(STAMP) $(DSTAMP) $@
 
 # every Numba kernel compiled into the package (src/battleship/_kernels, as a wheel's build does): a few
 # minutes of one core the first time, a second when they match the sources already
@@ -67,15 +68,23 @@ bubblewrap:
 	@command -v bwrap >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq bubblewrap; } \
 		|| echo "note: bubblewrap is not installed, so battleship arena will refuse program and class bots"
 
+# lint, the docs' build and the kernels' side by side; the suite starts as soon as the kernels are built,
+# beside whichever of the other two is still running (neither needs the kernels nor the suite them)
+test: $(TSTAMP) system
+	$(MAKE) --no-print-directory -j4 lint docs suite
+
 # two workers more than the cores (pytest-xdist): from a fresh clone a 2-worker run kept 1.25 of 2 cores busy,
 # a 3-worker one 1.38 and a 4-worker one about 1.57 (pytest 15:59 against 16:57), the rest waiting (servers
 # starting, browsers, sandboxed bots), not computing; a test file to a worker: a document's commands, a
 # module's fixtures stay together
-# (lint and the docs build side by side, each keeping one core busy for half a minute, beside the kernels'
-# build, two processes for two to three minutes)
-test: $(TSTAMP) $(DSTAMP) system
-	$(MAKE) --no-print-directory -j3 lint docs kernels
+suite: kernels bytecode
 	$(BIN)/python -m pytest -n $$(( $$(nproc) + 2 )) --dist loadfile
+
+# the package's and the tests' modules compiled to bytecode once: the suite starts many Python processes
+# (commands, servers, bots), and where PYTHONDONTWRITEBYTECODE is set each compiled every module it imported
+# again (0.4 s of CPU for one importing the web app and the commands)
+bytecode: $(STAMP)
+	$(BIN)/python -m compileall -q -j 0 src tests benchmarks docs/_ext > /dev/null
 
 bench: $(STAMP) kernels
 	$(BIN)/python benchmarks/layouts.py
