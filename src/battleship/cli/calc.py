@@ -31,6 +31,8 @@ from battleship.extras import require
 from battleship.words import counted
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from battleship.game import Observation, Record
     from battleship.inference.calculator import Answer
     from battleship.rules import Rules
@@ -220,13 +222,22 @@ def calculated(observation: Observation, seconds: float | None, seed: int, quiet
     ``seconds`` when given, else exact counts (or, where salvos answered by a count put them out of
     reach, Monte Carlo within ten seconds, said); said up front when long, with a progress bar,
     stoppable by Ctrl-C."""
+    from contextlib import ExitStack
     from functools import partial
 
     from battleship.inference.calculator import Plan, calculate
     from battleship.inference.cost import duration
 
     s = session()
-    with progress_bar(quiet) as progress:
+    with ExitStack() as shown:
+        bars: list[Progress] = []
+
+        def spinner(description: str) -> None:
+            """A spinner for a long calculation: the bar is made only then (most answer at once, and Rich's
+            progress module is a fair share of a short command's start)."""
+            if not bars:
+                bars.append(shown.enter_context(progress_bar(quiet)))
+            bars[0].add_task(description, total=None)
 
         def on_plan(plan: Plan) -> None:
             if plan.exact:
@@ -237,9 +248,7 @@ def calculated(observation: Observation, seconds: float | None, seed: int, quiet
                 )
                 s.keeping(lambda: "nothing to keep: the count was not finished")
                 if plan.expected >= 2:
-                    progress.add_task(
-                        f"counting layouts (expected about {duration(plan.expected)})", total=None
-                    )
+                    spinner(f"counting layouts (expected about {duration(plan.expected)})")
                 return
             if seconds is None and not quiet:
                 err.print(
@@ -249,7 +258,7 @@ def calculated(observation: Observation, seconds: float | None, seed: int, quiet
                 )
             s.keeping(lambda: "nothing to keep: the estimate was not finished")
             if (plan.seconds or 0) >= 2:
-                progress.add_task("sampling", total=None)
+                spinner("sampling")
 
         method = "auto" if seconds is None else "sample"
         work = partial(calculate, stop=s.stop, on_plan=on_plan, on_abandon=s.abandon)

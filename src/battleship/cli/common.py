@@ -20,7 +20,6 @@ import typer
 
 from battleship.cli.output import PIPE_WIDTH, console, err
 from battleship.errors import BattleshipError, NotationError
-from battleship.shooters import names as shooter_names
 from battleship.words import counted
 
 if TYPE_CHECKING:
@@ -162,6 +161,8 @@ SkewOpt = Annotated[
 
 def shooter_help() -> str:
     """The help text of a shooter argument: every registered name, ``best`` included."""
+    from battleship.shooters import names as shooter_names  # here: the commands without one skip the registry
+
     return (
         f"One of {', '.join(shooter_names())}, with options as name:key=value,... "
         "(see `battleship shooters`); best is the strongest measured shooter for the rules."

@@ -533,9 +533,12 @@ def _salvo_work(rules: Rules, sev: SalvoEvidence, weight: np.ndarray | None) -> 
 
 def _work(rules: Rules, ev: Evidence, weight: np.ndarray | None) -> Work:
     """:func:`work` on per-placement evidence."""
+    engine = choose_engine(rules, ev, weight)
+    if engine == "rows":  # the standard board's: neither state-graph engine is imported
+        scale = (rules.cells / 100) ** 2 * 2 ** max(0, len(rules.fleet) - 5)
+        return Work(engine, ROWS_SECONDS * scale, f"{len(rules.fleet)} ships on {rules.cells} cells")
     from battleship.inference import frontier, sweep
 
-    engine = choose_engine(rules, ev, weight)
     if engine == "sweep":
         est = sweep.estimate(rules, ev, weight)
         done = "compiled" if est.compiled else "to compile"
@@ -548,9 +551,6 @@ def _work(rules: Rules, ev: Evidence, weight: np.ndarray | None) -> Work:
             return Work(engine, seconds, f"a state graph of {graph.states:,} states (compiled)")
         once = frontier.COMPILE_SECONDS
         return Work(engine, once + 0.5, "a state graph to compile (ships that are not straight)", once)
-    if engine == "rows":
-        scale = (rules.cells / 100) ** 2 * 2 ** max(0, len(rules.fleet) - 5)
-        return Work(engine, ROWS_SECONDS * scale, f"{len(rules.fleet)} ships on {rules.cells} cells")
     combos = choices(rules, ev)
     why = "" if sweep.applies(rules) else "ships that are not straight; "
     if sweep.applies(rules):
