@@ -16,8 +16,12 @@ from __future__ import annotations
 import numpy as np
 from numba import uint64
 
-from battleship.errors import BattleshipError
 from battleship.jit import njit
+
+# the seeds, in plain Python, and so found here as before
+from battleship.seeds import SEED_MAX as SEED_MAX
+from battleship.seeds import check_seed as check_seed
+from battleship.seeds import seed_words
 
 _GOLDEN = uint64(0x9E3779B97F4A7C15)
 _M1 = uint64(0xBF58476D1CE4E5B9)
@@ -68,24 +72,6 @@ def shuffled(state, n):
         j = below(state, i + 1)
         order[i], order[j] = order[j], order[i]
     return order
-
-
-SEED_MAX = 2**64 - 1  # the random streams are seeded with 64 bits: a larger seed would play as a smaller one
-
-
-def check_seed(seed: object, name: str = "seed") -> int:
-    """A seed the random streams use every bit of (0 to 2^64 - 1), or a one-line error naming ``name``:
-    a seed outside would play exactly as one inside (and a bool as 0 or 1)."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise BattleshipError(f"{name} is a whole number from 0 to 2^64 - 1, not {seed!r}")
-    if not 0 <= int(seed) <= SEED_MAX:
-        raise BattleshipError(f"{name} runs from 0 to 2^64 - 1 ({SEED_MAX:,}), not {int(seed):,}")
-    return int(seed)
-
-
-def seed_words(seed: int) -> int:
-    """Fold any Python int seed into 64 bits."""
-    return int(seed) & 0xFFFFFFFFFFFFFFFF
 
 
 # Shooters draw from streams of ``seed ^ SHOOTER_SALT``: a run that draws its layouts with the same

@@ -315,3 +315,22 @@ def test_a_command_loads_its_own_module_and_no_other_commands():
         if line.startswith("│ ") and len(line.split()) > 2
     ]
     assert [n for n in shown if n in COMMANDS] == list(COMMANDS)
+
+
+def test_one_layout_is_drawn_without_loading_numba_and_is_the_kernels():
+    code = (
+        "import sys; from typer.testing import CliRunner; from battleship.cli import app\n"
+        "out = CliRunner().invoke(app, ['layout', '--seed', '7', '--rules', 'pirates'])\n"
+        "assert out.exit_code == 0, out.output\n"
+        "print('numba' in sys.modules); print(out.stdout.splitlines()[-1])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded, line = done.stdout.splitlines()
+    assert loaded == "False"  # Numba's import alone is half a second of the command's first run
+    from battleship import generators, notation
+    from battleship.rules import preset
+
+    rules = preset("pirates")
+    assert line == notation.format_layout(
+        generators.to_layout(rules, generators.draw(rules, "uniform", 7, 1)[0])
+    )

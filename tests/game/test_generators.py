@@ -3,10 +3,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battleship import generators
+from battleship import drawing, generators, rng
 from battleship.errors import RulesError
 from battleship.inference import occupancy
 from battleship.rules import Rules, Ship, Spacing, preset, square
+from battleship.seeds import Stream
 from tests.helpers import brute_force_layouts, chi2_upper, small_rules
 
 
@@ -112,3 +113,39 @@ def test_the_contest_generator_never_reaches_the_last_row_or_column_along_a_ship
         m for layout in layouts for m in layout.masks if m & last_column and m & (m << 1)
     ]
     assert horizontal_in_last_column == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    small_rules(),
+    st.sampled_from(["uniform", "sequential", "contest", "r-blog"]),
+    st.integers(0, 2**64 - 1),
+    st.integers(0, 10**9),
+    st.integers(1, 4),
+)
+def test_a_few_layouts_drawn_in_plain_python_are_the_kernels_own(rules, generator, seed, first, count):
+    try:
+        plain = drawing.draw_few(rules, generator, seed, count, first)
+    except RulesError:  # a generator that cannot play these rules: the kernel's draw refuses them too
+        with pytest.raises(RulesError):
+            generators.draw(rules, generator, seed, count, first=first, threads=False)
+        return
+    if plain is None:  # a fleet packed too tightly for Python's tries: left to the kernel (and its own)
+        return
+    assert (
+        plain.tolist() == generators.draw(rules, generator, seed, count, first=first, threads=False).tolist()
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1), st.integers(1, 10**6))
+def test_the_plain_stream_draws_the_kernels_numbers(seed, index, n):
+    kernel = rng.stream(np.uint64(seed), np.uint64(index))
+    plain = Stream(seed, index)
+    assert [plain.below(n) for _ in range(8)] == [rng.below(kernel, n) for _ in range(8)]
+
+
+def test_human_like_layouts_and_tightly_packed_fleets_are_left_to_the_kernel(monkeypatch):
+    assert drawing.draw_few(preset("standard"), "edge:strength=2", 1, 1) is None
+    monkeypatch.setattr(drawing, "PLAIN_TRIES", 3)  # as if the fleet took more tries than Python gives it
+    assert drawing.draw_few(preset("standard"), "uniform", 1, 4) is None

@@ -55,7 +55,7 @@ def refuse_at_parse(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 def seed_option(value: int | None, option: str = "--seed") -> int | None:
     """A seed the random streams use every bit of: from 0 to 2^64 - 1 (a seed outside would alias one inside)."""
-    from battleship.rng import check_seed
+    from battleship.seeds import check_seed
 
     return None if value is None else check_seed(value, option)
 

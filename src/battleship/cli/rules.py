@@ -175,7 +175,7 @@ def layout_cmd(
     Layout K of a seed is the same however many are drawn. Ctrl-C stops within two seconds, every
     line written whole, and says the --start that carries on.
     """
-    from battleship import generators, notation
+    from battleship import drawing, notation
     from battleship.render import grid_text
 
     r = load_rules(rules)
@@ -185,11 +185,18 @@ def layout_cmd(
         raise BattleshipError(f"--start runs from 0 to {MAX_LAYOUTS:,}, not {start:,}")
     n = 1 if count is None else count
     if as_json:
+        from battleship import generators
+
         indices = generators.draw(r, generator, seed, n, first=start)
         lines = generators.format_lines(r, indices).decode().split()
         emit_json({"rules": r.name, "generator": generator, "seed": seed, "layouts": lines})
     elif count is None:
-        layout = generators.to_layout(r, generators.draw(r, generator, seed, 1, first=start)[0])
+        row = drawing.draw_few(r, generator, seed, 1, first=start)  # one layout: no need to load Numba
+        if row is None:  # a human-like generator, or a fleet packed too tightly for plain Python
+            from battleship import generators
+
+            row = generators.draw(r, generator, seed, 1, first=start)
+        layout = drawing.to_layout(r, row[0])
         console.print(grid_text(layout.grid(), r.symbols))
         console.print(notation.format_layout(layout), highlight=False, soft_wrap=True)
     else:
