@@ -187,54 +187,49 @@ PLAIN_TRIES = 1_000_000  # tries past which draw_few leaves a layout to the kern
 
 
 def draw_few(rules: Rules, generator: str, seed: int, count: int, first: int = 0) -> np.ndarray | None:
-    """Layouts ``first .. first + count`` as :func:`battleship.generators.draw` draws them (rows of placement
-    indices), in plain Python, step for step as its kernel (``draw_into``) does; None for a human-like generator, or when a layout takes more than
-    ``PLAIN_TRIES`` tries (a tightly packed fleet: the kernel's work)."""
+    """Layouts ``first .. first + count`` as :func:`battleship.generators.draw` draws them (rows of
+    placement indices), in plain Python; None for a human-like generator, or when a layout takes more
+    than ``PLAIN_TRIES`` tries (a tightly packed fleet: the kernel's work)."""
     name, _strength = parse_generator(generator)
     if name in HUMAN:
         return None
     t, p = tables(rules), plan(rules, name)
-    words = t.cells.shape[1]
-
-    def bits(rows: np.ndarray, index: int) -> int:
-        return sum(int(rows[index, w]) << (64 * w) for w in range(words))
-
-    cells: dict[int, int] = {}
-    halos: dict[int, int] = {}
-    ships = len(p.ship_groups) - 1
-    out = np.empty((count, ships), dtype=np.int64)
+    words = t.halos.shape[1]
+    halos = [sum(int(h[w]) << (64 * w) for w in range(words)) for h in t.halos]  # as the masks are
+    out = np.empty((count, len(rules.fleet)), dtype=np.int64)
     for i in range(count):
-        state = Stream(seed, first + i)
-        tries = 0
-        while True:  # a layout: each ship a group, then a member; a clash restarts (or retries the ship)
-            blocked, row = 0, []
-            for s in range(ships):
-                placed, ship_tries = False, 0
-                while not placed:
-                    tries += 1
-                    if tries > PLAIN_TRIES:
-                        return None
-                    lo = int(p.ship_groups[s])
-                    g = lo + state.below(int(p.ship_groups[s + 1]) - lo)
-                    m = int(p.members[int(p.group_start[g]) + state.below(int(p.group_count[g]))])
-                    if m not in cells:
-                        cells[m], halos[m] = bits(t.cells, m), bits(t.halos, m)
-                    if not cells[m] & blocked:
-                        placed = True
-                        row.append(m)
-                        blocked |= halos[m]
-                    elif p.restart_on_clash:
-                        break
-                    else:
-                        ship_tries += 1
-                        if ship_tries > SHIP_TRIES:  # boxed in by earlier ships: start the layout again
-                            break
-                if not placed:
-                    break
-            if len(row) == ships:
-                out[i] = row
-                break
+        state, tries = Stream(seed, first + i), [0]
+        while (row := _draw_once(state, p, t.masks, halos, tries)) is None:
+            if tries[0] > PLAIN_TRIES:
+                return None
+        out[i] = row
     return out
+
+
+def _draw_once(
+    state: Stream, p: Plan, masks: tuple[int, ...], halos: list[int], tries: list[int]
+) -> list[int] | None:
+    """One attempt at a layout, step for step as the kernel's ``draw_into``: each ship a group, then a
+    member; a clash restarts the layout (or retries the ship). The placements, or None to start again;
+    ``tries`` counts every draw."""
+    blocked, row = 0, []
+    for s in range(len(p.ship_groups) - 1):
+        ship_tries = 0
+        while True:
+            tries[0] += 1
+            if tries[0] > PLAIN_TRIES:
+                return None
+            lo = int(p.ship_groups[s])
+            g = lo + state.below(int(p.ship_groups[s + 1]) - lo)
+            m = int(p.members[int(p.group_start[g]) + state.below(int(p.group_count[g]))])
+            if not masks[m] & blocked:
+                row.append(m)
+                blocked |= halos[m]
+                break
+            ship_tries += 1
+            if p.restart_on_clash or ship_tries > SHIP_TRIES:  # a clash, or boxed in by earlier ships
+                return None
+    return row
 
 
 def to_layout(rules: Rules, row: np.ndarray) -> Layout:

@@ -53,8 +53,10 @@ class Commands(MutableMapping[str, click.Command]):
         self._built[name] = command
 
     def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(name)
         self._where.pop(name, None)
-        del self._built[name]
+        self._built.pop(name, None)
 
     def __iter__(self) -> Iterator[str]:
         yield from self._where
