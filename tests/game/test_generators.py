@@ -1,3 +1,5 @@
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -124,6 +126,13 @@ def test_the_contest_generator_never_reaches_the_last_row_or_column_along_a_ship
     st.integers(1, 4),
 )
 def test_a_few_layouts_drawn_in_plain_python_are_the_kernels_own(rules, generator, seed, first, count):
+    # fewer tries than a user's draw gets: a tightly packed fleet (which draw_few then leaves to the
+    # kernel, tested below) would otherwise take seconds of Python for each example
+    with mock.patch.object(drawing, "PLAIN_TRIES", 20_000):
+        _plain_draw_is_the_kernels(rules, generator, seed, first, count)
+
+
+def _plain_draw_is_the_kernels(rules, generator: str, seed: int, first: int, count: int) -> None:
     try:
         plain = drawing.draw_few(rules, generator, seed, count, first)
     except RulesError:  # a generator that cannot play these rules: the kernel's draw refuses them too
