@@ -10,6 +10,7 @@ from battleship.errors import RulesError
 from battleship.inference import occupancy
 from battleship.rules import Rules, Ship, Spacing, preset, square
 from battleship.seeds import Stream
+from tests import brute
 from tests.helpers import brute_force_layouts, chi2_upper, small_rules
 
 
@@ -119,7 +120,7 @@ def test_the_contest_generator_never_reaches_the_last_row_or_column_along_a_ship
 
 @settings(max_examples=60, deadline=None)
 @given(
-    small_rules(),
+    st.one_of(small_rules(), brute.tiny_rules()),  # straight ships, and polyominoes with reflections
     st.sampled_from(["uniform", "sequential", "contest", "r-blog"]),
     st.integers(0, 2**64 - 1),
     st.integers(0, 10**9),
