@@ -38,8 +38,6 @@ HUMAN = {"edge": 1, "clustered": 2, "spread": 3}
 DEFAULT_STRENGTH = 3.0
 MAX_STRENGTH = 12.0
 
-_MAX_TRIES = 100_000_000
-
 
 @dataclass(frozen=True, eq=False)
 class Plan:

@@ -17,11 +17,11 @@ import numpy as np
 from numba import prange
 
 # the plans, in plain Python (`battleship layout` draws one without Numba), and so found here as before
-from battleship.drawing import _MAX_TRIES, SHIP_TRIES
 from battleship.drawing import DEFAULT_STRENGTH as DEFAULT_STRENGTH
 from battleship.drawing import GENERATORS as GENERATORS
 from battleship.drawing import HUMAN as HUMAN
 from battleship.drawing import MAX_STRENGTH as MAX_STRENGTH
+from battleship.drawing import SHIP_TRIES
 from battleship.drawing import Plan as Plan
 from battleship.drawing import parse_generator as parse_generator
 from battleship.drawing import plan as plan
@@ -38,6 +38,8 @@ from battleship.tables import Tables, tables
 # rows, cols)
 Drawing = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
 Human = tuple[int, float, np.ndarray, np.ndarray, int, int]
+
+_MAX_TRIES = 100_000_000  # tries at whole layouts, past which draw refuses the fleet as packed too tightly
 
 
 @njit(cache=True, nogil=True)

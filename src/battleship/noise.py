@@ -12,18 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-MASK = 0xFFFFFFFFFFFFFFFF
-GOLDEN = 0x9E3779B97F4A7C15
+from battleship.seeds import GOLDEN, MASK
+from battleship.seeds import mix64 as _mix
+
 REFEREE_SALT = 0x0C01_5F11_9A5D_E7E5  # the referee's coins apart from the layouts' and the shooters' streams
 FIRST_GRID_SALT = 0x5EC0_17D6_41D5_0001  # a two-sided game's first grid: coins of its own
-
-
-def _mix(z: int) -> int:
-    """SplitMix64's finaliser on a Python int (64 bits)."""
-    z &= MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-    return z ^ (z >> 31)
 
 
 class Coins:

@@ -19,13 +19,13 @@ from numba import uint64
 from battleship.jit import njit
 
 # the seeds, in plain Python, and so found here as before
+from battleship.seeds import GOLDEN, M1, M2, seed_words
 from battleship.seeds import SEED_MAX as SEED_MAX
 from battleship.seeds import check_seed as check_seed
-from battleship.seeds import seed_words
 
-_GOLDEN = uint64(0x9E3779B97F4A7C15)
-_M1 = uint64(0xBF58476D1CE4E5B9)
-_M2 = uint64(0x94D049BB133111EB)
+_GOLDEN = uint64(GOLDEN)
+_M1 = uint64(M1)
+_M2 = uint64(M2)
 
 
 @njit(cache=True, nogil=True)

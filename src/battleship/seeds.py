@@ -11,8 +11,8 @@ import numpy as np
 
 from battleship.errors import BattleshipError
 
-SEED_MAX = 2**64 - 1  # the random streams are seeded with 64 bits: a larger seed would play as a smaller one
 MASK = 2**64 - 1
+SEED_MAX = MASK  # the random streams are seeded with 64 bits: a larger seed would play as a smaller one
 GOLDEN = 0x9E3779B97F4A7C15
 M1 = 0xBF58476D1CE4E5B9
 M2 = 0x94D049BB133111EB
@@ -34,7 +34,8 @@ def seed_words(seed: int) -> int:
 
 
 def mix64(z: int) -> int:
-    """SplitMix64's finaliser on a 64-bit word (``battleship.rng.mix64``)."""
+    """SplitMix64's finaliser on the low 64 bits of ``z`` (``battleship.rng.mix64``)."""
+    z &= MASK
     z = ((z ^ (z >> 30)) * M1) & MASK
     z = ((z ^ (z >> 27)) * M2) & MASK
     return z ^ (z >> 31)
