@@ -8,8 +8,10 @@ columns as they never do in a pipe; the tests see the program as a pipe does.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,8 @@ os.environ.pop("COLUMNS", None)
 # tests/test_bounds.py runs the kernels' property tests again with bounds checks: each property there
 # draws at most this many examples (the ordinary run draws them all, and every run draws new ones)
 EXAMPLES_CAP = "BATTLESHIP_TEST_MAX_EXAMPLES"
+OWN_GRAPHS = pytest.StashKey[bool]()  # the run made its folder of graphs (none was given)
+GRAPHS_ENV = "BATTLESHIP_GRAPHS"  # battleship.web.graphs.FOLDER_ENV (not imported: conftest loads first)
 
 ROOT = Path(__file__).resolve().parents[1]
 # the longest files (by --durations, summed over each file's tests) go to the workers first, then the
@@ -46,9 +50,18 @@ LONGEST_FIRST = [
 
 def pytest_configure(config: pytest.Config) -> None:
     """Keep LONGEST_FIRST's order under ``--dist loadfile``: xdist otherwise hands out the files with
-    the most tests first, which sent the one-test bounds-checked rerun (four minutes) last, alone."""
+    the most tests first, which sent the one-test bounds-checked rerun (four minutes) last, alone.
+
+    And one folder of compiled state graphs for every server the run starts (``$BATTLESHIP_GRAPHS``,
+    which the workers and the servers they start inherit): each server warms the presets' graphs up
+    in the background, and with a folder each, every server that lived long enough compiled them
+    again (Sea Battle's: 1.5 GB at its peak), most of them stopped unfinished with their server."""
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
+    if not hasattr(config, "workerinput") and not os.environ.get(GRAPHS_ENV):
+        os.environ[GRAPHS_ENV] = tempfile.mkdtemp(prefix="battleship-test-graphs-")
+        config.add_cleanup(lambda: shutil.rmtree(os.environ.pop(GRAPHS_ENV), ignore_errors=True))
+        config.stash[OWN_GRAPHS] = True
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -61,6 +74,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     workers = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not workers or config.option.collectonly:
         return
+    _warm_kernels(workers)
+    if config.stash.get(OWN_GRAPHS, False):
+        _compile_presets_graphs(config)
+
+
+def _warm_kernels(workers: object) -> None:
     from battleship import jit
 
     manifest = jit.Manifest.read()
@@ -77,6 +96,25 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     ]
     for run in runs:
         run.wait(timeout=1800)
+
+
+def _compile_presets_graphs(config: pytest.Config) -> None:
+    """The presets' state graphs compiled once for the whole run, into its shared folder, in a process
+    in the background (niced, as a server's): the servers the tests start wait for them rather than
+    each compiling its own, and Sea Battle's exact tests find them sooner."""
+    compiling = subprocess.Popen(
+        [sys.executable, "-c", "import os, pathlib, signal, sys; from battleship.web import graphs; "
+         "signal.signal(signal.SIGTERM, lambda *_: sys.exit(0)); "  # its compiling process stopped too
+         f"graphs.compile_presets(pathlib.Path(os.environ[{GRAPHS_ENV!r}]))"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+
+    def stop() -> None:
+        compiling.terminate()
+        compiling.wait(60)
+
+    config.add_cleanup(stop)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -273,3 +273,37 @@ def test_a_game_s_graph_stops_the_warm_up_s_compilation_which_starts_again_after
         _until(lambda: compiled.status(sea).state == graphs.READY, 120, lambda: "the warm-up's again")
     finally:
         compiled.close()
+
+
+def test_a_graph_another_process_is_compiling_into_a_shared_folder_is_waited_for_not_compiled_again(
+    tmp_path,
+):
+    """Servers given one folder (``serve --graphs``, every worker of ``--workers N``) compile each graph
+    once: one that finds the graph's lock taken waits, and takes the graph the other stored."""
+    import fcntl
+
+    from tests.web import jobs_for_tests
+
+    class StandIn(graphs.Graphs):  # had it compiled, it would say 1 state
+        job = staticmethod(jobs_for_tests.graph_stand_in)
+
+    folder = tmp_path / "graphs"
+    folder.mkdir()
+    rules = from_toml(NO_CONTACT)
+    shape = graphs.needed(rules, Observation(rules))
+    compiled = StandIn(folder)
+    with open(folder / f".{state_graphs.key(shape)}.lock", "a") as other:  # another process compiling
+        fcntl.flock(other, fcntl.LOCK_EX)
+        try:
+            assert compiled.want(shape).state == graphs.QUEUED
+            _until(lambda: compiled.status(shape).state == graphs.COMPILING, 60, lambda: "claimed")
+            time.sleep(3 * graphs.CLAIM_POLL)
+            assert compiled.status(shape).state == graphs.COMPILING  # waiting for the other process
+            stored = graphs.build_job(shape, folder, stop=Stop())  # the other process's graph, stored
+        finally:
+            fcntl.flock(other, fcntl.LOCK_UN)
+        try:
+            _until(lambda: compiled.status(shape).state == graphs.READY, 60, lambda: "ready")
+            assert compiled.status(shape).states == stored["states"] > 1  # taken, not compiled again
+        finally:
+            compiled.close()

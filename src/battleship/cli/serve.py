@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +26,7 @@ from typing import Annotated
 
 import typer
 
-from battleship.cli.common import console, friendly, output_file
+from battleship.cli.common import console, friendly, output_file, output_folder
 from battleship.cli.helptext import examples
 from battleship.errors import BattleshipError
 
@@ -118,6 +119,14 @@ def serve_cmd(
         str,
         typer.Option("--access-log", help='Where the access log goes: a file, "-" for stderr, "" for none.'),
     ] = "-",
+    graphs: Annotated[
+        Path | None,
+        typer.Option(
+            "--graphs",
+            help="Folder for the compiled state graphs of exact play, kept across restarts and shared by every "
+            "process given it (default: $BATTLESHIP_GRAPHS, else a temporary folder deleted at exit).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the game against the computer or a friend, replays, the calculator and the statistics (FastAPI on uvicorn)."""
     _start_loading(db, workers)
@@ -141,6 +150,7 @@ def serve_cmd(
         expire_hours=expire_hours,
         arena=tuple(arena or ()),
         forwarded_allow_ips=forwarded_allow_ips or os.environ.get("FORWARDED_ALLOW_IPS", ""),
+        graphs=output_folder(graphs, "--graphs"),
     )
     if heavy_workers is not None:
         settings = replace(settings, heavy_workers=heavy_workers)
@@ -258,7 +268,13 @@ def _run_workers(settings, db: str, host: str, port: int, workers: int, access_l
     from uvicorn.supervisors import Multiprocess
 
     from battleship.web.app import DB_ENV, SETTINGS_ENV, settings_json
+    from battleship.web.graphs import folder_from_environment, temporary_folder
 
+    made = None
+    if settings.graphs is None and folder_from_environment() is None:
+        # one folder for every worker: each graph compiled once (a worker of its own folder each would
+        # compile the presets' side by side, 1.5 GB at the peak of each)
+        settings = replace(settings, graphs=(made := temporary_folder()))
     os.environ[DB_ENV], os.environ[SETTINGS_ENV] = db, settings_json(settings)
     os.environ[ACCESS_LOG_ENV] = access_log
     config = uvicorn.Config(
@@ -276,7 +292,11 @@ def _run_workers(settings, db: str, host: str, port: int, workers: int, access_l
         f"battleship: {workers} workers warming up on http://{host}:{port}/ (each loads the engines: seconds)…",
         highlight=False,
     )
-    Multiprocess(config, sockets=[config.bind_socket()]).run()
+    try:
+        Multiprocess(config, sockets=[config.bind_socket()]).run()
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
 
 
 ACCESS_LOG_ENV = "BATTLESHIP_ACCESS_LOG"

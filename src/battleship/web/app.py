@@ -52,7 +52,7 @@ from battleship.web.bus import Bus
 from battleship.web.computer import Computer
 from battleship.web.friends import Friends
 from battleship.web.gate import Gate
-from battleship.web.graphs import Graphs, warm_presets
+from battleship.web.graphs import Graphs, folder_from_environment, warm_presets
 from battleship.web.hub import Hub
 from battleship.web.models import Models
 from battleship.web.readiness import Warming
@@ -79,7 +79,9 @@ class Settings:
     arena: tuple[Path, ...] = ()  # saved arena runs shown at /arena
     warm_graphs: bool = True  # the presets' state graphs built in the background once open
     forwarded_allow_ips: str = ""  # proxies whose X-Forwarded-For is believed (uvicorn's notation); none
-    graphs: Path | None = None  # where compiled state graphs are kept (None: a temporary folder)
+    # where compiled state graphs are kept, shared by every process given the same folder (None: the
+    # folder of $BATTLESHIP_GRAPHS, else a temporary one of this process's, deleted when it stops)
+    graphs: Path | None = None
 
 
 def create_app(
@@ -106,7 +108,7 @@ def create_app(
         settings.heavy_workers, settings.heavy_queue, settings.heavy_wait, shared=engine if shared else None
     )
     workers = Workers(settings.heavy_workers)
-    compiled = Graphs(settings.graphs)
+    compiled = Graphs(settings.graphs if settings.graphs is not None else folder_from_environment())
     computer = Computer(gate, workers, settings.move_seconds, settings.analysis_seconds, compiled)
     hub = Hub()
     if shared:

@@ -23,6 +23,7 @@ ships may touch (the row engine counts those without one) or where the sweep doe
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import queue
@@ -32,7 +33,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from battleship.game import Observation
 from battleship.inference.state_graphs import (
@@ -41,6 +42,7 @@ from battleship.inference.state_graphs import (
     adopt,
     compile_graph,
     first_pass,
+    key,
     load,
     needed,
     save,
@@ -54,6 +56,7 @@ COMPILE_SECONDS = 600.0  # the most one graph's compilation may take before it i
 # The compiler's own first-pass figure (it overestimates: Sea Battle 28.6 million for 22.9 million
 # states, 1.5 GB at the compiler's peak); past it a graph would take the server past 2 GB.
 MAX_LIKELY_STATES = 30_000_000
+CLAIM_POLL = 0.2  # seconds between looks while another process sharing the folder compiles a graph
 RETRY_AFTER = 600.0  # seconds before a compilation that failed (killed, say) is tried again
 READY, QUEUED, COMPILING, TOO_LARGE, FAILED = "ready", "queued", "compiling", "too-large", "failed"
 
@@ -147,9 +150,7 @@ class Graphs:
         """The folder of compiled graphs (a temporary one made on first use, unless one was given)."""
         with self._directory_lock:
             if self._directory is None:
-                remove_orphans()
-                self._directory = Path(tempfile.mkdtemp(prefix=TEMPORARY))
-                (self._directory / OWNER).write_text(_process_key(os.getpid()) or "")
+                self._directory = temporary_folder()
             if not self._made:  # once: every move asks for the folder
                 self._directory.mkdir(parents=True, exist_ok=True)
                 self._made = True
@@ -212,42 +213,87 @@ class Graphs:
 
     def _compile_all(self) -> None:
         """Compile what is queued, one at a time, until closed."""
-        while (item := self._queue.get())[2] is not None:
-            priority, order, shape = item
+        while (queued := self._queue.get())[2] is not None:
+            priority, order, shape = queued
             assert shape is not None
+            item = (priority, order, shape)
             self._set(shape, Status(COMPILING, time.monotonic()))
-            started = time.monotonic()
-            with self._lock:
-                if self._stop.requested:
-                    return
-                self._pool = Workers(1)
-                mine = self._stop.part(self.compile_seconds)
-                self._warm_up_stop = mine if priority > 0 else None
-                if priority > 0 and self._queue.queue and self._queue.queue[0][0] == 0:
-                    mine.request()  # a game's graph was asked for as this one was taken: it goes first
-            try:
-                done = self._pool.run(type(self).job, shape, self.directory, stop=mine)
-            except Exception as error:  # a stop at shutdown, a killed process, a bug: said, not raised
-                if self._stop.requested:
-                    return
-                if int(mine.flag[0]) == CANCELLED:  # given way to a game's graph (not its time): again later
-                    self._requeue((priority, order, shape))
-                    continue
-                log.warning("compiling the state graph of %s failed: %s", shape, error)
-                self._set(shape, Status(FAILED, time.monotonic(), str(error) or type(error).__name__))
+            claim = self._claim(item)
+            if claim is None:
                 continue
-            finally:
-                self._pool.close()  # its memory back to the system
-                with self._lock:
-                    self._warm_up_stop = None
-            if "too_large" in done:
-                self._set(shape, Status(TOO_LARGE, time.monotonic(), done["too_large"]))
-            else:
-                log.info(
-                    "compiled the state graph of %s in %.1f s: %s states, %s MB",
-                    shape, time.monotonic() - started, f"{done['states']:,}", done["bytes"] // 10**6,
-                )  # fmt: skip
-                self._set(shape, Status(READY, time.monotonic(), states=done["states"]))
+            with claim:
+                if not self._compile(item):
+                    return
+
+    def _claim(self, item: tuple[int, int, Shape]) -> IO[str] | None:
+        """The right to compile ``item``'s graph into the folder, which other processes may share (every
+        worker of ``serve --workers N``, servers given one ``--graphs``): its lock file, held. While another
+        process compiles it, wait; None when that one stored it (ready, and said so), when this one
+        stops, or when a game's graph was asked for meanwhile (a warm-up's waiting gives way to it)."""
+        priority, _order, shape = item
+        lock = open(self.directory / f".{key(shape)}.lock", "a")  # noqa: SIM115 - closed by the caller
+        while True:
+            stored = load(shape, self.directory)
+            if stored is None:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if not (self._stop.requested or self._game_waits(priority)):
+                        time.sleep(CLAIM_POLL)
+                        continue
+                    if not self._stop.requested:
+                        self._requeue(item)
+                else:
+                    stored = load(shape, self.directory)  # stored just before the lock came free?
+                    if stored is None:
+                        return lock
+            if stored is not None:
+                self._set(shape, Status(READY, time.monotonic(), states=stored.states))
+            lock.close()
+            return None
+
+    def _game_waits(self, priority: int) -> bool:
+        """True when a game's graph waits in the queue behind one of the warm-up's (``priority`` > 0)."""
+        with self._lock:
+            return priority > 0 and bool(self._queue.queue) and self._queue.queue[0][0] == 0
+
+    def _compile(self, item: tuple[int, int, Shape]) -> bool:
+        """Compile ``item``'s graph in a worker process of its own, and say how it went; False when this
+        object is closing (nothing more is compiled)."""
+        priority, order, shape = item
+        started = time.monotonic()
+        with self._lock:
+            if self._stop.requested:
+                return False
+            self._pool = Workers(1)
+            mine = self._stop.part(self.compile_seconds)
+            self._warm_up_stop = mine if priority > 0 else None
+            if priority > 0 and self._queue.queue and self._queue.queue[0][0] == 0:
+                mine.request()  # a game's graph was asked for as this one was taken: it goes first
+        try:
+            done = self._pool.run(type(self).job, shape, self.directory, stop=mine)
+        except Exception as error:  # a stop at shutdown, a killed process, a bug: said, not raised
+            if self._stop.requested:
+                return False
+            if int(mine.flag[0]) == CANCELLED:  # given way to a game's graph (not its time): again later
+                self._requeue((priority, order, shape))
+                return True
+            log.warning("compiling the state graph of %s failed: %s", shape, error)
+            self._set(shape, Status(FAILED, time.monotonic(), str(error) or type(error).__name__))
+            return True
+        finally:
+            self._pool.close()  # its memory back to the system
+            with self._lock:
+                self._warm_up_stop = None
+        if "too_large" in done:
+            self._set(shape, Status(TOO_LARGE, time.monotonic(), done["too_large"]))
+        else:
+            log.info(
+                "compiled the state graph of %s in %.1f s: %s states, %s MB",
+                shape, time.monotonic() - started, f"{done['states']:,}", done["bytes"] // 10**6,
+            )  # fmt: skip
+            self._set(shape, Status(READY, time.monotonic(), states=done["states"]))
+        return True
 
     def _requeue(self, item: tuple[int, int, Shape]) -> None:
         """A warm-up compilation stopped for a game's graph: queued again, where it was."""
@@ -273,6 +319,23 @@ class Graphs:
 
 # a server's own folder of graphs (no --graphs given): temporary, named so, with the process that owns it
 TEMPORARY, OWNER = "battleship-graphs-", "owner"
+FOLDER_ENV = "BATTLESHIP_GRAPHS"  # the folder of servers given none (folder_from_environment)
+
+
+def temporary_folder() -> Path:
+    """A new temporary folder of graphs, owned by this process (deleted by the next server once this
+    process is gone, if it did not delete it itself)."""
+    remove_orphans()
+    folder = Path(tempfile.mkdtemp(prefix=TEMPORARY))
+    (folder / OWNER).write_text(_process_key(os.getpid()) or "")
+    return folder
+
+
+def folder_from_environment() -> Path | None:
+    """The folder of graphs named by ``$BATTLESHIP_GRAPHS`` (None if unset): where a server given no
+    folder of its own keeps them, so that every server started with it shares one compilation."""
+    named = os.environ.get(FOLDER_ENV, "")
+    return Path(named) if named else None
 
 
 def remove_orphans() -> list[Path]:
@@ -321,3 +384,16 @@ def warm_presets(compiled: Graphs) -> list[Shape]:
     for shape in wanted:
         compiled.want(shape, urgent=False)
     return wanted
+
+
+def compile_presets(folder: Path) -> dict[Shape, Status]:
+    """Compile every preset's graph into ``folder`` now, one at a time (those stored there already are
+    kept), and say where each ended: for a folder that servers will share (``serve --graphs``), so that
+    they start with exact play ready. A server compiling one of them into the folder meanwhile is
+    waited for, not raced."""
+    compiled = Graphs(folder)
+    try:
+        wanted = warm_presets(compiled)
+        return {shape: compiled.wait(shape, Stop()) for shape in wanted}
+    finally:
+        compiled.close()
