@@ -103,7 +103,7 @@ def test_a_stored_graph_mapped_from_its_file_counts_as_the_freshly_compiled_one(
         game.fire(cell)
     shape = graphs.needed(rules, game.observation)
     assert shape is not None and graphs.needed(preset("standard"), Observation(preset("standard"))) is None
-    done = graphs.build_job(shape, tmp_path, stop=Stop())
+    done = graphs.compile_into(shape, tmp_path, stop=Stop())  # build_job would nice this process
     assert done["states"] > 0 and (tmp_path / state_graphs.key(shape) / "graph.json").exists()
     loaded = state_graphs.load(shape, tmp_path)
     fresh = graph.build(shape)
@@ -299,7 +299,7 @@ def test_a_graph_another_process_is_compiling_into_a_shared_folder_is_waited_for
             _until(lambda: compiled.status(shape).state == graphs.COMPILING, 60, lambda: "claimed")
             time.sleep(3 * graphs.CLAIM_POLL)
             assert compiled.status(shape).state == graphs.COMPILING  # waiting for the other process
-            stored = graphs.build_job(shape, folder, stop=Stop())  # the other process's graph, stored
+            stored = graphs.compile_into(shape, folder, stop=Stop())  # the other process's, stored
         finally:
             fcntl.flock(other, fcntl.LOCK_UN)
         try:

@@ -62,8 +62,14 @@ READY, QUEUED, COMPILING, TOO_LARGE, FAILED = "ready", "queued", "compiling", "t
 
 
 def build_job(shape: Shape, directory: Path, *, stop: Stop) -> dict[str, Any]:
-    """Compile ``shape``'s graph and store it (run in the compiling worker): its size, or why it is too large."""
-    os.nice(10)  # a fresh process per compilation: the games' moves come first on a busy machine
+    """:func:`compile_into`, niced: what the compiling worker runs (a fresh process per compilation, so
+    the games' moves come first on a busy machine)."""
+    os.nice(10)
+    return compile_into(shape, directory, stop=stop)
+
+
+def compile_into(shape: Shape, directory: Path, *, stop: Stop) -> dict[str, Any]:
+    """Compile ``shape``'s graph and store it in ``directory``: its size, or why it is too large."""
     flag = flag_of(stop)
     try:
         likely = first_pass(shape, flag)  # kept: the compilation reuses it
