@@ -22,6 +22,7 @@ What played is named one way everywhere (tables, JSON, files, game notation): th
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import importlib.util
 import re
@@ -212,7 +213,10 @@ class ShooterSpec:
     def make(self, options: Options | None = None, **kwargs: Any) -> Shooter:
         """A new shooter with these options (checked against those it takes); ``kwargs`` go to its
         class (``learning`` takes a fitted ``model=`` object this way)."""
-        options = self.build({}, options)
+        return self.new(self.build({}, options), **kwargs)
+
+    def new(self, options: Options, **kwargs: Any) -> Shooter:
+        """A new shooter with ``options`` this spec's :meth:`build` made (so checked already)."""
         cls = self.load()
         return cls(options, **kwargs) if self.takes_options else cls(**kwargs)  # type: ignore[no-any-return]
 
@@ -466,8 +470,19 @@ def make(text: str, options: Options | None = None, **values: object) -> Shooter
     ...
     battleship.errors.BattleshipError: ...
     """
+    if options is None and not values and not is_class_spec(text):
+        name, resolved = _resolved(text)
+        return spec(name).new(resolved)
     name, resolved = resolve(text, base=options, values=values)
     return spec(name).make(resolved)
+
+
+@functools.lru_cache(maxsize=256)
+def _resolved(text: str) -> tuple[str, Options]:
+    """A registered shooter's spec resolved once: a server makes a shooter for every move, and resolving
+    its text took ten times longer than the shooter's own start (an error is not kept: asked again, it
+    is raised again)."""
+    return resolve(text)
 
 
 def canonical(text: str) -> str:
