@@ -346,12 +346,13 @@ async def stoppable(request: Request, seconds: float | None, work: Callable[...,
 
 
 async def _watch(request: Request, stop: Stop) -> None:
-    """Set ``stop`` when the client hangs up (looked at five times a second)."""
+    """Set ``stop`` when the client hangs up (looked at five times a second, the first time after 0.2 s:
+    most moves are answered sooner, and under load the looks took 5% of the web process's time)."""
     while not stop.requested:
+        await asyncio.sleep(0.2)
         if await request.is_disconnected():
             stop.request(CANCELLED)
             return
-        await asyncio.sleep(0.2)
 
 
 def install(app: FastAPI) -> None:
