@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python benchmarks/web_load.py [--players 1,20,50] [--seconds 20] [--kind computer|friend]
         [--db sqlite|postgres] [--processes N | --workers N] [--url URL ...] [--mode best] [--no-reply]
+        [--client lean|httpx]
 
 Each simulated player is an asyncio task with a client of its own (its own connection, its own
 cookies and so its own session, and its own address: 127.0.0.2, 127.0.0.3, ...), playing whole
@@ -28,7 +29,9 @@ starts them, on a temporary SQLite file (``--db sqlite``) or a throw-away Postgr
 given, ``--processes N`` separate ``battleship serve`` processes on one database (players spread
 over them) or one ``battleship serve --workers N``.
 
-Keep runs short on a shared machine: the client's own CPU is on the same cores as the servers'.
+Keep runs short on a shared machine: the client's own CPU is on the same cores as the servers'. The
+computer games' players use a lean HTTP client of the script's own (``--client httpx`` for httpx, which
+took six to eight times the CPU a request); the friend games' use httpx (their live streams).
 """
 
 from __future__ import annotations
@@ -74,7 +77,9 @@ class Refused(Exception):
     """An answer that is neither a success nor a retry."""
 
 
-async def call(client: httpx.AsyncClient, tally: Tally, method: str, path: str, body: dict | None = None):
+async def call(
+    client: httpx.AsyncClient | LeanClient, tally: Tally, method: str, path: str, body: dict | None = None
+):
     """A request, timed; 503 and 429 are retried after their Retry-After (each counted and timed)."""
     for _ in range(50):
         begin = time.perf_counter()
@@ -92,17 +97,109 @@ async def call(client: httpx.AsyncClient, tally: Tally, method: str, path: str, 
     raise Refused(f"{method} {path}: refused 50 times")
 
 
+def address_of(player: int) -> str:
+    """A player's own address (127.0.x.y): the server counts each as a client of its own."""
+    return f"127.0.{1 + player // 250}.{2 + player % 250}"
+
+
 def client_for(base: str, player: int) -> httpx.AsyncClient:
-    """A player's own client: its own connection pool, cookies and address (127.0.x.y)."""
-    address = f"127.0.{1 + player // 250}.{2 + player % 250}"
-    transport = httpx.AsyncHTTPTransport(local_address=address)
+    """A player's own client: its own connection pool, cookies and address."""
+    transport = httpx.AsyncHTTPTransport(local_address=address_of(player))
     return httpx.AsyncClient(base_url=base, transport=transport, timeout=TIMEOUT)
 
 
-async def computer_games(base: str, player: int, tally: Tally, until: float, mode: str, reply: bool) -> None:
+@dataclass
+class Answer:
+    """What :class:`LeanClient` read: as much of an httpx response as :func:`call` uses."""
+
+    status_code: int
+    headers: dict[str, str]
+    content: bytes
+
+    @property
+    def text(self) -> str:
+        return self.content.decode(errors="replace")
+
+    def json(self):
+        return json.loads(self.content)
+
+
+class LeanClient:
+    """A player's HTTP/1.1 client, one keep-alive connection and its session cookie, and nothing else.
+
+    httpx took 40-50% of a core to play 20 players' requests, on the two cores the server under test
+    has: a measurement of the server then measured the client too. This one reads and writes the
+    few headers the API needs and takes a fraction of that (``--client httpx`` compares)."""
+
+    def __init__(self, base: str, player: int):
+        host, port = base.removeprefix("http://").split(":")
+        self.host, self.port, self.address = host, int(port), address_of(player)
+        self.cookie: str | None = None
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def __aenter__(self) -> LeanClient:
+        return self
+
+    async def __aexit__(self, *_exc) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+
+    async def request(self, method: str, path: str, json: dict | None = None) -> Answer:
+        body = b"" if json is None else _json_bytes(json)
+        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Length: {len(body)}\r\n"
+        if json is not None:
+            head += "Content-Type: application/json\r\n"
+        if self.cookie:
+            head += f"Cookie: {self.cookie}\r\n"
+        for attempt in (0, 1):  # a keep-alive connection the server closed meanwhile: once more, afresh
+            if self.streams is None:
+                self.streams = await asyncio.open_connection(
+                    self.host, self.port, local_addr=(self.address, 0)
+                )
+            reader, writer = self.streams
+            try:
+                writer.write(head.encode() + b"\r\n" + body)
+                return await asyncio.wait_for(self._read(reader), TIMEOUT)
+            except (ConnectionError, asyncio.IncompleteReadError):
+                writer.close()
+                self.streams = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _read(self, reader: asyncio.StreamReader) -> Answer:
+        lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            if line:
+                name, _, value = line.partition(":")
+                headers[name.strip().lower()] = value.strip()
+                if name.lower() == "set-cookie":
+                    self.cookie = value.strip().split(";", 1)[0]
+        if headers.get("transfer-encoding") == "chunked":
+            content = b""
+            while size := int((await reader.readuntil(b"\r\n")).strip(), 16):
+                content += (await reader.readexactly(size + 2))[:-2]
+            await reader.readuntil(b"\r\n")
+        else:
+            content = await reader.readexactly(int(headers.get("content-length", "0")))
+        if headers.get("connection") == "close" and self.streams is not None:
+            self.streams[1].close()
+            self.streams = None
+        return Answer(status, headers, content)
+
+
+def _json_bytes(value: dict) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+async def computer_games(
+    base: str, player: int, tally: Tally, until: float, mode: str, reply: bool, lean: bool
+) -> None:
     """Whole games against the computer, one after another, until ``until``."""
     rng = random.Random(player)
-    async with client_for(base, player) as client:
+    async with LeanClient(base, player) if lean else client_for(base, player) as client:
         while time.perf_counter() < until:
             state = await call(client, tally, "POST", "/api/games", {"mode": mode, "rules": "standard"})
             game = f"/api/games/{state['id']}"
@@ -272,7 +369,15 @@ def level(args, bases: list[str], players: int, roots: list[int]) -> tuple[Tally
     async def everyone() -> None:
         if args.kind == "computer":
             tasks = [
-                computer_games(bases[p % len(bases)], p, tally, until, args.mode, not args.no_reply)
+                computer_games(
+                    bases[p % len(bases)],
+                    p,
+                    tally,
+                    until,
+                    args.mode,
+                    not args.no_reply,
+                    args.client == "lean",
+                )
                 for p in range(players)
             ]
         else:
@@ -353,6 +458,12 @@ def main() -> None:
     parser.add_argument("--kind", choices=("computer", "friend"), default="computer")
     parser.add_argument("--mode", default="best", help="the computer's level (computer games)")
     parser.add_argument("--no-reply", action="store_true", help="ask for the computer's move apart")
+    parser.add_argument(
+        "--client",
+        choices=("lean", "httpx"),
+        default="lean",
+        help="computer games' HTTP client: a lean one of its own (default), or httpx (friend games use httpx)",
+    )
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--processes", type=int, default=1, help="separate servers on one database")
     parser.add_argument("--workers", type=int, default=1, help="battleship serve --workers N")
