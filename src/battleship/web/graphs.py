@@ -238,25 +238,21 @@ class Graphs:
         stops, or when a game's graph was asked for meanwhile (a warm-up's waiting gives way to it)."""
         priority, _order, shape = item
         lock = open(self.directory / f".{key(shape)}.lock", "a")  # noqa: SIM115 - closed by the caller
-        while True:
-            stored = load(shape, self.directory)
-            if stored is None:
-                try:
-                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    if not (self._stop.requested or self._game_waits(priority)):
-                        time.sleep(CLAIM_POLL)
-                        continue
-                    if not self._stop.requested:
-                        self._requeue(item)
-                else:
-                    stored = load(shape, self.directory)  # stored just before the lock came free?
-                    if stored is None:
-                        return lock
-            if stored is not None:
-                self._set(shape, Status(READY, time.monotonic(), states=stored.states))
-            lock.close()
-            return None
+        while (stored := load(shape, self.directory)) is None:
+            if _locked(lock):
+                stored = load(shape, self.directory)  # stored just before the lock came free?
+                if stored is None:
+                    return lock
+                break
+            if self._stop.requested or self._game_waits(priority):
+                if not self._stop.requested:
+                    self._requeue(item)
+                lock.close()
+                return None
+            time.sleep(CLAIM_POLL)
+        lock.close()
+        self._set(shape, Status(READY, time.monotonic(), states=stored.states))
+        return None
 
     def _game_waits(self, priority: int) -> bool:
         """True when a game's graph waits in the queue behind one of the warm-up's (``priority`` > 0)."""
@@ -321,6 +317,15 @@ class Graphs:
         if self._own and self._directory is not None:
             with contextlib.suppress(OSError):
                 shutil.rmtree(self._directory)
+
+
+def _locked(lock: IO[str]) -> bool:
+    """Take ``lock`` (an open lock file) if no other process holds it; whether it was taken."""
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 # a server's own folder of graphs (no --graphs given): temporary, named so, with the process that owns it
