@@ -118,13 +118,21 @@ def _compile_presets_graphs(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Same order in every worker (xdist checks): the files of LONGEST_FIRST first, the rest as collected."""
+    """Same order in every worker (xdist checks): the files of LONGEST_FIRST first, the rest as collected.
 
-    def rank(item: pytest.Item) -> int:
-        path = item.nodeid.split("::")[0]
-        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
-
-    items.sort(key=rank)
+    xdist's ``loadfile`` starts each of N workers with two files: the first N in order, then the next
+    N. The first worker's second file waits behind the first, the bounds-checked rerun (ten minutes on a
+    busy run): the browser's tests waited there, and that worker ended minutes after the others. So
+    the (N+1)-th file is the first one not in LONGEST_FIRST, a short one, and the long ones follow."""
+    order = list(dict.fromkeys(item.nodeid.split("::")[0] for item in items))
+    order.sort(key=lambda path: LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    short = next((p for p in order if p not in LONGEST_FIRST), None)
+    if 1 < workers < len(order) and short is not None and order and order[0] == LONGEST_FIRST[0]:
+        order.remove(short)
+        order.insert(workers, short)
+    rank = {path: i for i, path in enumerate(order)}
+    items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])
     if os.environ.get(EXAMPLES_CAP):
         cap_examples(items, int(os.environ[EXAMPLES_CAP]))
 
