@@ -10,7 +10,7 @@ DSTAMP := $(VENV)/.installed-docs
 SYSTEM := chromium postgresql nodejs bubblewrap
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run compare test suite bounds bytecode lint docs kernels bench clean system vendor bubblewrap
+.PHONY: run compare test suite bytecode lint docs kernels bench clean system vendor bubblewrap
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -68,23 +68,17 @@ bubblewrap:
 	@command -v bwrap >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq bubblewrap; } \
 		|| echo "note: bubblewrap is not installed, so battleship arena will refuse program and class bots"
 
-# lint, the docs' build, the kernels' and the bounds-checked rerun side by side; the suite starts as soon as
-# the kernels are built, beside whichever of the others is still running (none needs the kernels nor the
-# suite them). The rerun compiles kernels of its own, with the checks, and needs none of the package's:
-# started after the kernels, with the suite, it was one process for the suite's last ten minutes
+# lint, the docs' build and the kernels' side by side; the suite starts as soon as the kernels are built,
+# beside whichever of the other two is still running (neither needs the kernels nor the suite them)
 test: $(TSTAMP) system
-	$(MAKE) --no-print-directory -j5 lint docs bounds suite SUITE_ARGS=--ignore=tests/test_bounds.py
-
-# the kernels' property tests again with every array access checked (tests/test_bounds.py), alone
-bounds: $(STAMP)
-	$(BIN)/python -m pytest tests/test_bounds.py
+	$(MAKE) --no-print-directory -j4 lint docs suite
 
 # two workers more than the cores (pytest-xdist): from a fresh clone a 2-worker run kept 1.25 of 2 cores busy,
 # a 3-worker one 1.38 and a 4-worker one about 1.57 (pytest 15:59 against 16:57), the rest waiting (servers
 # starting, browsers, sandboxed bots), not computing; a test file to a worker: a document's commands, a
 # module's fixtures stay together
 suite: kernels bytecode
-	$(BIN)/python -m pytest -n $$(( $$(nproc) + 2 )) --dist loadfile $(SUITE_ARGS)
+	$(BIN)/python -m pytest -n $$(( $$(nproc) + 2 )) --dist loadfile
 
 # the package's and the tests' modules compiled to bytecode once: the suite starts many Python processes
 # (commands, servers, bots), and where PYTHONDONTWRITEBYTECODE is set each compiled every module it imported
