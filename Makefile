@@ -12,19 +12,25 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run compare test suite bytecode lint docs kernels bench clean system vendor bubblewrap
 
+# uv installs what pip would, the same versions, in a tenth of the time (10 s against 74 s for the test
+# extra on 2 cores, where the whole of make test waited for it); pip where uv cannot be had or fails
+# (uv reads no pip.conf: a machine that installs only from its own index or wheels gets pip)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	-$(BIN)/python -m pip install --quiet uv
+INSTALL = BATTLESHIP_KERNELS=skip sh -c '$(BIN)/uv pip install --quiet --python $(BIN)/python -e "$$0" \
+	|| $(BIN)/python -m pip install --quiet -e "$$0"'
 
 # everything: the core and every extra (the web app, the cluster, the environments, ratings, plots); the
-# Numba kernels are compiled by the `kernels` target (beside the linters under `make test`), not by pip
+# Numba kernels are compiled by the `kernels` target (beside the linters under `make test`), not by the install
 $(STAMP): pyproject.toml | $(BIN)/python
-	BATTLESHIP_KERNELS=skip $(BIN)/python -m pip install --quiet -e '.[all]'
+	$(INSTALL) '.[all]'
 	touch $@
 
-# (the test extra holds every other: one pip run, where a second for the docs took another resolve and build)
+# (the test extra holds every other: one install, where a second for the docs took another resolve and build)
 $(TSTAMP): pyproject.toml | $(BIN)/python
-	BATTLESHIP_KERNELS=skip $(BIN)/python -m pip install --quiet -e '.[test]'
+	$(INSTALL) '.[test]'
 	touch $(STAMP) $(DSTAMP) $@
 
 # every Numba kernel compiled into the package (src/battleship/_kernels, as a wheel's build does): a few
@@ -44,7 +50,7 @@ compare: $(STAMP) kernels
 	$(BIN)/battleship compare random hunt-target hunt-target-parity density best:fast=1 --games 1000000 --seed 1 --jobs $$(nproc) --figures out/compare
 
 $(DSTAMP): pyproject.toml | $(BIN)/python
-	BATTLESHIP_KERNELS=skip $(BIN)/python -m pip install --quiet -e '.[docs]'
+	$(INSTALL) '.[docs]'
 	touch $@
 
 # the documentation site into docs/_build/html, every warning an error (the API reference imports
