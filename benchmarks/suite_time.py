@@ -36,7 +36,7 @@ CAPS = (10, 20)
 # loaded into every pytest process of the run (PYTEST_ADDOPTS): one log file per process, since the
 # bounds-checked rerun is a pytest of its own started from a worker (and inherits its worker's name)
 PLUGIN = """
-import os, time
+import os, resource, time
 from pathlib import Path
 
 _name = os.environ.get("PYTEST_XDIST_WORKER", "main")
@@ -54,13 +54,18 @@ def pytest_collection_modifyitems(items):
             _log.write(f"H\\t{item.nodeid}\\t{own.max_examples}\\n")
 
 
+def _children():
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def pytest_runtest_logstart(nodeid, location):
     _test[0] = nodeid
-    _log.write(f"S\\t{nodeid}\\t{time.time():.3f}\\t{time.process_time():.3f}\\n")
+    _log.write(f"S\\t{nodeid}\\t{time.time():.3f}\\t{time.process_time():.3f}\\t{_children():.3f}\\n")
 
 
 def pytest_runtest_logfinish(nodeid, location):
-    _log.write(f"E\\t{nodeid}\\t{time.time():.3f}\\t{time.process_time():.3f}\\n")
+    _log.write(f"E\\t{nodeid}\\t{time.time():.3f}\\t{time.process_time():.3f}\\t{_children():.3f}\\n")
 
 
 try:
@@ -87,10 +92,12 @@ if event is not None:
 @dataclass
 class Logs:
     """What the plugin wrote: each test's CPU and wall seconds by kind of process (``tests``: the
-    suite's own; ``bounds``: the bounds-checked rerun's), the property tests' example counts, and
-    the compiles (kind, test, function, CPU seconds)."""
+    suite's own; ``bounds``: the bounds-checked rerun's), the CPU of the processes each test started
+    and waited for (commands, servers, browsers: ``children``), the property tests' example counts,
+    and the compiles (kind, test, function, CPU seconds)."""
 
     cpu: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+    children: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
     wall: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
     examples: dict[str, int] = field(default_factory=dict)
     compiles: list[tuple[str, str, str, float]] = field(default_factory=list)
@@ -106,7 +113,7 @@ def read_logs(folder: Path) -> Logs:
         kind, name = path.stem.split("-")[:2]
         if workers and kind == "tests" and name == "main":
             continue
-        open_tests: dict[str, tuple[float, float]] = {}
+        open_tests: dict[str, tuple[float, float, float]] = {}
         for line in path.read_text().splitlines():
             tag, *rest = line.split("\t")
             if tag == "H":
@@ -114,11 +121,13 @@ def read_logs(folder: Path) -> Logs:
             elif tag == "C":
                 logs.compiles.append((kind, rest[0], rest[1], float(rest[2])))
             elif tag == "S":
-                open_tests[rest[0]] = (float(rest[1]), float(rest[2]))
+                open_tests[rest[0]] = (float(rest[1]), float(rest[2]), float(rest[3]) if rest[3:] else 0.0)
             elif tag == "E" and rest[0] in open_tests:
-                wall0, cpu0 = open_tests.pop(rest[0])
-                logs.cpu[kind][rest[0]] = logs.cpu[kind].get(rest[0], 0.0) + float(rest[2]) - cpu0
-                logs.wall[kind][rest[0]] = logs.wall[kind].get(rest[0], 0.0) + float(rest[1]) - wall0
+                wall0, cpu0, children0 = open_tests.pop(rest[0])
+                children = float(rest[3]) - children0 if rest[3:] else 0.0
+                for table, spent in ((logs.cpu, float(rest[2]) - cpu0), (logs.wall, float(rest[1]) - wall0)):
+                    table[kind][rest[0]] = table[kind].get(rest[0], 0.0) + spent
+                logs.children[kind][rest[0]] = logs.children[kind].get(rest[0], 0.0) + children
     return logs
 
 
@@ -155,15 +164,21 @@ def report(logs: Logs, wall: float, cpu: float, output: str, top: int) -> None:
     if finished:
         print(f"pytest        {float(finished[-1][1]):8.0f} s wall  ({finished[-1][0]} passed)")
     tests = logs.cpu.get("tests", {})
+    children = logs.children.get("tests", {})
     by_file: Counter[str] = Counter()
     wall_by_file: Counter[str] = Counter()
+    children_by_file: Counter[str] = Counter()
     for nodeid, seconds in tests.items():
-        by_file[nodeid.split("::")[0]] += seconds
-        wall_by_file[nodeid.split("::")[0]] += logs.wall["tests"][nodeid]
-    print(f"\nthe workers' own tests: {sum(tests.values()):.0f} s CPU over {len(tests)} tests; by file:")
-    print(f"{'CPU s':>8} {'wall s':>8}  file")
-    for name, seconds in by_file.most_common(top):
-        print(f"{seconds:8.1f} {wall_by_file[name]:8.1f}  {name}")
+        name = nodeid.split("::")[0]
+        by_file[name] += seconds
+        wall_by_file[name] += logs.wall["tests"][nodeid]
+        children_by_file[name] += children.get(nodeid, 0.0)
+    print(f"\nthe workers' own tests: {sum(tests.values()):.0f} s CPU over {len(tests)} tests, and")
+    print(f"{sum(children.values()):.0f} s CPU in the processes they started; by file (own + started):")
+    print(f"{'CPU s':>8} {'started':>8} {'wall s':>8}  file")
+    total = by_file + children_by_file
+    for name, _ in total.most_common(top):
+        print(f"{by_file[name]:8.1f} {children_by_file[name]:8.1f} {wall_by_file[name]:8.1f}  {name}")
     properties = {n: s for n, s in tests.items() if n in logs.examples}
     print(f"\nproperty tests: {sum(properties.values()):.0f} s CPU over {len(properties)} tests")
     for cap in CAPS:
