@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+ONE_SHIP_BOARD = "....../..x.../....../....../....../......"
 BOARD = "........../........../....o...../...oxo..../........../........../........../........../........../.........."
 SAID = "compiling Numba kernels"
 
@@ -67,9 +68,13 @@ def run(args: list[str], env: dict[str, str], cwd: Path) -> tuple[str, str, floa
 def test_the_readme_s_first_steps_compile_nothing_on_a_fresh_install(fresh):
     venv, env = fresh
     command = str(venv / "bin" / "battleship")
+    # and custom rules of one ship, as a web game's may be: its count is a kernel no preset reaches
+    one_ship = venv.parent / "one-ship.toml"
+    one_ship.write_text('rows = 6\ncols = 6\n[[ship]]\nname = "Boat"\nsymbol = "B"\nlength = 2\n')
     steps = {
         "layout": [command, "layout", "--seed", "7"],
         "calc": [command, "calc", BOARD, "--percent"],
+        "one-ship calc": [command, "calc", ONE_SHIP_BOARD, "--rules", str(one_ship)],
         "simulate": [command, "simulate", "density", "--games", "200", "--seed", "1"],
         "python": [str(venv / "bin" / "python"), str(ROOT / "benchmarks" / "readme_example.py")],
     }
@@ -87,6 +92,7 @@ def test_the_readme_s_first_steps_compile_nothing_on_a_fresh_install(fresh):
         "PP......../........../.......D../.......D../.......D../.........S/.........S/.........S/....CCCCC./BBBB......"
     )
     assert "best cell: E5" in outputs["calc"]
+    assert "layouts left: 4" in outputs["one-ship calc"]
     assert "layouts fit what was seen" in outputs["python"] and "shots by" in outputs["python"]
 
 

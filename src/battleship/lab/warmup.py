@@ -74,6 +74,7 @@ def steps() -> list[Step]:
         Step("exact endgame", partial(_endgame)),  # a family of its own, small: with the games, for balance
         Step("exact counts (rows, search)", partial(_counts, standard), ENGINES),
         Step("exact counts (sweep, search)", partial(_counts, apart), ENGINES),
+        Step("exact counts (one ship, search)", partial(_one_ship_counts), ENGINES),
         Step("weighed counts (rows, search)", partial(_weighed_counts, standard), ENGINES),
         Step("weighed counts (sweep, search)", partial(_weighed_counts, apart), ENGINES),
         Step("exact counts (frontier)", partial(_frontier_counts), ENGINES),
@@ -145,6 +146,18 @@ def _counts(rules: Rules) -> None:
 
     posterior(Observation(rules))
     posterior(_half_fired(rules))
+
+
+def _one_ship_counts() -> None:
+    """A one-ship fleet's board with a hit: the search counts one ship at a time there, a kernel of its
+    own (fleets of two ships or more count their last two together). Custom rules in the web game meet it:
+    its compile on a busy server outlasted the timing of Expert's first move, which refused the rules."""
+    from battleship.game import Observation, Outcome, Shot
+    from battleship.inference.posterior import posterior
+    from battleship.rules import Rules, Ship
+
+    one = Rules(6, 6, (Ship.line("Boat", "B", 2),))
+    posterior(Observation(one, (Shot(14, Outcome.HIT),)))
 
 
 def _noisy_counts(*rules: Rules) -> None:
