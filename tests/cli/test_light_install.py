@@ -144,8 +144,9 @@ def test_the_core_dependencies_hold_no_extra_and_each_extra_installs_its_package
 
 def test_make_run_and_make_test_install_everything():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "pip install --quiet -e '.[all]'" in makefile
-    assert "pip install --quiet -e '.[test]'" in makefile
+    assert "$(INSTALL) '.[all]'" in makefile and "$(INSTALL) '.[test]'" in makefile
+    install = makefile.split("\nINSTALL = ", 1)[1].split("\n\n", 1)[0]  # uv, else pip
+    assert "uv pip install" in install and "|| $(BIN)/python -m pip install" in install
     assert re.search(r"^run: \$\(STAMP\)", makefile, re.M)
 
 
