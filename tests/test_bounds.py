@@ -74,12 +74,15 @@ def test_the_kernels_property_tests_pass_with_bounds_checked(request, tmp_path):
     # figures (pure Python, minutes), stay with the ordinary run
     # and so do whole games of every shooter on every preset and the sea-battle-sized comparison: full-size
     # boards, minutes with checks, where the point here is many small boards
-    whole_games = "every_shooter_plays or python_shooters or reads_the_margin or small_sea_battle"
+    whole_games = "every_shooter_plays or python_shooters or reads_the_margin or small_sea_battle or pirates"
+    # and the tests of stopping a compile or an engine: they compile kernels again to stop them (20 s of
+    # the rerun's 300), where stopping is the same with the checks as without
+    stopping = "stop_requested_while_compiling or stops_when_asked"
     select = [
         "-m",
         "not slow",
         "-k",
-        f"not 10x10 and not independent_solver and not gives_up and not ({whole_games})",
+        f"not 10x10 and not independent_solver and not gives_up and not ({whole_games} or {stopping})",
     ]
     command = [sys.executable, "-m", "pytest", "-x", "-p", "no:cacheprovider", *select, *CHECKED]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)

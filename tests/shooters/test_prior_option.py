@@ -103,7 +103,7 @@ def test_the_contest_prior_plays_layouts_the_contest_never_draws():
 def test_a_prior_never_refuses_a_legal_board(rules, seed, generator):
     """Uniform layouts under a biased generator's prior: every game ends, the kernel as the class."""
     try:
-        with patch.object(prior, "GENERATOR_LAYOUTS", 500):  # a rough prior is prior enough here
+        with patch.object(prior, "GENERATOR_LAYOUTS", 100):  # a rough prior is prior enough here
             weights = generator_weights(rules, generator)
     except BattleshipError:
         return  # a generator that cannot fill these rules (r-blog lets ships touch)
