@@ -27,7 +27,7 @@ import pytest
 from tests.conftest import EXAMPLES_CAP
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = 10  # at most, per property test, in the bounds-checked run
+EXAMPLES = 5  # at most, per property test, in the bounds-checked run
 CHECKED = [
     "tests/inference",
     "tests/shooters/test_kernels.py",

@@ -133,18 +133,18 @@ KEPT = r"kept ([\d,]+) of ([\d,]+) games in (\S+); the same command with --resum
 
 
 def test_simulate_keeps_every_finished_game_and_resume_plays_the_same_games(tmp_path):
-    args = ["simulate", "hunt-target", "--games", "1000000", "--seed", "3", "--jobs", "2", "--out", "f.txt"]
+    args = ["simulate", "hunt-target", "--games", "300000", "--seed", "3", "--jobs", "2", "--out", "f.txt"]
     code, _, err = interrupt_when(args, tmp_path, _has_games(tmp_path / "f.txt"), signal.SIGINT)
     assert code == 130
     kept = re.search(r"interrupted \(Ctrl-C\): " + KEPT, err)
     assert kept, err
     shots = [int(x) for x in _lines(tmp_path / "f.txt")]
-    assert len(shots) == int(kept.group(1).replace(",", "")) >= 1 and kept.group(2) == "1,000,000"
+    assert len(shots) == int(kept.group(1).replace(",", "")) >= 1 and kept.group(2) == "300,000"
     first = len(shots)
     data = _run([*args, "--resume", "--json"], tmp_path)
-    assert data["games"] == 1_000_000
+    assert data["games"] == 300_000
     again = _numbers(tmp_path / "f.txt")
-    assert len(again) == 1_000_000 and list(again[:first]) == shots
+    assert len(again) == 300_000 and list(again[:first]) == shots
     head = lab.simulate(preset("standard"), "hunt-target", 5_000, seed=3)
     assert np.array_equal(again[:5_000], head)  # the games an uninterrupted run plays
     window = slice(first - 2_000, first + 2_000) if first > 2_000 else slice(0, first + 2_000)
@@ -167,7 +167,7 @@ def test_a_class_played_in_python_stops_between_shots_and_resumes(tmp_path):
 
 
 def test_compare_keeps_its_paired_games_and_resumes(tmp_path):
-    args = ["compare", "random", "hunt-target", "--games", "1000000", "--seed", "5", "--jobs", "2"]
+    args = ["compare", "random", "hunt-target", "--games", "300000", "--seed", "5", "--jobs", "2"]
     code, _, err = interrupt_when(
         [*args, "--out", "c.txt"], tmp_path, _has_games(tmp_path / "c.txt"), signal.SIGINT
     )
@@ -176,21 +176,21 @@ def test_compare_keeps_its_paired_games_and_resumes(tmp_path):
     assert all(len(line.split()) == 2 for line in _lines(tmp_path / "c.txt"))
     resumed = _run([*args, "--out", "c.txt", "--resume", "--json"], tmp_path)
     rows = _numbers(tmp_path / "c.txt", 2)
-    assert len(rows) == resumed["games"] == 1_000_000
+    assert len(rows) == resumed["games"] == 300_000
     diff = rows[:, 1] - rows[:, 0]
     assert resumed["shooters"]["hunt-target"]["minus_first"] == pytest.approx(diff.mean())
     assert resumed["shooters"]["random"]["mean"] == pytest.approx(rows[:, 0].mean())
 
 
 def test_match_keeps_both_sides_games_and_resumes(tmp_path):
-    args = ["match", "random", "hunt-target", "--games", "1000000", "--seed", "2", "--jobs", "2"]
+    args = ["match", "random", "hunt-target", "--games", "300000", "--seed", "2", "--jobs", "2"]
     code, _, err = interrupt_when(
         [*args, "--out", "m.txt"], tmp_path, _has_games(tmp_path / "m.txt"), signal.SIGTERM
     )
     assert code == 143 and re.search(r"stopped \(SIGTERM\): " + KEPT, err), err
     resumed = _run([*args, "--out", "m.txt", "--resume", "--json"], tmp_path)
     rows = _numbers(tmp_path / "m.txt", 2)
-    assert len(rows) == resumed["games"] == 1_000_000
+    assert len(rows) == resumed["games"] == 300_000
     assert resumed["a_shots_mean"] == pytest.approx(rows[:, 0].mean())
     assert resumed["b_shots_mean"] == pytest.approx(rows[:, 1].mean())
 
@@ -204,18 +204,18 @@ def test_sweep_keeps_its_games_and_resumes(tmp_path):
         "--sizes",
         "6,7",
         "--games",
-        "500000",
+        "150000",
         "--jobs",
         "2",
     ]
     code, _, err = interrupt_when(
         [*args, "--out", "s.txt"], tmp_path, _has_games(tmp_path / "s.txt"), signal.SIGINT
     )
-    assert code == 130 and re.search(r"kept ([\d,]+) of 1,000,000 games in s.txt", err), err
+    assert code == 130 and re.search(r"kept ([\d,]+) of 300,000 games in s.txt", err), err
     resumed = _run([*args, "--out", "s.txt", "--resume", "--json"], tmp_path)
     rows = _numbers(tmp_path / "s.txt", 3)
-    assert len(rows) == 1_000_000 and sorted(set(rows[:, 0])) == [6, 7]
-    assert [m["games"] for m in resumed["matches"]] == [500_000] * 2
+    assert len(rows) == 300_000 and sorted(set(rows[:, 0])) == [6, 7]
+    assert [m["games"] for m in resumed["matches"]] == [150_000] * 2
 
 
 def test_simulate_montecarlo_stops_between_shots(tmp_path):
