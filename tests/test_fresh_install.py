@@ -75,6 +75,8 @@ def test_the_readme_s_first_steps_compile_nothing_on_a_fresh_install(fresh):
         "layout": [command, "layout", "--seed", "7"],
         "calc": [command, "calc", BOARD, "--percent"],
         "one-ship calc": [command, "calc", ONE_SHIP_BOARD, "--rules", str(one_ship)],
+        # more layouts than one thread draws, written as text (a prior's fit and the arena draw so too)
+        "layouts": [command, "layout", "--count", "5000", "--seed", "7"],
         "simulate": [command, "simulate", "density", "--games", "200", "--seed", "1"],
         "python": [str(venv / "bin" / "python"), str(ROOT / "benchmarks" / "readme_example.py")],
     }
@@ -93,6 +95,7 @@ def test_the_readme_s_first_steps_compile_nothing_on_a_fresh_install(fresh):
     )
     assert "best cell: E5" in outputs["calc"]
     assert "layouts left: 4" in outputs["one-ship calc"]
+    assert len(outputs["layouts"].splitlines()) == 5000
     assert "layouts fit what was seen" in outputs["python"] and "shots by" in outputs["python"]
 
 

@@ -66,6 +66,7 @@ def steps() -> list[Step]:
         Step(f"layouts ({name})", partial(generators.draw, standard, name, 0, 2, threads=False))
         for name in generators.GENERATORS
     ]
+    out.append(Step("layouts by the thousand, and as text", partial(_many_layouts, standard)))
     played = {n: r for n in registry.names() if (r := _rules_for(n, (standard, apart))) is not None}
     kernels = [n for n in played if registry.spec(n).kernel is not None]
     out += [Step(f"{n} games", partial(warm_up, played[n], n)) for n in kernels]
@@ -125,6 +126,16 @@ def _rules_for(name: str, choices: tuple[Rules, ...]) -> Rules | None:
     from battleship.shooters import registry
 
     return next((r for r in choices if registry.spec(name).refusal(r) is None), None)
+
+
+def _many_layouts(rules: Rules) -> None:
+    """More layouts than one thread draws (the threaded draw: a prior's fit, `layout --count`, a match's
+    hidden fleets) and layouts written as text (the arena's battlefields, `layout --count`): kernels of
+    their own, which no game reaches."""
+    from battleship import generators
+
+    rows = generators.draw(rules, "uniform", 0, generators.BLOCK + 1)
+    generators.format_lines(rules, rows[:2])
 
 
 def _half_fired(rules: Rules, seed: int = 1) -> Observation:
