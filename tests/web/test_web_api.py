@@ -486,6 +486,36 @@ def test_a_level_under_way_of_being_timed_is_timed_once_for_every_request_that_a
     assert timed == ["best"]
 
 
+def test_a_timing_cut_off_while_compiling_is_no_verdict_and_the_next_game_is_timed_again(tmp_path):
+    """Custom rules that need code the package does not hold: the compile outlasts the timing, which is cut
+    off. That says nothing of the level (the compile goes on and is kept): the game starts, and the next
+    one under these rules is timed again, where a refusal would have been remembered for ten minutes."""
+    from battleship.rules import from_toml
+    from battleship.stop import Stop
+    from battleship.web import graphs
+    from battleship.web.computer import Computer
+    from battleship.web.gate import Gate
+    from battleship.web.workers import StillCompiling, Workers
+
+    computer = Computer(Gate(2, 4, 5.0), Workers(1), 2.0, 10.0, graphs.Graphs(tmp_path / "graphs"))
+    rules = replace(from_toml(T_SHAPES), name="custom")
+    timed: list[str] = []
+
+    def compiling_then_fast(rules, chosen, stop, model):  # stands in for a trial move on a worker
+        timed.append(chosen.name)
+        if len(timed) == 1:
+            raise StillCompiling("out of time: a kernel was compiling")
+        return None
+
+    computer._time = compiling_then_fast
+    computer.admit(rules, "best", Stop())  # admitted, not refused
+    assert not computer._verdicts
+    computer.admit(rules, "best", Stop())  # timed again, the compile done: a verdict now
+    computer.admit(rules, "best", Stop())  # and remembered
+    assert timed == ["best", "best"]
+    assert computer._verdicts[(rules.to_toml(), "best")][0] is None
+
+
 @pytest.mark.slow
 def test_a_move_past_its_deadline_falls_back_and_says_so_and_the_calculator_estimates(tmp_path):
     with TestClient(create_app(f"sqlite:///{tmp_path / 'g.db'}", settings=QUICK)) as client:

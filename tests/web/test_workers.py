@@ -4,12 +4,13 @@ went away is stopped (its process killed unless it stops by itself), a crash is 
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
 from battleship.errors import BattleshipError
 from battleship.stop import OutOfTime, Stop, Stopped
-from battleship.web.workers import Closed, WorkerDied, Workers
+from battleship.web.workers import Closed, StillCompiling, WorkerDied, Workers
 from tests.web import jobs_for_tests as jobs
 
 
@@ -42,6 +43,59 @@ def test_a_job_that_reads_its_stop_stops_by_itself_and_keeps_its_worker(workers)
         workers.run(jobs.polite, 60, stop=Stop(0.2))
     assert workers.killed == 0
     assert workers.run(jobs.pid, stop=Stop(30)) == before
+
+
+def _settled(pool: Workers) -> bool:
+    """Whether no job runs in the pool (a worker finishing a compile aside counts as running one)."""
+    for _ in range(600):  # bounded: a minute at most
+        with pool._lock:
+            if not pool._busy:
+                return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_job_cut_off_while_compiling_lets_the_compile_finish_and_keeps_its_worker(tmp_path):
+    pool = Workers(1)
+    try:
+        before = pool.run(jobs.pid, stop=Stop(30))
+        with pytest.raises(StillCompiling, match="kept"):  # at its deadline, as any job out of time
+            pool.run(jobs.compile_stand_in, tmp_path, stop=Stop(0.2))
+        assert pool.killed == 0  # killed, the compile would be lost and paid again by the next job
+        (tmp_path / "release").touch()  # the compile ends
+        assert _settled(pool)
+        assert pool.killed == 0
+        assert pool.run(jobs.pid, stop=Stop(30)) == before  # the same worker, back in the pool
+        # a job past its deadline that is not compiling is still killed at once
+        with pytest.raises(OutOfTime) as late:
+            pool.run(jobs.spin, 60, stop=Stop(0.2))
+        assert not isinstance(late.value, StillCompiling) and pool.killed == 1
+    finally:
+        pool.close()
+
+
+def test_a_request_gone_while_its_job_compiles_is_stopped_and_the_compile_goes_on(tmp_path):
+    pool = Workers(1)
+    try:
+        stop = Stop(60)
+        threading.Timer(0.3, stop.request).start()  # the client hung up
+        with pytest.raises(Stopped) as stopped:
+            pool.run(jobs.compile_stand_in, tmp_path, stop=stop)
+        assert not isinstance(stopped.value, OutOfTime) and pool.killed == 0
+        (tmp_path / "release").touch()
+        assert _settled(pool)  # the job ran on to its own deadline-free end: finished, not killed
+        assert pool.killed == 0
+    finally:
+        pool.close()
+
+
+def test_a_worker_compiling_aside_is_killed_when_the_pool_closes(tmp_path):
+    pool = Workers(1)
+    with pytest.raises(StillCompiling):
+        pool.run(jobs.compile_stand_in, tmp_path, stop=Stop(0.2))
+    pool.close()  # the server stops: nothing waits for the compile
+    assert _settled(pool)
+    assert pool.alive == 0
 
 
 def test_a_request_that_goes_away_stops_its_job_at_once(workers):

@@ -39,7 +39,7 @@ from battleship.rules import Rules, preset
 from battleship.stop import SLICE, OutOfTime, Stop, Stopped
 from battleship.web import graphs, jobs
 from battleship.web.gate import ANALYSIS, MOVE, START, Gate, Saturated
-from battleship.web.workers import Workers
+from battleship.web.workers import StillCompiling, Workers
 
 PROBABILITY_BUDGET_MS = (
     250  # C. Liam Brown's calculator thinks four seconds; a quarter second keeps play brisk
@@ -223,8 +223,8 @@ class Computer:
                 args = (rules, observation, spec, seed, model, bool(exact))
                 cell = self._thinking(jobs.shot, *args, stop=stop, shapes=shapes)
                 return Move(cell, shooter, None, exact, None if exact is not False else SAMPLED)
-            except OutOfTime:
-                why = f"{chosen.level} ({shooter}) did not answer within {self.move_seconds:g} s"
+            except OutOfTime as late:
+                why = self._late(chosen, shooter, late)
             except Saturated as busy:
                 why = f"{chosen.level} ({shooter}) found no worker free: {busy}"
         stand_in = jobs.quick_shot(rules, observation, seed)
@@ -254,14 +254,23 @@ class Computer:
                     cells, why = self._thinking(
                         jobs.salvo, *args, model, bool(exact), stop=stop, shapes=shapes
                     )
-                except OutOfTime:
-                    why = f"{chosen.level} ({shooter}) did not answer within {self.move_seconds:g} s"
+                except OutOfTime as late:
+                    why = self._late(chosen, shooter, late)
                 except Saturated as busy:
                     why = f"{chosen.level} ({shooter}) found no worker free: {busy}"
         if why is None:
             return Move(cells[0], shooter, None, exact, None if exact is not False else SAMPLED, cells)
         stand_in, by = jobs.quick_salvo(rules, observation, seed, size)
         return Move(stand_in[0], by, why, None if exact is None else False, None, stand_in)
+
+    def _late(self, chosen: Mode, shooter: str, late: OutOfTime) -> str:
+        """Why a move fell back to the stand-in when ``chosen`` ran out of time."""
+        if isinstance(late, StillCompiling):
+            return (
+                f"{chosen.level} ({shooter}) was compiling its code for these rules, which takes longer than a "
+                "move may; the compile goes on and is kept, so later moves do not wait for it"
+            )
+        return f"{chosen.level} ({shooter}) did not answer within {self.move_seconds:g} s"
 
     def _graphs_for_move(
         self, rules: Rules, observation: Observation, chosen: Mode, model: PlacementModel | None
@@ -376,7 +385,13 @@ class Computer:
         let whoever waits for it read it; why the level is refused, or None."""
         try:
             busy = self.gate.busy(ANALYSIS) + self.gate.busy(MOVE)  # heavy work beside the timing
-            why = self._time(rules, chosen, stop, model)
+            try:
+                why = self._time(rules, chosen, stop, model)
+            except StillCompiling:
+                # cut off while compiling code the package does not hold for these rules: that is no
+                # verdict on the level. The compile goes on and is kept; the game starts (its moves fall
+                # back while they must, saying so) and the next game under these rules is timed again
+                return None
             if why is not None and why.endswith(UNFINISHED) and busy and rules.name != "custom":
                 # a preset's level, cut off by the wall clock while other work shared the cores: no
                 # verdict either way (the presets' levels are the measured ones); the game starts, its
@@ -427,6 +442,8 @@ class Computer:
         shooter = jobs.named(chosen.spec_for(rules), rules)
         try:
             seconds = self.gate.run(partial(self._probe, rules, chosen, model, stop), lane=START, stop=stop)
+        except StillCompiling:
+            raise
         except OutOfTime:
             seconds = None
         if seconds is not None and seconds <= limit:

@@ -8,6 +8,13 @@ after the deadline, and a job whose request went away (or a server shutting down
 A killed worker is replaced by a fork of the forkserver, which loaded and ran every kernel once, so
 a replacement starts warm in milliseconds.
 
+One exception: a job whose deadline passes while Numba compiles a kernel the package does not hold
+(rules the build could not foresee). Killed, its compile would be lost and paid again by every later
+job, each cut off in turn, for ever. The worker says when it compiles, and a job cut off then raises
+:class:`StillCompiling` (an :class:`~battleship.stop.OutOfTime`) at its deadline as any other, while its
+worker finishes the compile aside (kept for every process, :mod:`battleship.jit`) and comes back to the
+pool.
+
 :meth:`Workers.run` has the signature of :func:`battleship.stop.run`, so once every engine honours
 ``stop=`` a thread pool can take its place without changing a caller.
 """
@@ -26,11 +33,13 @@ from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from battleship.errors import BattleshipError
-from battleship.stop import DEADLINE, SLICE, OutOfTime, Stop, Stopped
+from battleship.stop import CANCELLED, DEADLINE, SLICE, OutOfTime, Stop, Stopped
 
 T = TypeVar("T")
 log = logging.getLogger("battleship.web")
 GRACE = 0.25  # seconds past its deadline a job may take to stop by itself before it is killed
+COMPILE_CAP = 600.0  # seconds a worker cut off in the middle of a compile may take to finish it aside
+COMPILING = "compiling"  # a worker's note that a compile began (True) or ended (False): not an answer
 
 
 class WorkerDied(BattleshipError):
@@ -39,6 +48,15 @@ class WorkerDied(BattleshipError):
 
 class Closed(BattleshipError):
     """The pool is closed: the server is shutting down."""
+
+
+class StillCompiling(OutOfTime):
+    """The deadline passed while the job's worker compiled a kernel: the compile goes on aside (and is kept),
+    so a later job finds it compiled; this one is out of time as any other."""
+
+
+class _CutOffCompiling(Exception):
+    """Within :meth:`Workers.run`: the deadline passed, or the request went away, in the middle of a compile."""
 
 
 def _context() -> multiprocessing.context.ForkServerContext:
@@ -119,6 +137,16 @@ class Workers:
         try:
             worker.conn.send((work, args, stop.remaining()))
             kind, value = self._wait(worker, stop)
+        except _CutOffCompiling:
+            aside = threading.Thread(
+                target=self._finish_aside, args=(worker,), daemon=True, name="compile-aside"
+            )
+            aside.start()
+            if int(stop.flag[0]) != DEADLINE:  # the client went away: Stopped, as without a compile
+                stop.check()
+            raise StillCompiling(
+                "out of time: a kernel was compiling (it goes on compiling, and is kept for the next time)"
+            ) from None
         except BaseException:
             self._discard(worker)
             raise
@@ -131,14 +159,23 @@ class Workers:
         raise RuntimeError(value)
 
     def _wait(self, worker: _Worker, stop: Stop) -> tuple[str, Any]:
-        """The worker's answer; kill it when the stop is asked for (past the deadline, after ``grace``)."""
+        """The worker's answer; kill it when the stop is asked for (past the deadline, after ``grace``),
+        unless that falls in the middle of a compile (:class:`_CutOffCompiling`, to let it finish) and the
+        server is not shutting down."""
+        compiling = False
         while True:
             try:
                 if worker.conn.poll(SLICE):
-                    return worker.conn.recv()
+                    kind, value = worker.conn.recv()
+                    if kind == COMPILING:
+                        compiling = value
+                        continue
+                    return kind, value
             except (EOFError, OSError):
                 raise WorkerDied("the computation's process ended unexpectedly") from None
             if stop.requested and (int(stop.flag[0]) != DEADLINE or self._past_grace(stop)):
+                if compiling and int(stop.flag[0]) in (DEADLINE, CANCELLED):  # not a shutdown's INTERRUPT
+                    raise _CutOffCompiling
                 self.killed += 1
                 stop.check()
             if not worker.process.is_alive() and not worker.conn.poll():
@@ -146,6 +183,28 @@ class Workers:
 
     def _past_grace(self, stop: Stop) -> bool:
         return stop.deadline is None or time.monotonic() > stop.deadline + self.grace
+
+    def _finish_aside(self, worker: _Worker) -> None:
+        """Wait for a worker cut off while compiling to finish the compile (at most :data:`COMPILE_CAP`) and
+        then its job (past its deadline, a job that reads its stop ends at once: ``grace`` more), and give it
+        back to the pool; kill it if either takes longer, or if the pool closes meanwhile."""
+        end = time.monotonic() + COMPILE_CAP
+        try:
+            while time.monotonic() < end:
+                if not worker.conn.poll(SLICE):
+                    if not worker.process.is_alive():
+                        break
+                    continue
+                kind, value = worker.conn.recv()
+                if kind != COMPILING:
+                    self._give_back(worker)
+                    return
+                if not value:  # compiled, and kept: the job gets what any job gets past its deadline
+                    end = min(end, time.monotonic() + self.grace + 1.0)
+        except (EOFError, OSError):  # killed by close(), or died
+            pass
+        self.killed += 1
+        self._discard(worker)
 
     def _take(self) -> _Worker:
         with self._lock:
@@ -201,11 +260,44 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
+def _say_compiles(send: Callable[[tuple[str, Any]], None]) -> None:
+    """Tell the parent when a Numba compile begins and when it ends (the outermost: a kernel compiles the
+    functions it calls within its own compile)."""
+    from numba.core import event
+
+    depth = [0]
+    lock = threading.Lock()
+
+    class Listener(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            with lock:
+                depth[0] += 1
+                if depth[0] == 1:
+                    send((COMPILING, True))
+
+        def on_end(self, ev: event.Event) -> None:
+            with lock:
+                depth[0] -= 1
+                if depth[0] == 0:
+                    send((COMPILING, False))
+
+    event.register("numba:compile", Listener())
+
+
 def _serve(conn: Connection) -> None:
-    """A worker's life: read a job, run it with a stop of its own, send back what happened."""
+    """A worker's life: read a job, run it with a stop of its own, send back what happened (and, as it
+    happens, when a compile begins and ends)."""
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     import traceback
+
+    sending = threading.Lock()  # a compile's note comes from whichever thread compiles
+
+    def send(message: tuple[str, Any]) -> None:
+        with sending, contextlib.suppress(EOFError, OSError):
+            conn.send(message)
+
+    _say_compiles(send)
 
     while True:
         try:
@@ -223,8 +315,9 @@ def _serve(conn: Connection) -> None:
         except Exception:
             answer = ("bug", traceback.format_exc())
         try:
-            conn.send(answer)
+            with sending:
+                conn.send(answer)
         except (EOFError, OSError):
             return
         except Exception:  # an answer that does not pickle
-            conn.send(("bug", traceback.format_exc()))
+            send(("bug", traceback.format_exc()))
