@@ -43,9 +43,10 @@ def fresh(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, 
     venv = work / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = str(venv / "bin" / "python")
-    # uv where the suite's own install has it (the same packages as pip, in a fraction of pip's CPU)
+    # uv where the suite's own install has it (the same packages as pip, in a fraction of pip's CPU), and
+    # compiling the modules to bytecode as pip does: the steps timed below would otherwise compile them
     uv = Path(sys.executable).with_name("uv")
-    quick = [str(uv), "pip", "install", "--quiet", "--python", python, str(wheel)]
+    quick = [str(uv), "pip", "install", "--quiet", "--compile-bytecode", "--python", python, str(wheel)]
     if not uv.exists() or subprocess.run(quick, timeout=1800).returncode != 0:
         pip = [python, "-m", "pip", "--disable-pip-version-check", "-q", "install", str(wheel)]
         subprocess.run(pip, check=True, timeout=1800)

@@ -147,6 +147,7 @@ def test_make_run_and_make_test_install_everything():
     assert "$(INSTALL) '.[all]'" in makefile and "$(INSTALL) '.[test]'" in makefile
     install = makefile.split("\nINSTALL = ", 1)[1].split("\n\n", 1)[0]  # uv, else pip
     assert "uv pip install" in install and "|| $(BIN)/python -m pip install" in install
+    assert "--compile-bytecode" in install  # as pip does: else every process compiles the modules it imports
     assert re.search(r"^run: \$\(STAMP\)", makefile, re.M)
 
 
