@@ -126,6 +126,8 @@ def main() -> None:
     parser.add_argument("--wheel", help="install this wheel instead of building a clean export")
     parser.add_argument("--keep", help="a folder to work in (kept afterwards)")
     args = parser.parse_args()
+    if args.wheel and not Path(args.wheel).is_file():
+        parser.error(f"--wheel {args.wheel}: no such file (a wheel built by `pip wheel --no-deps .`)")
     work = Path(args.keep or tempfile.mkdtemp(prefix="first-run-"))
     work.mkdir(parents=True, exist_ok=True)
     venv = work / "venv"
