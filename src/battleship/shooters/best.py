@@ -209,9 +209,9 @@ class BestShooter(Named):
 
     def reset(self, rules: Rules, rng: np.random.Generator) -> None:
         """Choose the shooter for ``rules`` and reset it."""
-        from battleship.shooters.registry import check, spec
+        from battleship.shooters.registry import checked, spec
 
-        name, options = check(format_spec("best", self.options), rules)
+        name, options = checked(format_spec("best", self.options), rules)
         self._inner = spec(name).make(options)
         self.name = format_spec(name, options)  # what plays, named as everywhere else
         self._inner.reset(rules, rng)
