@@ -57,15 +57,16 @@ def graph_stand_in(shape, directory, *, stop: Stop) -> dict[str, int]:
     return {"states": 1, "edges": 0, "bytes": 0}
 
 
-def compile_stand_in(directory, *, stop: Stop) -> str:
-    """A compile of a kernel the package does not hold, stood in for: Numba's compile event, begun and held
-    until a file ``release`` appears in ``directory`` (at most a minute), then ended; then the job reads its
-    stop, as a kernel does."""
+def compile_stand_in(directory, releases=("release",), *, stop: Stop) -> str:
+    """Compiles of kernels the package does not hold, stood in for: for each name in ``releases``, Numba's
+    compile event, begun and held until a file of that name appears in ``directory`` (at most a minute),
+    then ended; then the job reads its stop, as a kernel does."""
     from numba.core import event
 
-    end = time.monotonic() + 60.0
-    with event.trigger_event("numba:compile", data={"dispatcher": None}):
-        while not (directory / "release").exists() and time.monotonic() < end:
-            time.sleep(0.01)
+    for name in releases:
+        end = time.monotonic() + 60.0
+        with event.trigger_event("numba:compile", data={"dispatcher": None}):
+            while not (directory / name).exists() and time.monotonic() < end:
+                time.sleep(0.01)
     stop.check()
     return "compiled"

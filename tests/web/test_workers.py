@@ -74,6 +74,21 @@ def test_a_job_cut_off_while_compiling_lets_the_compile_finish_and_keeps_its_wor
         pool.close()
 
 
+def test_a_second_compile_after_the_first_is_let_finish_too(tmp_path):
+    pool = Workers(1)
+    try:
+        with pytest.raises(StillCompiling):
+            pool.run(jobs.compile_stand_in, tmp_path, ("first", "second"), stop=Stop(0.2))
+        (tmp_path / "first").touch()  # the first compile ends, and the job goes on to a second
+        time.sleep(3.0)  # longer than a job past its deadline is given once its compile is done
+        assert pool.killed == 0 and pool.alive == 1  # the second compile is not cut off
+        (tmp_path / "second").touch()
+        assert _settled(pool)
+        assert pool.killed == 0
+    finally:
+        pool.close()
+
+
 def test_a_request_gone_while_its_job_compiles_is_stopped_and_the_compile_goes_on(tmp_path):
     pool = Workers(1)
     try:

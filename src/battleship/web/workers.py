@@ -199,8 +199,10 @@ class Workers:
                 if kind != COMPILING:
                     self._give_back(worker)
                     return
-                if not value:  # compiled, and kept: the job gets what any job gets past its deadline
-                    end = min(end, time.monotonic() + self.grace + 1.0)
+                # a compile done is kept, and the job then gets what any job gets past its deadline; one
+                # more compile (the job ran on to code it had not reached) is let finish as the first was
+                now = time.monotonic()
+                end = now + COMPILE_CAP if value else min(end, now + self.grace + 1.0)
         except (EOFError, OSError):  # killed by close(), or died
             pass
         self.killed += 1
