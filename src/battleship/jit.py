@@ -367,12 +367,16 @@ class _Announcer:
         self.total = 0  # every function compiled in this process (compiles())
         self.said: contextlib.AbstractContextManager[waiting.Wait] | None = None
         self.wait: waiting.Wait | None = None
+        self.watchers: list[Callable[[bool], None]] = []  # on_compiling()'s
 
     def begin(self, dispatcher: Any) -> None:
         function = getattr(dispatcher, "py_func", None)
         module = str(getattr(function, "__module__", ""))
         ours = module.startswith("battleship.")
         with self.lock:
+            if self.depth == 0:
+                for watcher in self.watchers:
+                    watcher(True)
             if self.depth == 0 and (ours or self.widened):
                 self.functions = 0
                 building = os.environ.get(BUILD_VARIABLE)
@@ -395,9 +399,20 @@ class _Announcer:
             if self.depth == 0 and self.said is not None:
                 self.said.__exit__(None, None, None)
                 self.said = self.wait = None
+            if self.depth == 0:
+                for watcher in self.watchers:
+                    watcher(False)
 
 
 _announcer = _Announcer()
+
+
+def on_compiling(watcher: Callable[[bool], None]) -> None:
+    """Call ``watcher(True)`` whenever Numba begins to compile in this process and ``watcher(False)`` when
+    it is done (the outermost compile: a kernel compiles the functions it calls within its own), in the
+    compiling thread, for the rest of the process's life."""
+    with _announcer.lock:
+        _announcer.watchers.append(watcher)
 
 
 def compiles() -> int:

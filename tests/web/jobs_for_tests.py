@@ -59,13 +59,14 @@ def graph_stand_in(shape, directory, *, stop: Stop) -> dict[str, int]:
 
 def compile_stand_in(directory, releases=("release",), *, stop: Stop) -> str:
     """Compiles of kernels the package does not hold, stood in for: for each name in ``releases``, Numba's
-    compile event, begun and held until a file of that name appears in ``directory`` (at most a minute),
-    then ended; then the job reads its stop, as a kernel does."""
+    compile event, begun (a file ``compiling`` in ``directory`` says so) and held until a file of that name
+    appears there (at most a minute), then ended; then the job reads its stop, as a kernel does."""
     from numba.core import event
 
     for name in releases:
         end = time.monotonic() + 60.0
         with event.trigger_event("numba:compile", data={"dispatcher": None}):
+            (directory / "compiling").touch()
             while not (directory / name).exists() and time.monotonic() < end:
                 time.sleep(0.01)
     stop.check()

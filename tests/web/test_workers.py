@@ -55,59 +55,70 @@ def _settled(pool: Workers) -> bool:
     return False
 
 
-def test_a_job_cut_off_while_compiling_lets_the_compile_finish_and_keeps_its_worker(tmp_path):
+# a compile's deadline: generous, since the stand-in must have begun compiling by then (the pool's one
+# worker is started, and so warm, before each timed job)
+COMPILE_DEADLINE = 2.0
+
+
+@pytest.fixture
+def one_worker():
+    """A pool of one worker, started (its first job done), and the process id it answers with."""
     pool = Workers(1)
-    try:
-        before = pool.run(jobs.pid, stop=Stop(30))
-        with pytest.raises(StillCompiling, match="kept"):  # at its deadline, as any job out of time
-            pool.run(jobs.compile_stand_in, tmp_path, stop=Stop(0.2))
-        assert pool.killed == 0  # killed, the compile would be lost and paid again by the next job
-        (tmp_path / "release").touch()  # the compile ends
-        assert _settled(pool)
-        assert pool.killed == 0
-        assert pool.run(jobs.pid, stop=Stop(30)) == before  # the same worker, back in the pool
-        # a job past its deadline that is not compiling is still killed at once
-        with pytest.raises(OutOfTime) as late:
-            pool.run(jobs.spin, 60, stop=Stop(0.2))
-        assert not isinstance(late.value, StillCompiling) and pool.killed == 1
-    finally:
-        pool.close()
+    yield pool, pool.run(jobs.pid, stop=Stop(60))
+    pool.close()
 
 
-def test_a_second_compile_after_the_first_is_let_finish_too(tmp_path):
-    pool = Workers(1)
-    try:
-        with pytest.raises(StillCompiling):
-            pool.run(jobs.compile_stand_in, tmp_path, ("first", "second"), stop=Stop(0.2))
-        (tmp_path / "first").touch()  # the first compile ends, and the job goes on to a second
-        time.sleep(3.0)  # longer than a job past its deadline is given once its compile is done
-        assert pool.killed == 0 and pool.alive == 1  # the second compile is not cut off
-        (tmp_path / "second").touch()
-        assert _settled(pool)
-        assert pool.killed == 0
-    finally:
-        pool.close()
+def test_a_job_cut_off_while_compiling_lets_the_compile_finish_and_keeps_its_worker(one_worker, tmp_path):
+    pool, before = one_worker
+    with pytest.raises(StillCompiling, match="kept"):  # at its deadline, as any job out of time
+        pool.run(jobs.compile_stand_in, tmp_path, stop=Stop(COMPILE_DEADLINE))
+    assert pool.killed == 0  # killed, the compile would be lost and paid again by the next job
+    (tmp_path / "release").touch()  # the compile ends
+    assert _settled(pool)
+    assert pool.killed == 0
+    assert pool.run(jobs.pid, stop=Stop(30)) == before  # the same worker, back in the pool
+    # a job past its deadline that is not compiling is still killed at once
+    with pytest.raises(OutOfTime) as late:
+        pool.run(jobs.spin, 60, stop=Stop(0.2))
+    assert not isinstance(late.value, StillCompiling) and pool.killed == 1
 
 
-def test_a_request_gone_while_its_job_compiles_is_stopped_and_the_compile_goes_on(tmp_path):
-    pool = Workers(1)
-    try:
-        stop = Stop(60)
-        threading.Timer(0.3, stop.request).start()  # the client hung up
-        with pytest.raises(Stopped) as stopped:
-            pool.run(jobs.compile_stand_in, tmp_path, stop=stop)
-        assert not isinstance(stopped.value, OutOfTime) and pool.killed == 0
-        (tmp_path / "release").touch()
-        assert _settled(pool)  # the job ran on to its own deadline-free end: finished, not killed
-        assert pool.killed == 0
-    finally:
-        pool.close()
-
-
-def test_a_worker_compiling_aside_is_killed_when_the_pool_closes(tmp_path):
-    pool = Workers(1)
+def test_a_second_compile_after_the_first_is_let_finish_too(one_worker, tmp_path):
+    pool, _ = one_worker
     with pytest.raises(StillCompiling):
-        pool.run(jobs.compile_stand_in, tmp_path, stop=Stop(0.2))
+        pool.run(jobs.compile_stand_in, tmp_path, ("first", "second"), stop=Stop(COMPILE_DEADLINE))
+    (tmp_path / "first").touch()  # the first compile ends, and the job goes on to a second
+    time.sleep(3.0)  # longer than a job past its deadline is given once its compile is done
+    assert pool.killed == 0 and pool.alive == 1  # the second compile is not cut off
+    (tmp_path / "second").touch()
+    assert _settled(pool)
+    assert pool.killed == 0
+
+
+def test_a_request_gone_while_its_job_compiles_is_stopped_and_the_compile_goes_on(one_worker, tmp_path):
+    pool, _ = one_worker
+    stop = Stop(120)
+
+    def hang_up_once_compiling() -> None:  # the client hangs up in the middle of the compile
+        for _ in range(600):  # bounded: a minute at most
+            if (tmp_path / "compiling").exists():
+                break
+            time.sleep(0.1)
+        stop.request()
+
+    threading.Thread(target=hang_up_once_compiling, daemon=True).start()
+    with pytest.raises(Stopped) as stopped:
+        pool.run(jobs.compile_stand_in, tmp_path, stop=stop)
+    assert not isinstance(stopped.value, OutOfTime) and pool.killed == 0
+    (tmp_path / "release").touch()
+    assert _settled(pool)  # the job ran on to its own end: finished, not killed
+    assert pool.killed == 0
+
+
+def test_a_worker_compiling_aside_is_killed_when_the_pool_closes(one_worker, tmp_path):
+    pool, _ = one_worker
+    with pytest.raises(StillCompiling):
+        pool.run(jobs.compile_stand_in, tmp_path, stop=Stop(COMPILE_DEADLINE))
     pool.close()  # the server stops: nothing waits for the compile
     assert _settled(pool)
     assert pool.alive == 0

@@ -262,30 +262,6 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-def _say_compiles(send: Callable[[tuple[str, Any]], None]) -> None:
-    """Tell the parent when a Numba compile begins and when it ends (the outermost: a kernel compiles the
-    functions it calls within its own compile)."""
-    from numba.core import event
-
-    depth = [0]
-    lock = threading.Lock()
-
-    class Listener(event.Listener):
-        def on_start(self, ev: event.Event) -> None:
-            with lock:
-                depth[0] += 1
-                if depth[0] == 1:
-                    send((COMPILING, True))
-
-        def on_end(self, ev: event.Event) -> None:
-            with lock:
-                depth[0] -= 1
-                if depth[0] == 0:
-                    send((COMPILING, False))
-
-    event.register("numba:compile", Listener())
-
-
 def _serve(conn: Connection) -> None:
     """A worker's life: read a job, run it with a stop of its own, send back what happened (and, as it
     happens, when a compile begins and ends)."""
@@ -299,7 +275,9 @@ def _serve(conn: Connection) -> None:
         with sending, contextlib.suppress(EOFError, OSError):
             conn.send(message)
 
-    _say_compiles(send)
+    from battleship import jit  # loaded already: the forkserver preloads the jobs
+
+    jit.on_compiling(lambda compiling: send((COMPILING, compiling)))
 
     while True:
         try:
